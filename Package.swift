@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The Swift core (`HTTPContent`) is what Swift callers use. `HTTPContentC` is the C ABI over it,
+// built as the dynamic library `libhttpcontent.so`; CMakeLists.txt builds the distributable copy
+// (static Swift stdlib, only hc_* exported), since those linker flags must not leak to Swift clients.
+let package = Package(
+    name: "httpcontent",
+    products: [
+        .library(name: "HTTPContent", targets: ["HTTPContent"]),
+        .library(name: "httpcontent", type: .dynamic, targets: ["HTTPContentC"]),
+        .executable(name: "hc", targets: ["hc"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CYajl", path: "Sources/CYajl", pkgConfig: "yajl",
+                       providers: [.apt(["libyajl-dev"])]),
+        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl"]),
+        .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
+        .executableTarget(name: "hc", dependencies: [
+            "HTTPContent",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "HTTPContentTests", dependencies: ["HTTPContent"]),
+    ]
+)

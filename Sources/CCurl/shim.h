@@ -1,0 +1,51 @@
+/* Typed wrappers for libcurl's variadic entry points, which Swift cannot call.
+ * They are static inline: compiled into the Swift module that uses them, never exported. */
+#ifndef HC_CCURL_SHIM_H
+#define HC_CCURL_SHIM_H
+
+#include <curl/curl.h>
+#include <stdint.h>
+
+typedef size_t (*hc_curl_data_cb)(char *ptr, size_t size, size_t nmemb, void *userdata);
+typedef int (*hc_curl_xferinfo_cb)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                   curl_off_t ultotal, curl_off_t ulnow);
+typedef int (*hc_curl_seek_cb)(void *userdata, curl_off_t offset, int origin);
+
+static inline CURLcode hc_curl_setopt_long(CURL *h, CURLoption o, long v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode hc_curl_setopt_off(CURL *h, CURLoption o, curl_off_t v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode hc_curl_setopt_ptr(CURL *h, CURLoption o, const void *v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode hc_curl_setopt_str(CURL *h, CURLoption o, const char *v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode hc_curl_setopt_data_cb(CURL *h, CURLoption o, hc_curl_data_cb v) {
+    return curl_easy_setopt(h, o, v);
+}
+static inline CURLcode hc_curl_setopt_xferinfo_cb(CURL *h, hc_curl_xferinfo_cb v) {
+    return curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, v);
+}
+static inline CURLcode hc_curl_setopt_seek_cb(CURL *h, hc_curl_seek_cb v) {
+    return curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, v);
+}
+static inline CURLcode hc_curl_getinfo_long(CURL *h, CURLINFO i, long *v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLcode hc_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLcode hc_curl_getinfo_str(CURL *h, CURLINFO i, char **v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLcode hc_curl_getinfo_double(CURL *h, CURLINFO i, double *v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLMcode hc_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
+    return curl_multi_setopt(m, o, v);
+}
+
+#endif

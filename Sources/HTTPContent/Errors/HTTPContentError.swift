@@ -1,0 +1,83 @@
+/// The one error type of the library. Every failure, on every front (Swift, C, Python), is one of
+/// these codes plus a message; the C `hc_code` values and the Python exception classes map one to
+/// one onto `Code`.
+public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong. Raw values are the C ABI's `hc_code` values and never change.
+    public enum Code: Int32, Sendable, CaseIterable {
+        /// A caller-supplied argument is invalid (bad URL, CR/LF in a header, NULL handle).
+        case invalidArgument = 1
+        /// libcurl failed to complete the exchange (connection refused, reset, truncated body…).
+        case transport = 2
+        /// The total, connect or low-speed time limit was hit.
+        case timeout = 3
+        /// More redirects than the configured maximum.
+        case tooManyRedirects = 4
+        /// The response's status code is not one the handler accepts.
+        case unacceptableStatus = 5
+        /// The response's Content-Type is not one the handler accepts.
+        case unacceptableContentType = 6
+        /// The body could not be decoded (bad charset bytes, malformed JSON, wrong image type).
+        case decode = 7
+        /// The (decoded) body is larger than the handler allows.
+        case tooLarge = 8
+        /// The transfer was cancelled by the caller.
+        case cancelled = 9
+        /// A local file operation failed (download target, upload source).
+        case io = 10
+        /// A callback supplied by the caller (custom handler, progress, upload source) failed.
+        case callback = 11
+
+        /// A stable lowercase name, used in messages and by the C `hc_code_name`.
+        public var name: String {
+            switch self {
+            case .invalidArgument: return "invalid argument"
+            case .transport: return "transport"
+            case .timeout: return "timeout"
+            case .tooManyRedirects: return "too many redirects"
+            case .unacceptableStatus: return "unacceptable status"
+            case .unacceptableContentType: return "unacceptable content type"
+            case .decode: return "decode"
+            case .tooLarge: return "too large"
+            case .cancelled: return "cancelled"
+            case .io: return "I/O"
+            case .callback: return "callback"
+            }
+        }
+    }
+
+    public var code: Code
+    public var message: String
+    /// libcurl's `CURLcode` when the failure came from libcurl, else nil.
+    public var curlCode: Int32?
+    /// The response head (status, headers, URL) when a response was received.
+    public var response: ResponseHead?
+    /// The body of a rejected response (capped), or the bytes a decoder could not make sense of.
+    public var body: [UInt8]
+    /// The server's own message, taken from a JSON error document in a rejected response's body.
+    public var serverMessage: String?
+    /// For decode errors: the byte offset in the body where decoding failed.
+    public var offset: Int?
+    /// The error thrown by a caller's callback, when `code == .callback`.
+    public var underlying: (any Error)?
+
+    public init(_ code: Code, _ message: String, curlCode: Int32? = nil, response: ResponseHead? = nil,
+                body: [UInt8] = [], serverMessage: String? = nil, offset: Int? = nil,
+                underlying: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.curlCode = curlCode
+        self.response = response
+        self.body = body
+        self.serverMessage = serverMessage
+        self.offset = offset
+        self.underlying = underlying
+    }
+
+    public var description: String { "\(code.name) error: \(message)" }
+
+    /// Wraps any error thrown by caller code as a `.callback` error, keeping ours as they are.
+    static func wrapping(_ error: any Error) -> HTTPContentError {
+        if let own = error as? HTTPContentError { return own }
+        return HTTPContentError(.callback, "callback failed: \(error)", underlying: error)
+    }
+}

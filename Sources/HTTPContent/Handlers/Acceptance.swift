@@ -1,0 +1,68 @@
+import Synchronization
+
+/// Which responses a handler takes the body of: acceptable status codes and content types,
+/// decided at header time.
+public struct Acceptance: Sendable, Equatable {
+    /// Acceptable status codes as ranges; empty accepts any code.
+    public var statusCodes: [ClosedRange<Int>]
+    /// Acceptable media ranges; empty accepts any type (and a missing Content-Type).
+    public var contentTypes: [MediaRange]
+
+    /// The process-wide defaults (status 200–299, any type), read when a handler is created.
+    public init() {
+        self = Acceptance.defaults.withLock { $0 }
+    }
+
+    public init(statusCodes: [ClosedRange<Int>], contentTypes: [MediaRange] = []) {
+        self.statusCodes = statusCodes
+        self.contentTypes = contentTypes
+    }
+
+    /// Any status, any type.
+    public static let anything = Acceptance(statusCodes: [], contentTypes: [])
+
+    /// 200–299, any type: the library's built-in default.
+    public static let builtInDefault = Acceptance(statusCodes: [200...299], contentTypes: [])
+
+    private static let defaults = Mutex(Acceptance.builtInDefault)
+
+    /// Changes the default status codes for handlers created from now on (hotpotato's
+    /// `setDefaultAcceptableResponses:`).
+    public static func setDefaultStatusCodes(_ codes: [ClosedRange<Int>]) {
+        defaults.withLock { $0.statusCodes = codes }
+    }
+
+    /// Changes the default content types for handlers created from now on, for handlers whose
+    /// own default is "any type".
+    public static func setDefaultContentTypes(_ types: [MediaRange]) {
+        defaults.withLock { $0.contentTypes = types }
+    }
+
+    public static func resetDefaults() {
+        defaults.withLock { $0 = builtInDefault }
+    }
+
+    public func acceptsStatus(_ status: Int) -> Bool {
+        statusCodes.isEmpty || statusCodes.contains { $0.contains(status) }
+    }
+
+    public func acceptsType(_ type: MediaType?, bodyIsEmpty: Bool) -> Bool {
+        if contentTypes.isEmpty { return true }
+        guard let type else { return bodyIsEmpty }
+        return contentTypes.contains { $0.matches(type) }
+    }
+
+    /// Throws `.unacceptableStatus` or `.unacceptableContentType` for a response this acceptance
+    /// refuses.
+    public func check(_ head: ResponseHead) throws(HTTPContentError) {
+        if !acceptsStatus(head.status) {
+            throw HTTPContentError(.unacceptableStatus, head.statusLine, response: head)
+        }
+        if !acceptsType(head.contentType, bodyIsEmpty: head.bodyIsEmpty) {
+            let got = head.headers["content-type"].map { "\"\($0)\"" } ?? "no Content-Type"
+            let wanted = contentTypes.map(\.description).joined(separator: ", ")
+            throw HTTPContentError(.unacceptableContentType,
+                                   "\(got) is not acceptable (wanted \(wanted))", response: head)
+        }
+    }
+}

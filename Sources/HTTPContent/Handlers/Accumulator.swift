@@ -1,0 +1,53 @@
+/// Accumulates the body in memory, then converts it. Subclass it (override `convert`) for a
+/// handler that only wants the whole body, as hotpotato's BBHTTPAccumulator subclasses do.
+/// Default acceptance: status 200–299, any type.
+open class Accumulator<Content>: SelectiveHandler {
+    public var acceptance: Acceptance
+    /// Maximum decoded body size in bytes; a larger body fails with `.tooLarge` as soon as it
+    /// passes the limit (libcurl's own limit counts wire bytes, which a gzip bomb evades).
+    public let maxSize: Int?
+    /// The response head, once accepted.
+    public private(set) var head: ResponseHead?
+    private var buffer = ByteBuffer()
+
+    public init(maxSize: Int? = nil, acceptance: Acceptance = Acceptance()) {
+        self.maxSize = maxSize
+        self.acceptance = acceptance
+    }
+
+    open func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        if let length = head.contentLength, length > 0 {
+            if let maxSize, length > Int64(maxSize) {
+                throw HTTPContentError(.tooLarge,
+                    "body of \(length) bytes exceeds the limit of \(maxSize) bytes", response: head)
+            }
+            // Capped so a lying Content-Length cannot make us reserve gigabytes up front.
+            buffer.reserve(Int(min(length, 64 << 20)))
+        }
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        if let maxSize, buffer.count + chunk.count > maxSize {
+            throw HTTPContentError(.tooLarge, "body exceeds the limit of \(maxSize) bytes",
+                                   response: head)
+        }
+        buffer.append(chunk)
+    }
+
+    public func finish() throws -> Content {
+        try convert(buffer)
+    }
+
+    /// Turns the accumulated body into the content. Subclasses override it.
+    open func convert(_ body: ByteBuffer) throws -> Content {
+        throw HTTPContentError(.callback, "\(type(of: self)) does not override convert(_:)")
+    }
+}
+
+/// Keeps the whole body as bytes. Default acceptance: status 200–299, any type.
+public final class Bytes: Accumulator<ByteBuffer> {
+    public override func convert(_ body: ByteBuffer) -> ByteBuffer { body }
+}

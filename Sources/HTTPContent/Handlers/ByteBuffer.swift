@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A growable byte buffer in one malloc'd block, whose storage address stays valid and unchanged
+/// once filling is over, so the C ABI can lend it out without copying a large body.
+public final class ByteBuffer: @unchecked Sendable, RandomAccessCollection {
+    public private(set) var baseAddress: UnsafeMutablePointer<UInt8>?
+    public private(set) var count = 0
+    private var capacity = 0
+
+    public init(capacity: Int = 0) {
+        if capacity > 0 { reserve(capacity) }
+    }
+
+    public convenience init(_ bytes: some Sequence<UInt8>) {
+        self.init()
+        for b in bytes { append(b) }
+    }
+
+    deinit { free(baseAddress) }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public subscript(position: Int) -> UInt8 {
+        precondition(position >= 0 && position < count, "ByteBuffer index out of range")
+        return baseAddress![position]
+    }
+
+    /// Ensures room for `total` bytes in all.
+    public func reserve(_ total: Int) {
+        guard total > capacity else { return }
+        guard let grown = realloc(baseAddress, total) else {
+            fatalError("httpcontent: out of memory growing a buffer to \(total) bytes")
+        }
+        baseAddress = grown.assumingMemoryBound(to: UInt8.self)
+        capacity = total
+    }
+
+    public func append(_ chunk: UnsafeRawBufferPointer) {
+        guard let src = chunk.baseAddress, chunk.count > 0 else { return }
+        if count + chunk.count > capacity { reserve(Swift.max(count + chunk.count, capacity * 2, 4096)) }
+        (baseAddress! + count).update(from: src.assumingMemoryBound(to: UInt8.self), count: chunk.count)
+        count += chunk.count
+    }
+
+    public func append(_ byte: UInt8) {
+        Swift.withUnsafeBytes(of: byte) { append($0) }
+    }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: baseAddress, count: count))
+    }
+
+    /// A copy as a Swift array.
+    public var array: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// The bytes as UTF-8 text, invalid sequences replaced by U+FFFD.
+    public var utf8String: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+}

@@ -1,0 +1,12 @@
+import Synchronization
+
+/// A flag another thread (or a progress callback) sets to stop a transfer. The transfer checks it
+/// as data arrives and at libcurl's progress ticks, and fails with `.cancelled`.
+public final class CancellationToken: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func cancel() { flag.store(true, ordering: .releasing) }
+    public var isCancelled: Bool { flag.load(ordering: .acquiring) }
+}

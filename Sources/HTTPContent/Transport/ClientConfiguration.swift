@@ -1,0 +1,42 @@
+/// A client's defaults. Every default is stated here once (and pinned by a test).
+public struct ClientConfiguration: Sendable {
+    /// Total time allowed for one request, connect + transfer (CURLOPT_TIMEOUT_MS). Default: none.
+    public var timeout: Duration? = nil
+    /// Time allowed to establish the connection. Default: 30 s.
+    public var connectTimeout: Duration? = .seconds(30)
+    /// Abort when fewer than `bytesPerSecond` arrive for `seconds` in a row. Default: off.
+    public var lowSpeedLimit: LowSpeedLimit? = nil
+    /// Follow 3xx redirects (http and https targets only). Default: true.
+    public var followRedirects = true
+    /// Maximum redirects followed before failing with `.tooManyRedirects`. Default: 10.
+    public var maxRedirects = 10
+    /// User-Agent sent unless the request sets its own. Default: `httpcontent/<version>`.
+    public var userAgent = "httpcontent/\(HTTPContentVersion.string)"
+    /// Headers sent with every request unless the request sets the same name. Default: none.
+    public var headers = Headers()
+    /// Verify the server's TLS certificate and host name. Default: true.
+    public var verifyTLS = true
+    /// A PEM file of CA certificates to trust instead of the system's. Default: nil (system's).
+    public var caFile: String? = nil
+    /// Ask for compressed bodies (every encoding libcurl supports) and decode them. Default: true.
+    public var acceptCompressed = true
+
+    public init() {}
+
+    public struct LowSpeedLimit: Sendable, Equatable {
+        public var bytesPerSecond: Int
+        public var seconds: Int
+        public init(bytesPerSecond: Int, seconds: Int) {
+            self.bytesPerSecond = bytesPerSecond
+            self.seconds = seconds
+        }
+    }
+}
+
+/// The library version, also returned by the C `hc_version()`.
+public enum HTTPContentVersion {
+    public static let major = 0
+    public static let minor = 1
+    public static let patch = 0
+    public static var string: String { "\(major).\(minor).\(patch)" }
+}

@@ -1,0 +1,63 @@
+/// One HTTP request: method, URL, headers, body and per-request overrides of the client's options.
+/// What becomes of the response body is decided by the handler passed alongside it.
+public struct Request: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: Headers
+    public var body: RequestBody?
+    public var options: RequestOptions
+
+    public init(_ method: String = "GET", _ url: String, headers: Headers = Headers(),
+                body: RequestBody? = nil, options: RequestOptions = RequestOptions()) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.options = options
+    }
+
+    public static func get(_ url: String, headers: Headers = Headers()) -> Request {
+        Request("GET", url, headers: headers)
+    }
+
+    /// Checks what would otherwise fail mid-flight or be sent malformed: the method is a token,
+    /// the URL is non-empty and free of control bytes, and no header carries CR/LF.
+    public func validate() throws(HTTPContentError) {
+        if method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
+            throw HTTPContentError(.invalidArgument, "invalid method \(quoted(method))")
+        }
+        if url.isEmpty || url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            throw HTTPContentError(.invalidArgument, "invalid URL \(quoted(url))")
+        }
+        try headers.validate()
+    }
+}
+
+/// Per-request overrides; nil means "use the client's setting".
+public struct RequestOptions: Sendable {
+    /// Total time allowed for the request (connect + transfer).
+    public var timeout: Duration?
+    public var connectTimeout: Duration?
+    public var followRedirects: Bool?
+    public var maxRedirects: Int?
+
+    public init(timeout: Duration? = nil, connectTimeout: Duration? = nil,
+                followRedirects: Bool? = nil, maxRedirects: Int? = nil) {
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout
+        self.followRedirects = followRedirects
+        self.maxRedirects = maxRedirects
+    }
+}
+
+/// What a request sends. Builders for forms, JSON, streams and multipart produce one of these.
+public enum RequestBody: Sendable {
+    /// Bytes sent as they are, with an optional Content-Type (the caller's header wins).
+    case bytes([UInt8], contentType: String?)
+
+    public var contentType: String? {
+        switch self {
+        case .bytes(_, let type): return type
+        }
+    }
+}

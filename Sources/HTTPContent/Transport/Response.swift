@@ -1,0 +1,55 @@
+/// A completed response: its head, the handler's content, and figures about the transfer.
+public struct Response<Content> {
+    public let head: ResponseHead
+    public let content: Content
+    public let metrics: TransferMetrics
+
+    public init(head: ResponseHead, content: Content, metrics: TransferMetrics) {
+        self.head = head
+        self.content = content
+        self.metrics = metrics
+    }
+
+    public var status: Int { head.status }
+    public var headers: Headers { head.headers }
+    public var url: String { head.url }
+    public var contentType: MediaType? { head.contentType }
+
+    public func map<T>(_ transform: (Content) throws -> T) rethrows -> Response<T> {
+        Response<T>(head: head, content: try transform(content), metrics: metrics)
+    }
+}
+
+extension Response: Sendable where Content: Sendable {}
+
+/// Figures libcurl reports about one transfer.
+public struct TransferMetrics: Sendable, Equatable {
+    /// Body bytes received on the wire (compressed size when the body was compressed).
+    public var wireBytes: Int64 = 0
+    /// Body bytes handed to the handler (after decompression).
+    public var decodedBytes: Int64 = 0
+    /// Body bytes sent.
+    public var uploadedBytes: Int64 = 0
+    /// Seconds from start to the end of the transfer.
+    public var totalTime: Double = 0
+    /// Seconds from start until the connection was established.
+    public var connectTime: Double = 0
+    /// Redirects followed.
+    public var redirectCount = 0
+    /// Connections libcurl had to open for this transfer (0 when a kept-alive one was reused).
+    public var newConnections = 0
+
+    public init() {}
+}
+
+/// Progress of one transfer, reported while it runs.
+public struct TransferProgress: Sendable, Equatable {
+    /// Body bytes received on the wire so far, and the expected total (0 when unknown).
+    public var received: Int64
+    public var expected: Int64
+    /// Body bytes handed to the handler so far (decompressed).
+    public var decoded: Int64
+    /// Request body bytes sent so far, and the total (0 when unknown).
+    public var sent: Int64
+    public var toSend: Int64
+}

@@ -1,0 +1,91 @@
+/// What is known of a response once its headers are complete: enough for a handler to decide
+/// whether to take the body.
+public struct ResponseHead: Sendable {
+    /// The final response's status code (after redirects).
+    public var status: Int
+    /// The reason phrase from the status line (empty for HTTP/2 and later).
+    public var reason: String
+    /// `HTTP/1.1`, `HTTP/2`…
+    public var httpVersion: String
+    /// The final response's headers, in order.
+    public var headers: Headers
+    /// The URL the final response came from (after redirects).
+    public var url: String
+    /// The request's method.
+    public var method: String
+
+    public init(status: Int, reason: String = "", httpVersion: String = "HTTP/1.1",
+                headers: Headers = Headers(), url: String = "", method: String = "GET") {
+        self.status = status
+        self.reason = reason
+        self.httpVersion = httpVersion
+        self.headers = headers
+        self.url = url
+        self.method = method
+    }
+
+    /// Set by the transfer when the body ended before a single byte arrived.
+    public internal(set) var bodyEnded = false
+
+    /// True when the response is known to carry no body: 204/205/304, a HEAD request,
+    /// `Content-Length: 0`, or a body that ended empty.
+    public var bodyIsEmpty: Bool {
+        bodyEnded || status == 204 || status == 205 || status == 304 || (100..<200).contains(status)
+            || method == "HEAD" || contentLength == 0
+    }
+
+    /// The parsed Content-Type header, nil when absent or unparseable.
+    public var contentType: MediaType? { headers["content-type"].flatMap(MediaType.init(parsing:)) }
+
+    /// The Content-Length the server declared, if any.
+    public var contentLength: Int64? {
+        guard let text = headers["content-length"] else { return nil }
+        return Int64(text.trimmingSpaces())
+    }
+
+    /// `HTTP 404 Not Found`, the way errors name a status.
+    public var statusLine: String {
+        let phrase = reason.isEmpty ? ReasonPhrase.standard(status) : reason
+        return phrase.isEmpty ? "HTTP \(status)" : "HTTP \(status) \(phrase)"
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// Standard reason phrases, for HTTP/2 responses that carry none.
+enum ReasonPhrase {
+    static func standard(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 201: return "Created"
+        case 202: return "Accepted"
+        case 204: return "No Content"
+        case 206: return "Partial Content"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 409: return "Conflict"
+        case 410: return "Gone"
+        case 416: return "Range Not Satisfiable"
+        case 422: return "Unprocessable Content"
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return ""
+        }
+    }
+}
