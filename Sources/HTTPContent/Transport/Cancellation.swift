@@ -4,9 +4,15 @@ import Synchronization
 /// as data arrives and at libcurl's progress ticks, and fails with `.cancelled`.
 public final class CancellationToken: Sendable {
     private let flag = Atomic<Bool>(false)
+    private let parent: CancellationToken?
 
-    public init() {}
+    /// - Parameter parent: a token whose cancellation cancels this one too.
+    public init(linkedTo parent: CancellationToken? = nil) {
+        self.parent = parent
+    }
 
     public func cancel() { flag.store(true, ordering: .releasing) }
-    public var isCancelled: Bool { flag.load(ordering: .acquiring) }
+    public var isCancelled: Bool {
+        flag.load(ordering: .acquiring) || (parent?.isCancelled ?? false)
+    }
 }

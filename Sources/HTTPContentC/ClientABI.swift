@@ -1,0 +1,132 @@
+import HTTPContent
+
+/// An `hc_client`: the configuration the C setters edit, and the Swift client made from it.
+/// Setters replace the client (settings are meant to be made before sending).
+final class ClientBox {
+    private(set) var configuration = ClientConfiguration()
+    private(set) var client: Client
+
+    init() throws(HTTPContentError) {
+        client = try Client(configuration: configuration)
+    }
+
+    func update(_ change: (inout ClientConfiguration) -> Void) throws(HTTPContentError) {
+        var config = configuration
+        change(&config)
+        client = try Client(configuration: config)
+        configuration = config
+    }
+}
+
+@_cdecl("hc_client_new")
+public func hc_client_new() -> OpaquePointer? {
+    do {
+        return retainHandle(try ClientBox())
+    } catch {
+        fail(error)
+        return nil
+    }
+}
+
+@_cdecl("hc_client_free")
+public func hc_client_free(_ client: OpaquePointer?) {
+    releaseHandle(client, as: ClientBox.self)
+}
+
+/// Applies a configuration change, with the NULL guard every setter needs.
+private func configure(_ client: OpaquePointer?, _ function: String = #function,
+                       _ change: (inout ClientConfiguration) -> Void) -> Int32 {
+    guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client", in: function) }
+    do {
+        try box.update(change)
+    } catch {
+        return fail(error)
+    }
+    return HC_OK
+}
+
+@_cdecl("hc_client_set_timeout_ms")
+public func hc_client_set_timeout_ms(_ client: OpaquePointer?, _ ms: Int) -> Int32 {
+    guard ms >= 0 else { return fail(.invalidArgument, "hc_client_set_timeout_ms: negative timeout") }
+    return configure(client) { $0.timeout = ms > 0 ? .milliseconds(ms) : nil }
+}
+
+@_cdecl("hc_client_set_connect_timeout_ms")
+public func hc_client_set_connect_timeout_ms(_ client: OpaquePointer?, _ ms: Int) -> Int32 {
+    guard ms >= 0 else { return fail(.invalidArgument, "hc_client_set_connect_timeout_ms: negative timeout") }
+    return configure(client) { $0.connectTimeout = ms > 0 ? .milliseconds(ms) : nil }
+}
+
+@_cdecl("hc_client_set_low_speed")
+public func hc_client_set_low_speed(_ client: OpaquePointer?, _ bytesPerSecond: Int, _ seconds: Int) -> Int32 {
+    guard bytesPerSecond >= 0, seconds >= 0 else {
+        return fail(.invalidArgument, "hc_client_set_low_speed: negative limit")
+    }
+    return configure(client) {
+        $0.lowSpeedLimit = bytesPerSecond > 0 && seconds > 0
+            ? .init(bytesPerSecond: bytesPerSecond, seconds: seconds) : nil
+    }
+}
+
+@_cdecl("hc_client_set_redirects")
+public func hc_client_set_redirects(_ client: OpaquePointer?, _ follow: Int32, _ max: Int32) -> Int32 {
+    guard max >= 0 else { return fail(.invalidArgument, "hc_client_set_redirects: negative maximum") }
+    return configure(client) {
+        $0.followRedirects = follow != 0
+        $0.maxRedirects = Int(max)
+    }
+}
+
+@_cdecl("hc_client_set_user_agent")
+public func hc_client_set_user_agent(_ client: OpaquePointer?, _ agent: UnsafePointer<CChar>?) -> Int32 {
+    guard let agent = string(agent) else { return nullArgument("user_agent") }
+    do { try Headers.validate(name: "User-Agent", value: agent) } catch { return fail(error) }
+    return configure(client) { $0.userAgent = agent }
+}
+
+@_cdecl("hc_client_add_header")
+public func hc_client_add_header(_ client: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                 _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let name = string(name), let value = string(value) else { return nullArgument("name or value") }
+    do { try Headers.validate(name: name, value: value) } catch { return fail(error) }
+    return configure(client) { $0.headers.add(name, value) }
+}
+
+@_cdecl("hc_client_set_verify_tls")
+public func hc_client_set_verify_tls(_ client: OpaquePointer?, _ verify: Int32) -> Int32 {
+    configure(client) { $0.verifyTLS = verify != 0 }
+}
+
+@_cdecl("hc_client_set_ca_file")
+public func hc_client_set_ca_file(_ client: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
+    let path = string(path)
+    return configure(client) { $0.caFile = path }
+}
+
+@_cdecl("hc_client_send")
+public func hc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?,
+                           _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else { return nullArgument("response") }
+    out.pointee = nil
+    guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
+    guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    let handler = req.handler?.make() ?? Bytes()
+    var cancel = req.cancel
+    var progress: ((TransferProgress) -> Void)? = nil
+    if let cb = req.progress {
+        // A non-zero return from the C callback cancels this send only, not the shared token.
+        let local = CancellationToken(linkedTo: req.cancel)
+        let userdata = req.progressUserdata
+        cancel = local
+        progress = { p in
+            if cb(userdata, p.received, p.expected, p.decoded, p.sent, p.toSend) != 0 { local.cancel() }
+        }
+    }
+    do {
+        let response = try box.client.send(req.request, anyHandler: handler, cancel: cancel, progress: progress)
+        out.pointee = retainHandle(ResponseBox(response))
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}

@@ -1,0 +1,126 @@
+import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An `hc_error`: an HTTPContentError plus the C strings lent out from it.
+final class ErrorBox {
+    let error: HTTPContentError
+    let strings = CStringCache()
+    lazy var bodyCopy = ByteBuffer(error.body)
+    init(_ error: HTTPContentError) { self.error = error }
+
+    /// The "no error" value returned by hc_error_last before anything fails.
+    nonisolated(unsafe) static let none = ErrorBox(HTTPContentError(.invalidArgument, ""))
+
+    // The last error lives in a pthread key, released when the thread exits.
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { raw in
+            if let raw { Unmanaged<ErrorBox>.fromOpaque(raw).release() }
+        }
+        return key
+    }()
+
+    static func setLast(_ error: HTTPContentError) {
+        clearLast()
+        pthread_setspecific(key, Unmanaged.passRetained(ErrorBox(error)).toOpaque())
+    }
+
+    static func clearLast() {
+        if let old = pthread_getspecific(key) {
+            pthread_setspecific(key, nil)
+            Unmanaged<ErrorBox>.fromOpaque(old).release()
+        }
+    }
+
+    static var last: ErrorBox? {
+        pthread_getspecific(key).map { Unmanaged<ErrorBox>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+@_cdecl("hc_error_last")
+public func hc_error_last() -> OpaquePointer {
+    OpaquePointer(Unmanaged.passUnretained(ErrorBox.last ?? ErrorBox.none).toOpaque())
+}
+
+@_cdecl("hc_error_clear")
+public func hc_error_clear() {
+    ErrorBox.clearLast()
+}
+
+@_cdecl("hc_error_code")
+public func hc_error_code(_ err: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { return HTTPContentError.Code.invalidArgument.rawValue }
+    return box === ErrorBox.none ? HC_OK : box.error.code.rawValue
+}
+
+@_cdecl("hc_error_message")
+public func hc_error_message(_ err: OpaquePointer?) -> UnsafePointer<CChar> {
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { return staticString("hc_error_message: err is NULL") }
+    if box === ErrorBox.none { return staticString("") }
+    return box.strings.get("message") { box.error.message } ?? staticString("")
+}
+
+@_cdecl("hc_error_curl_code")
+public func hc_error_curl_code(_ err: OpaquePointer?) -> Int32 {
+    borrowHandle(err, as: ErrorBox.self)?.error.curlCode ?? 0
+}
+
+@_cdecl("hc_error_status")
+public func hc_error_status(_ err: OpaquePointer?) -> Int32 {
+    Int32(borrowHandle(err, as: ErrorBox.self)?.error.response?.status ?? 0)
+}
+
+@_cdecl("hc_error_header")
+public func hc_error_header(_ err: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none,
+          let name = string(name) else { return nil }
+    return box.strings.get("header:" + name.lowercased()) { box.error.response?.headers[name] }
+}
+
+@_cdecl("hc_error_body")
+public func hc_error_body(_ err: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                          _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { return nullArgument("err") }
+    guard let data, let len else { return nullArgument("data or len") }
+    box.bodyPointer(data, len)
+    return HC_OK
+}
+
+@_cdecl("hc_error_server_message")
+public func hc_error_server_message(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none else { return nil }
+    return box.strings.get("server") { box.error.serverMessage }
+}
+
+extension ErrorBox {
+    /// Lends the body bytes, from a copy owned by this box.
+    func bodyPointer(_ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>, _ len: UnsafeMutablePointer<Int>) {
+        data.pointee = error.body.isEmpty ? nil : UnsafePointer(bodyCopy.baseAddress)
+        len.pointee = error.body.count
+    }
+}
+
+// MARK: - Names and version
+
+nonisolated(unsafe) private let codeNames: [UnsafePointer<CChar>] = (0...11).map { raw in
+    let name = raw == 0 ? "ok" : (HTTPContentError.Code(rawValue: Int32(raw))?.name ?? "unknown")
+    return UnsafePointer(strdup(name)!)
+}
+
+func staticString(_ s: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(s.utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("hc_code_name")
+public func hc_code_name(_ code: Int32) -> UnsafePointer<CChar> {
+    (0...11).contains(code) ? codeNames[Int(code)] : staticString("unknown")
+}
+
+nonisolated(unsafe) private let versionString: UnsafePointer<CChar> = UnsafePointer(strdup(HTTPContentVersion.string)!)
+
+@_cdecl("hc_version")
+public func hc_version() -> UnsafePointer<CChar> {
+    versionString
+}

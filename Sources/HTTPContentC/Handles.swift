@@ -1,0 +1,64 @@
+import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Every handle crossing the C boundary is a retained Swift object behind an OpaquePointer:
+// `_new` passes a +1 reference out, `_free` takes it back, and everything else borrows.
+
+@inline(__always)
+func retainHandle<T: AnyObject>(_ object: T) -> OpaquePointer {
+    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
+}
+
+@inline(__always)
+func borrowHandle<T: AnyObject>(_ handle: OpaquePointer?, as _: T.Type) -> T? {
+    guard let handle else { return nil }
+    return Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).takeUnretainedValue()
+}
+
+@inline(__always)
+func releaseHandle<T: AnyObject>(_ handle: OpaquePointer?, as _: T.Type) {
+    guard let handle else { return }
+    Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).release()
+}
+
+/// A NUL-terminated copy of a C string argument, or nil for NULL.
+@inline(__always)
+func string(_ p: UnsafePointer<CChar>?) -> String? {
+    p.map { String(cString: $0) }
+}
+
+/// C strings handed out as "borrowed from this handle": made once per key, freed with the handle.
+final class CStringCache {
+    private var strings: [String: UnsafeMutablePointer<CChar>] = [:]
+
+    func get(_ key: String, _ make: () -> String?) -> UnsafePointer<CChar>? {
+        if let p = strings[key] { return UnsafePointer(p) }
+        guard let value = make(), let p = strdup(value) else { return nil }
+        strings[key] = p
+        return UnsafePointer(p)
+    }
+
+    deinit { for p in strings.values { free(p) } }
+}
+
+/// Records `error` as the thread's last error and returns its code.
+@discardableResult
+func fail(_ error: HTTPContentError) -> Int32 {
+    ErrorBox.setLast(error)
+    return error.code.rawValue
+}
+
+@discardableResult
+func fail(_ code: HTTPContentError.Code, _ message: String) -> Int32 {
+    fail(HTTPContentError(code, message))
+}
+
+/// The usual guard: a NULL handle or argument is HC_EINVALID_ARG with a message naming it.
+@discardableResult @inline(__always)
+func nullArgument(_ name: String, in function: String = #function) -> Int32 {
+    fail(.invalidArgument, "\(function.prefix { $0 != "(" }): \(name) is NULL")
+}
+
+let HC_OK: Int32 = 0

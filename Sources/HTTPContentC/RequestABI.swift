@@ -1,0 +1,98 @@
+import HTTPContent
+
+public typealias ProgressCallback = @convention(c) (UnsafeMutableRawPointer?, Int64, Int64, Int64, Int64, Int64) -> Int32
+
+/// An `hc_request`: the Swift request plus what the C caller attached to it.
+final class RequestBox {
+    var request: Request
+    var handler: HandlerSpec?
+    var cancel: CancellationToken?
+    var progress: ProgressCallback?
+    var progressUserdata: UnsafeMutableRawPointer?
+
+    init(_ request: Request) { self.request = request }
+}
+
+@_cdecl("hc_request_new")
+public func hc_request_new(_ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?) -> OpaquePointer? {
+    guard let method = string(method), let url = string(url) else {
+        nullArgument("method or url")
+        return nil
+    }
+    let request = Request(method, url)
+    do {
+        try request.validate()
+    } catch {
+        fail(error)
+        return nil
+    }
+    return retainHandle(RequestBox(request))
+}
+
+@_cdecl("hc_request_free")
+public func hc_request_free(_ request: OpaquePointer?) {
+    releaseHandle(request, as: RequestBox.self)
+}
+
+@_cdecl("hc_request_add_header")
+public func hc_request_add_header(_ request: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                  _ value: UnsafePointer<CChar>?) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    guard let name = string(name), let value = string(value) else { return nullArgument("name or value") }
+    do {
+        try Headers.validate(name: name, value: value)
+    } catch {
+        return fail(error)
+    }
+    box.request.headers.add(name, value)
+    return HC_OK
+}
+
+@_cdecl("hc_request_set_body")
+public func hc_request_set_body(_ request: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ len: Int,
+                                _ contentType: UnsafePointer<CChar>?) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    guard data != nil || len == 0 else { return nullArgument("data") }
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: len)) } ?? []
+    box.request.body = .bytes(bytes, contentType: string(contentType))
+    return HC_OK
+}
+
+@_cdecl("hc_request_set_handler")
+public func hc_request_set_handler(_ request: OpaquePointer?, _ handler: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    box.handler = spec
+    return HC_OK
+}
+
+@_cdecl("hc_request_set_timeout_ms")
+public func hc_request_set_timeout_ms(_ request: OpaquePointer?, _ ms: Int) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    guard ms >= 0 else { return fail(.invalidArgument, "hc_request_set_timeout_ms: negative timeout") }
+    box.request.options.timeout = ms > 0 ? .milliseconds(ms) : nil
+    return HC_OK
+}
+
+@_cdecl("hc_request_set_follow_redirects")
+public func hc_request_set_follow_redirects(_ request: OpaquePointer?, _ follow: Int32) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    box.request.options.followRedirects = follow != 0
+    return HC_OK
+}
+
+@_cdecl("hc_request_set_progress")
+public func hc_request_set_progress(_ request: OpaquePointer?, _ cb: ProgressCallback?,
+                                    _ userdata: UnsafeMutableRawPointer?) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    box.progress = cb
+    box.progressUserdata = userdata
+    return HC_OK
+}
+
+@_cdecl("hc_request_set_cancel")
+public func hc_request_set_cancel(_ request: OpaquePointer?, _ token: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    box.cancel = borrowHandle(token, as: CancellationToken.self)
+    return HC_OK
+}

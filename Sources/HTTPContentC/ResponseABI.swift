@@ -1,0 +1,106 @@
+import HTTPContent
+
+/// An `hc_response`: the Swift response plus the C strings and buffers lent out from it.
+final class ResponseBox {
+    let response: Response<Any>
+    let strings = CStringCache()
+    lazy var rawHeaders: ByteBuffer = {
+        let buffer = ByteBuffer()
+        for field in response.headers {
+            var line = "\(field.name): \(field.value)\r\n"
+            line.withUTF8 { buffer.append(UnsafeRawBufferPointer($0)) }
+        }
+        return buffer
+    }()
+
+    init(_ response: Response<Any>) { self.response = response }
+}
+
+@_cdecl("hc_response_free")
+public func hc_response_free(_ response: OpaquePointer?) {
+    releaseHandle(response, as: ResponseBox.self)
+}
+
+@_cdecl("hc_response_status")
+public func hc_response_status(_ response: OpaquePointer?) -> Int32 {
+    Int32(borrowHandle(response, as: ResponseBox.self)?.response.status ?? 0)
+}
+
+@_cdecl("hc_response_url")
+public func hc_response_url(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nil }
+    return box.strings.get("url") { box.response.url }
+}
+
+@_cdecl("hc_response_header")
+public func hc_response_header(_ response: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(response, as: ResponseBox.self), let name = string(name) else { return nil }
+    return box.strings.get("header:" + name.lowercased()) { box.response.headers[name] }
+}
+
+@_cdecl("hc_response_header_count")
+public func hc_response_header_count(_ response: OpaquePointer?) -> Int {
+    borrowHandle(response, as: ResponseBox.self)?.response.headers.count ?? 0
+}
+
+@_cdecl("hc_response_header_at")
+public func hc_response_header_at(_ response: OpaquePointer?, _ index: Int,
+                                  _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                  _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let name, let value else { return nullArgument("name or value") }
+    let fields = box.response.headers.fields
+    guard index >= 0, index < fields.count else {
+        return fail(.invalidArgument, "hc_response_header_at: index \(index) out of range (\(fields.count) fields)")
+    }
+    name.pointee = box.strings.get("name#\(index)") { fields[index].name }
+    value.pointee = box.strings.get("value#\(index)") { fields[index].value }
+    return HC_OK
+}
+
+@_cdecl("hc_response_headers_raw")
+public func hc_response_headers_raw(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                                    _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let data, let len else { return nullArgument("data or len") }
+    data.pointee = UnsafePointer(box.rawHeaders.baseAddress)
+    len.pointee = box.rawHeaders.count
+    return HC_OK
+}
+
+@_cdecl("hc_response_media_type")
+public func hc_response_media_type(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nil }
+    return box.strings.get("mediatype") { box.response.contentType?.essence }
+}
+
+@_cdecl("hc_response_charset")
+public func hc_response_charset(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nil }
+    return box.strings.get("charset") { box.response.contentType?.charset }
+}
+
+@_cdecl("hc_response_bytes")
+public func hc_response_bytes(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                              _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let data, let len else { return nullArgument("data or len") }
+    guard let bytes = box.response.content as? ByteBuffer else {
+        return fail(.invalidArgument, "hc_response_bytes: the response's handler does not keep bytes")
+    }
+    data.pointee = UnsafePointer(bytes.baseAddress)
+    len.pointee = bytes.count
+    return HC_OK
+}
+
+@_cdecl("hc_response_metrics")
+public func hc_response_metrics(_ response: OpaquePointer?, _ wire: UnsafeMutablePointer<Int64>?,
+                                _ decoded: UnsafeMutablePointer<Int64>?,
+                                _ seconds: UnsafeMutablePointer<Double>?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    let m = box.response.metrics
+    wire?.pointee = m.wireBytes
+    decoded?.pointee = m.decodedBytes
+    seconds?.pointee = m.totalTime
+    return HC_OK
+}

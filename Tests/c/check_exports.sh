@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The library exports exactly the hc_* functions the header declares, and nothing else
+# (no Swift symbols), and needs no Swift runtime library.
+set -euo pipefail
+lib=$1 header=$2
+exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^$' | sort -u)
+declared=$(grep -oE '\bhc_[a-z0-9_]+[[:space:]]*\(' "$header" | tr -d '( \t' | sort -u)
+status=0
+extra=$(comm -23 <(echo "$exported") <(echo "$declared"))
+missing=$(comm -13 <(echo "$exported") <(echo "$declared"))
+[ -z "$extra" ] || { echo "exported but not declared:"; echo "$extra"; status=1; }
+[ -z "$missing" ] || { echo "declared but not exported:"; echo "$missing"; status=1; }
+if ldd "$lib" | grep -i swift; then echo "the library needs a Swift runtime library"; status=1; fi
+soname=$(objdump -p "$lib" | awk '/SONAME/{print $2}')
+[ "$soname" = "libhttpcontent.so.0" ] || { echo "SONAME is '$soname'"; status=1; }
+n=$(echo "$declared" | wc -l)
+[ $status -eq 0 ] && echo "exports match the header: $n hc_* functions, no Swift runtime needed"
+exit $status

@@ -1,0 +1,254 @@
+/* The transport end to end from C: bytes, headers, errors, limits, cancellation, NULL safety. */
+#include "testutil.h"
+
+static hc_client *client;
+
+static hc_code fetch(const char *method, const char *path, hc_handler *handler, hc_response **out) {
+    hc_request *req = hc_request_new(method, hc_url(path));
+    if (!req) return hc_error_code(hc_error_last());
+    if (handler) hc_request_set_handler(req, handler);
+    hc_code rc = hc_client_send(client, req, out);
+    hc_request_free(req);
+    return rc;
+}
+
+static void test_bytes_arrive_exactly(void) {
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch("GET", "/bytes/100000", NULL, &resp), HC_OK);
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    CHECK_CODE(hc_response_bytes(resp, &data, &len), HC_OK);
+    CHECK(len == 100000);
+    int same = 1;
+    for (size_t i = 0; i < len; i++) if (data[i] != i % 251) { same = 0; break; }
+    CHECK(same);
+    CHECK(hc_response_status(resp) == 200);
+    CHECK(strcmp(hc_response_media_type(resp), "application/octet-stream") == 0);
+    CHECK(hc_response_header(resp, "CONTENT-LENGTH") && strcmp(hc_response_header(resp, "content-length"), "100000") == 0);
+    CHECK(hc_response_header(resp, "x-not-there") == NULL);
+    CHECK(strstr(hc_response_url(resp), "/bytes/100000") != NULL);
+    size_t n = hc_response_header_count(resp);
+    CHECK(n >= 2);
+    const char *name = NULL, *value = NULL;
+    CHECK_CODE(hc_response_header_at(resp, 0, &name, &value), HC_OK);
+    CHECK(name && value);
+    CHECK_CODE(hc_response_header_at(resp, n, &name, &value), HC_EINVALID_ARG);
+    const uint8_t *raw = NULL;
+    size_t raw_len = 0;
+    CHECK_CODE(hc_response_headers_raw(resp, &raw, &raw_len), HC_OK);
+    CHECK(raw_len > 20 && memmem(raw, raw_len, "Content-Length: 100000\r\n", 24) != NULL);
+    int64_t wire = 0, decoded = 0;
+    double secs = -1;
+    CHECK_CODE(hc_response_metrics(resp, &wire, &decoded, &secs), HC_OK);
+    CHECK(wire == 100000 && decoded == 100000 && secs >= 0);
+    hc_response_free(resp);
+}
+
+static void test_chunked_and_gzip_bodies_are_decoded(void) {
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch("GET", "/bytes/50000?chunked=1&chunk=777", NULL, &resp), HC_OK);
+    const uint8_t *data; size_t len;
+    hc_response_bytes(resp, &data, &len);
+    CHECK(len == 50000 && data[49999] == 49999 % 251);
+    hc_response_free(resp);
+
+    CHECK_CODE(fetch("GET", "/gzip/60000", NULL, &resp), HC_OK);
+    hc_response_bytes(resp, &data, &len);
+    CHECK(len == 60000 && data[59999] == 59999 % 251);
+    int64_t wire = 0, decoded = 0;
+    hc_response_metrics(resp, &wire, &decoded, NULL);
+    CHECK(decoded == 60000 && wire < decoded);
+    CHECK(strcmp(hc_response_header(resp, "content-encoding"), "gzip") == 0);
+    hc_response_free(resp);
+}
+
+static void test_rejected_status_carries_status_headers_and_body(void) {
+    hc_response *resp = (hc_response *)0x1;
+    CHECK_CODE(fetch("GET", "/status/404", NULL, &resp), HC_EUNACCEPTABLE_STATUS);
+    CHECK(resp == NULL);
+    const hc_error *err = hc_error_last();
+    CHECK(hc_error_code(err) == HC_EUNACCEPTABLE_STATUS);
+    CHECK(hc_error_status(err) == 404);
+    CHECK(strstr(hc_error_message(err), "404") != NULL);
+    CHECK(hc_error_header(err, "content-type") != NULL);
+    const uint8_t *body; size_t len;
+    CHECK_CODE(hc_error_body(err, &body, &len), HC_OK);
+    CHECK(len == 10 && memcmp(body, "status 404", 10) == 0);
+
+    /* Accepting 404 explicitly makes it a success. */
+    hc_handler *h = hc_handler_bytes_new(0);
+    CHECK_CODE(hc_handler_accept_status(h, 404, 404), HC_OK);
+    CHECK_CODE(fetch("GET", "/status/404", h, &resp), HC_OK);
+    CHECK(hc_response_status(resp) == 404);
+    hc_response_free(resp);
+    CHECK_CODE(hc_handler_accept_any_status(h), HC_OK);
+    CHECK_CODE(fetch("GET", "/status/500", h, &resp), HC_OK);
+    hc_response_free(resp);
+    hc_handler_free(h);
+}
+
+static void test_content_type_acceptance(void) {
+    hc_handler *h = hc_handler_bytes_new(0);
+    CHECK_CODE(hc_handler_accept_type(h, "application/*+json"), HC_OK);
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch("GET", "/ctype?type=application/problem%2Bjson&body=x", h, &resp), HC_OK);
+    hc_response_free(resp);
+    CHECK_CODE(fetch("GET", "/ctype?type=text/html&body=x", h, &resp), HC_EUNACCEPTABLE_CONTENT_TYPE);
+    CHECK_CODE(hc_handler_accept_type(h, "not a type"), HC_EINVALID_ARG);
+    hc_handler_free(h);
+}
+
+static void test_size_limit_counts_decoded_bytes(void) {
+    hc_handler *h = hc_handler_bytes_new(100000);
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch("GET", "/gzip-bomb/5000000", h, &resp), HC_ETOO_LARGE);
+    CHECK_CODE(fetch("GET", "/bytes/200000?chunked=1", h, &resp), HC_ETOO_LARGE);
+    CHECK_CODE(fetch("GET", "/bytes/100000", h, &resp), HC_OK);
+    hc_response_free(resp);
+    hc_handler_free(h);
+}
+
+static void test_discard_keeps_no_bytes(void) {
+    hc_handler *h = hc_handler_discard_new();
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch("GET", "/bytes/1000", h, &resp), HC_OK);
+    const uint8_t *data; size_t len;
+    CHECK_CODE(hc_response_bytes(resp, &data, &len), HC_EINVALID_ARG);
+    CHECK(hc_response_status(resp) == 200);
+    hc_response_free(resp);
+    hc_handler_free(h);
+}
+
+static void test_transport_failures_have_distinct_codes(void) {
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch("GET", "/truncated?bytes=100&declared=1000", NULL, &resp), HC_ETRANSPORT);
+    CHECK(hc_error_curl_code(hc_error_last()) == 18); /* CURLE_PARTIAL_FILE */
+
+    hc_request *req = hc_request_new("GET", hc_url("/stall?bytes=100"));
+    CHECK_CODE(hc_request_set_timeout_ms(req, 300), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_ETIMEOUT);
+    hc_request_free(req);
+
+    CHECK_CODE(fetch("GET", "/redirect/3", NULL, &resp), HC_OK);
+    CHECK(strstr(hc_response_url(resp), "/redirect/0") != NULL);
+    hc_response_free(resp);
+    CHECK_CODE(fetch("GET", "/redirect-loop", NULL, &resp), HC_ETOO_MANY_REDIRECTS);
+    CHECK_CODE(fetch("GET", "/redirect-to?url=file:///etc/passwd", NULL, &resp), HC_ETRANSPORT);
+
+    req = hc_request_new("GET", "http://127.0.0.1:1/");
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_ETRANSPORT);
+    hc_request_free(req);
+    req = hc_request_new("GET", "file:///etc/passwd");
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_ETRANSPORT);
+    hc_request_free(req);
+}
+
+static int cancel_after_first(void *userdata, int64_t received, int64_t expected, int64_t decoded,
+                              int64_t sent, int64_t to_send) {
+    (void)expected; (void)decoded; (void)sent; (void)to_send;
+    int *calls = userdata;
+    (*calls)++;
+    return received > 0;
+}
+
+static void test_cancel_from_progress_callback_and_token(void) {
+    int calls = 0;
+    hc_request *req = hc_request_new("GET", hc_url("/slow?bytes=100&delay=0.05"));
+    CHECK_CODE(hc_request_set_progress(req, cancel_after_first, &calls), HC_OK);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_ECANCELLED);
+    CHECK(calls > 0);
+    hc_request_free(req);
+
+    hc_cancel *token = hc_cancel_new();
+    CHECK(hc_cancel_is_cancelled(token) == 0);
+    CHECK_CODE(hc_cancel_cancel(token), HC_OK);
+    CHECK(hc_cancel_is_cancelled(token) == 1);
+    req = hc_request_new("GET", hc_url("/bytes/10"));
+    CHECK_CODE(hc_request_set_cancel(req, token), HC_OK);
+    hc_cancel_free(token); /* the request keeps its own reference */
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_ECANCELLED);
+    hc_request_free(req);
+}
+
+static void test_header_injection_refused(void) {
+    hc_request *req = hc_request_new("GET", hc_url("/headers"));
+    CHECK_CODE(hc_request_add_header(req, "X-Evil", "a\r\nInjected: yes"), HC_EINVALID_ARG);
+    CHECK_CODE(hc_request_add_header(req, "Bad Name", "x"), HC_EINVALID_ARG);
+    CHECK_CODE(hc_request_add_header(req, "X-Good", "fine"), HC_OK);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_OK);
+    const uint8_t *data; size_t len;
+    hc_response_bytes(resp, &data, &len);
+    CHECK(memmem(data, len, "X-Good", 6) && !memmem(data, len, "Injected", 8));
+    hc_response_free(resp);
+    hc_request_free(req);
+    CHECK(hc_request_new("GET", "http://x/a b") == NULL);
+    CHECK(hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    CHECK(hc_request_new("GE T", "http://x/") == NULL);
+}
+
+static void test_post_body_and_user_agent(void) {
+    hc_request *req = hc_request_new("POST", hc_url("/echo/raw"));
+    const uint8_t body[] = {'a', 0, 'b', '\n'};
+    CHECK_CODE(hc_request_set_body(req, body, sizeof body, "application/x-test"), HC_OK);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_OK);
+    const uint8_t *data; size_t len;
+    hc_response_bytes(resp, &data, &len);
+    CHECK(len == 4 && memcmp(data, body, 4) == 0);
+    CHECK(strcmp(hc_response_header(resp, "x-request-content-type"), "application/x-test") == 0);
+    hc_response_free(resp);
+    hc_request_free(req);
+
+    CHECK_CODE(fetch("GET", "/user-agent", NULL, &resp), HC_OK);
+    hc_response_bytes(resp, &data, &len);
+    CHECK(len > 12 && memcmp(data, "httpcontent/", 12) == 0);
+    hc_response_free(resp);
+}
+
+static void test_null_handles_are_errors_not_crashes(void) {
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_client_send(NULL, NULL, &resp), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_send(client, NULL, NULL), HC_EINVALID_ARG);
+    CHECK_CODE(hc_request_add_header(NULL, "a", "b"), HC_EINVALID_ARG);
+    CHECK_CODE(hc_request_set_handler(NULL, NULL), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_set_timeout_ms(NULL, 1), HC_EINVALID_ARG);
+    CHECK_CODE(hc_handler_accept_status(NULL, 200, 299), HC_EINVALID_ARG);
+    CHECK_CODE(hc_cancel_cancel(NULL), HC_EINVALID_ARG);
+    CHECK_CODE(hc_response_bytes(NULL, NULL, NULL), HC_EINVALID_ARG);
+    CHECK(hc_response_status(NULL) == 0);
+    CHECK(hc_response_url(NULL) == NULL);
+    CHECK(hc_request_new(NULL, NULL) == NULL);
+    CHECK(hc_error_code(NULL) == HC_EINVALID_ARG);
+    hc_client_free(NULL);
+    hc_request_free(NULL);
+    hc_response_free(NULL);
+    hc_handler_free(NULL);
+    hc_cancel_free(NULL);
+    hc_error_clear();
+    CHECK(hc_error_code(hc_error_last()) == HC_OK);
+    CHECK(strcmp(hc_error_message(hc_error_last()), "") == 0);
+    CHECK(strcmp(hc_code_name(HC_ETIMEOUT), "timeout") == 0);
+    CHECK(strcmp(hc_code_name((hc_code)99), "unknown") == 0);
+    CHECK(strcmp(hc_version(), HC_VERSION_STRING) == 0);
+}
+
+int main(void) {
+    hc_test_server_start();
+    client = hc_client_new();
+    CHECK(client != NULL);
+    test_bytes_arrive_exactly();
+    test_chunked_and_gzip_bodies_are_decoded();
+    test_rejected_status_carries_status_headers_and_body();
+    test_content_type_acceptance();
+    test_size_limit_counts_decoded_bytes();
+    test_discard_keeps_no_bytes();
+    test_transport_failures_have_distinct_codes();
+    test_cancel_from_progress_callback_and_token();
+    test_header_injection_refused();
+    test_post_body_and_user_agent();
+    test_null_handles_are_errors_not_crashes();
+    hc_client_free(client);
+    return hc_test_finish();
+}

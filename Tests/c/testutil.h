@@ -1,0 +1,87 @@
+/* Shared by the C tests: start the local test server, and count checks. */
+#ifndef HC_TESTUTIL_H
+#define HC_TESTUTIL_H
+
+#define _GNU_SOURCE
+#include <httpcontent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int hc_checks_passed, hc_checks_failed;
+
+#define CHECK(cond) do { \
+    if (cond) { hc_checks_passed++; } \
+    else { hc_checks_failed++; \
+        fprintf(stderr, "%s:%d: CHECK failed: %s (last error: %s)\n", __FILE__, __LINE__, #cond, \
+                hc_error_message(hc_error_last())); } \
+} while (0)
+
+#define CHECK_CODE(expr, code) do { \
+    hc_code got_ = (expr); \
+    if (got_ == (code)) { hc_checks_passed++; } \
+    else { hc_checks_failed++; \
+        fprintf(stderr, "%s:%d: %s returned %s, expected %s (%s)\n", __FILE__, __LINE__, #expr, \
+                hc_code_name(got_), hc_code_name(code), hc_error_message(hc_error_last())); } \
+} while (0)
+
+/* The server runs as a child whose stdin is our pipe: when this process exits, for any reason,
+ * the pipe closes and the server exits too. */
+static pid_t hc_server_pid;
+static int hc_server_stdin = -1;
+static char hc_base[64];
+
+static const char *hc_test_server_start(void) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) { perror("pipe"); exit(2); }
+    hc_server_pid = fork();
+    if (hc_server_pid < 0) { perror("fork"); exit(2); }
+    if (hc_server_pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]); close(out[0]);
+        execlp("python3", "python3", HC_TEST_SERVER, "--port", "0", "--exit-on-stdin-eof",
+               "--lifetime", "300", (char *)NULL);
+        perror("execlp python3");
+        _exit(127);
+    }
+    close(in[0]); close(out[1]);
+    hc_server_stdin = in[1];
+    FILE *f = fdopen(out[0], "r");
+    char line[64] = {0};
+    int port = 0;
+    if (!f || !fgets(line, sizeof line, f) || sscanf(line, "PORT %d", &port) != 1) {
+        fprintf(stderr, "test server did not start (read: %s)\n", line);
+        exit(2);
+    }
+    snprintf(hc_base, sizeof hc_base, "http://127.0.0.1:%d", port);
+    return hc_base;
+}
+
+static void hc_test_server_stop(void) {
+    if (hc_server_pid > 0) {
+        close(hc_server_stdin);
+        kill(hc_server_pid, SIGTERM);
+        waitpid(hc_server_pid, NULL, 0);
+        hc_server_pid = 0;
+    }
+}
+
+/* Prints the plain closing line and returns the process exit status. */
+static int hc_test_finish(void) {
+    hc_test_server_stop();
+    printf("%d passed, %d failed\n", hc_checks_passed, hc_checks_failed);
+    return hc_checks_failed == 0 ? 0 : 1;
+}
+
+static char *hc_url(const char *path) {
+    static char buf[1024];
+    snprintf(buf, sizeof buf, "%s%s", hc_base, path);
+    return buf;
+}
+
+#endif

@@ -1,0 +1,614 @@
+#!/usr/bin/env python3
+"""Local HTTP/1.1 test server for the httpcontent test suites (Swift, C, Python) and demo.
+
+Standard library only (Python 3.11). Binds 127.0.0.1, keep-alive capable
+(every response carries Content-Length or uses chunked encoding).
+
+CLI:
+    python3 testserver.py [--port 0] [--host 127.0.0.1] [--verbose]
+                          [--exit-on-stdin-eof] [--lifetime SECONDS]
+Prints exactly one line "PORT <n>" after binding, then serves until
+SIGTERM/SIGINT, stdin EOF (with --exit-on-stdin-eof) or the lifetime expires.
+
+Library:
+    from testserver import start_server
+    server, port = start_server()      # serving in a daemon thread
+    server.shutdown()
+
+Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
+    /status/<code>        status <code>; body "status <code>" (none for 204/304)
+                          ?json=1 JSON error doc (?message=), ?ctype=, ?body=
+    /bytes/<n>            n bytes, byte i = i % 251; ?chunked=1 [&chunk=8192], ?ctype=
+    /text                 ?charset=utf-8&text=héllo wörld, ?nocharset=1, ?raw_hex=
+    /json                 ?doc=<json text> sent as-is, ?ctype=
+    /ctype                ?type=<content-type>&body=<text>, ?none=1 (no Content-Type)
+    /gzip/<n>             /bytes/<n> gzip-encoded if Accept-Encoding has gzip
+    /gzip-bomb/<n>        n zero bytes, always gzip-encoded
+    /redirect/<n>         302 -> /redirect/<n-1>; /redirect/0 is 200 "done"
+    /redirect-to          ?url=<url>&status=302
+    /redirect-loop        302 -> itself
+    /slow                 ?bytes=N&delay=S&chunk=C: C bytes every S seconds
+    /stall                ?bytes=N: headers only, then silence (max 60 s)
+    /truncated            ?bytes=N&declared=M: declares M (default 2N), sends N, closes
+    /echo                 JSON {method, path, query, args, headers, body_hex, body_len}
+    /echo/raw             request body back verbatim, X-Request-Content-Type header
+    /headers              JSON {"headers": [[name, value], ...]}
+    /image/<fmt>          3x2 png|jpeg|gif|webp|bmp, ?ctype=; /image/lying-png (100000x100000)
+    /range/<n>            /bytes/<n> honouring a single Range: bytes=a-[b] (206/416); ?norange=1
+    /reset                ?bytes=N: declares 2N, sends N, then TCP RST
+    /ndjson               ?n=K: K lines {"i": i}, each terminated by "\\n"
+    /big-json-array       ?n=K: streamed (chunked) JSON array of K objects
+    /cookie               ?set=name=value adds Set-Cookie; JSON {"cookie": <Cookie header or null>}
+    /auth-check           JSON {"authorization": <Authorization header or null>}
+    /user-agent           body = request User-Agent
+    anything else         404 {"error": {"message": "Not Found"}}
+"""
+
+import argparse
+import functools
+import gzip
+import http.server
+import json
+import re
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+import zlib
+
+PATTERN = bytes(range(251))
+BLOCK = 64 * 1024
+MAX_BODY = 256 * 1024 * 1024          # largest request body accepted
+MAX_N = 1 << 36                        # largest generated response size
+MAX_GZIP_N = 1 << 32                   # gzip bodies are built in memory (compressed)
+DEFAULT_AUTH_MSG = "You are not authorized to access this resource."
+
+
+class BadRequest(Exception):
+    """Raised for malformed input; answered with 400."""
+
+
+def det_bytes(start, length):
+    """Bytes start..start+length-1 of the deterministic stream (byte i = i % 251)."""
+    off = start % 251
+    reps = (off + length) // 251 + 1
+    return (PATTERN * reps)[off:off + length]
+
+
+def to_int(text, name, lo=0, hi=MAX_N):
+    if text is None or not re.fullmatch(r"-?[0-9]{1,20}", text):
+        raise BadRequest(f"invalid {name}: {text!r}")
+    value = int(text)
+    if not lo <= value <= hi:
+        raise BadRequest(f"{name} out of range: {value}")
+    return value
+
+
+def to_float(text, name, lo=0.0, hi=10.0):
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise BadRequest(f"invalid {name}: {text!r}")
+    if not lo <= value <= hi:  # also rejects NaN
+        raise BadRequest(f"{name} out of range: {value}")
+    return value
+
+
+# ---------------------------------------------------------------- images
+
+def _png_chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def make_png(width=3, height=2, claim=None):
+    cw, ch = claim or (width, height)
+    ihdr = struct.pack(">IIBBBBB", cw, ch, 8, 2, 0, 0, 0)  # 8-bit RGB
+    rows = b"".join(b"\x00" + b"".join(bytes((x * 80, y * 120, 200)) for x in range(width))
+                    for y in range(height))  # filter byte 0 + RGB pixels per row
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr)
+            + _png_chunk(b"IDAT", zlib.compress(rows)) + _png_chunk(b"IEND", b""))
+
+
+def make_jpeg(width=3, height=2):
+    """Baseline grayscale JPEG: one 8x8 block, DC diff 0, immediate EOB (mid grey)."""
+    def seg(marker, payload):
+        return bytes((0xFF, marker)) + struct.pack(">H", len(payload) + 2) + payload
+    app0 = b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+    dqt = b"\x00" + bytes([1] * 64)
+    sof0 = struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00"
+    counts_one_len1 = b"\x01" + b"\x00" * 15       # a single code of length 1 ("0")
+    dht_dc = b"\x00" + counts_one_len1 + b"\x00"   # DC table 0: symbol 0 (diff 0)
+    dht_ac = b"\x10" + counts_one_len1 + b"\x00"   # AC table 0: symbol 0x00 (EOB)
+    sos = b"\x01\x01\x00\x00\x3f\x00"
+    scan = b"\x3f"                                  # bits "00" + padding ones
+    return (b"\xff\xd8" + seg(0xE0, app0) + seg(0xDB, dqt) + seg(0xC0, sof0)
+            + seg(0xC4, dht_dc) + seg(0xC4, dht_ac) + seg(0xDA, sos) + scan + b"\xff\xd9")
+
+
+def make_gif(width=3, height=2):
+    # LZW, min code size 2: clear(4) before every 2 literals keeps codes at 3 bits.
+    codes = []
+    pixels = [(x + y) % 2 for y in range(height) for x in range(width)]
+    for i in range(0, len(pixels), 2):
+        codes.append(4)
+        codes.extend(pixels[i:i + 2])
+    codes.append(5)
+    acc = nbits = 0
+    out = bytearray()
+    for code in codes:
+        acc |= code << nbits
+        nbits += 3
+        while nbits >= 8:
+            out.append(acc & 0xFF)
+            acc >>= 8
+            nbits -= 8
+    if nbits:
+        out.append(acc & 0xFF)
+    return (b"GIF89a" + struct.pack("<HHBBB", width, height, 0x80, 0, 0)
+            + b"\xff\x00\x00\x00\x00\xff"                      # 2-colour palette
+            + b"\x2c" + struct.pack("<HHHHB", 0, 0, width, height, 0)
+            + b"\x02" + bytes((len(out),)) + bytes(out) + b"\x00" + b"\x3b")
+
+
+def make_webp(width=3, height=2):
+    """Lossless VP8L: no transforms, five single-symbol prefix codes (0 bits/pixel)."""
+    fields = [(0x2F, 8), (width - 1, 14), (height - 1, 14), (0, 1), (0, 3),
+              (0, 1), (0, 1), (0, 1)]          # no transform, no colour cache, no meta codes
+    for symbol in (0x80, 0x40, 0xC0, 0xFF):     # green, red, blue, alpha
+        fields += [(1, 1), (0, 1), (1, 1), (symbol, 8)]
+    fields += [(1, 1), (0, 1), (0, 1), (0, 1)]  # distance: symbol 0
+    acc = nbits = 0
+    for value, bits in fields:
+        acc |= value << nbits
+        nbits += bits
+    data = acc.to_bytes((nbits + 7) // 8, "little")
+    chunk = b"VP8L" + struct.pack("<I", len(data)) + data + (b"\x00" if len(data) % 2 else b"")
+    return b"RIFF" + struct.pack("<I", 4 + len(chunk)) + b"WEBP" + chunk
+
+
+def make_bmp(width=3, height=2):
+    stride = (width * 3 + 3) & ~3
+    pixels = b"".join((b"".join(bytes((200, y * 120, x * 80)) for x in range(width))
+                       ).ljust(stride, b"\x00") for y in range(height))
+    info = struct.pack("<IiiHHIIiiII", 40, width, height, 1, 24, 0, len(pixels), 2835, 2835, 0, 0)
+    header = b"BM" + struct.pack("<IHHI", 14 + len(info) + len(pixels), 0, 0, 14 + len(info))
+    return header + info + pixels
+
+
+IMAGES = {
+    "png": ("image/png", make_png()),
+    "jpeg": ("image/jpeg", make_jpeg()),
+    "jpg": ("image/jpeg", make_jpeg()),
+    "gif": ("image/gif", make_gif()),
+    "webp": ("image/webp", make_webp()),
+    "bmp": ("image/bmp", make_bmp()),
+    "lying-png": ("image/png", make_png(claim=(100000, 100000))),
+}
+
+
+@functools.lru_cache(maxsize=16)
+def gzip_bomb(n):
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)  # wbits 31 = gzip container
+    zeros = bytes(1 << 20)
+    parts, left = [], n
+    while left > 0:
+        parts.append(comp.compress(zeros[:min(left, len(zeros))]))
+        left -= len(zeros)
+    parts.append(comp.flush())
+    return b"".join(parts)
+
+
+# ---------------------------------------------------------------- handler
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "httpcontent-testserver/1.0"
+
+    def log_message(self, fmt, *args):
+        if getattr(self.server, "verbose", False):
+            sys.stderr.write("%s - %s\n" % (self.address_string(), fmt % args))
+
+    # ------------------------------------------------------------ plumbing
+
+    def _read_body(self):
+        te = self.headers.get("Transfer-Encoding", "")
+        if "chunked" in te.lower():
+            parts, total = [], 0
+            while True:  # bounded by MAX_BODY
+                line = self.rfile.readline(1024)
+                if not line.endswith(b"\n"):
+                    raise BadRequest("bad chunk size line")
+                size = int(line.split(b";", 1)[0].strip() or b"x", 16)
+                if size == 0:
+                    break
+                total += size
+                if total > MAX_BODY:
+                    raise BadRequest("request body too large")
+                data = self.rfile.read(size)
+                if len(data) != size or self.rfile.readline(3) not in (b"\r\n", b"\n"):
+                    raise BadRequest("truncated chunk")
+                parts.append(data)
+            for _ in range(100):  # trailers, up to the empty line
+                line = self.rfile.readline(8192)
+                if line in (b"\r\n", b"\n", b""):
+                    break
+            return b"".join(parts)
+        length = self.headers.get("Content-Length")
+        if length is None:
+            return b""
+        n = to_int(length.strip(), "Content-Length", 0, MAX_BODY)
+        data = self.rfile.read(n)
+        if len(data) != n:
+            raise BadRequest("truncated body")
+        return data
+
+    def _head(self, status, ctype=None, length=None, headers=(), chunked=False):
+        self.send_response(status)
+        if ctype is not None:
+            self.send_header("Content-Type", ctype)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        elif length is not None:
+            self.send_header("Content-Length", str(length))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+
+    def _send(self, status, body=b"", ctype="text/plain; charset=utf-8", headers=()):
+        if isinstance(body, str):
+            body = body.encode("utf-8")
+        self._head(status, ctype, len(body), headers)
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status, obj, headers=()):
+        self._send(status, json.dumps(obj), "application/json", headers)
+
+    def _error(self, status, message):
+        self._json(status, {"error": {"message": message}})
+
+    def _write_chunk(self, data):
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _end_chunks(self):
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _stopping(self):
+        return self.server.stopping.is_set()
+
+    def _q(self, name, default=None):
+        values = self.query.get(name)
+        return values[0] if values else default
+
+    def _dispatch(self):
+        try:
+            self.body = self._read_body()
+        except (BadRequest, ValueError) as exc:
+            self.close_connection = True
+            return self._error(400, str(exc))
+        parts = urllib.parse.urlsplit(self.path)
+        self.route = parts.path
+        self.raw_query = parts.query
+        self.query = urllib.parse.parse_qs(parts.query, keep_blank_values=True)
+        segs = [s for s in self.route.split("/") if s]
+        name = segs[0] if segs else ""
+        handler = getattr(self, "h_" + name.replace("-", "_"), None) if name else None
+        try:
+            if handler is None:
+                return self._error(404, "Not Found")
+            handler(segs[1:])
+        except BadRequest as exc:
+            self._error(400, str(exc))
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            self.close_connection = True
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch
+
+    def _one_arg(self, args, name="n"):
+        if len(args) != 1:
+            raise BadRequest(f"expected /{{{name}}}")
+        return args[0]
+
+    def _stream(self, n, offset=0):
+        sent = 0
+        while sent < n and not self._stopping():
+            piece = det_bytes(offset + sent, min(BLOCK, n - sent))
+            self.wfile.write(piece)
+            sent += len(piece)
+
+    # ------------------------------------------------------------ endpoints
+
+    def h_status(self, args):
+        code = to_int(self._one_arg(args, "code"), "status", 200, 599)
+        if code in (204, 304):
+            return self._head(code)  # no body, no Content-Length
+        body = f"status {code}"
+        ctype = "text/plain; charset=utf-8"
+        if self._q("json") == "1":
+            body = json.dumps({"error": {"message": self._q("message", DEFAULT_AUTH_MSG)}})
+            ctype = "application/json"
+        body = self._q("body", body)
+        self._send(code, body, self._q("ctype", ctype))
+
+    def h_bytes(self, args):
+        n = to_int(self._one_arg(args), "n")
+        ctype = self._q("ctype", "application/octet-stream")
+        if self._q("chunked") == "1":
+            size = to_int(self._q("chunk", "8192"), "chunk", 1, 1 << 24)
+            self._head(200, ctype, chunked=True)
+            if self.command == "HEAD":
+                return
+            sent = 0
+            while sent < n and not self._stopping():
+                piece = det_bytes(sent, min(size, n - sent))
+                self._write_chunk(piece)
+                sent += len(piece)
+            self._end_chunks()
+            return
+        self._head(200, ctype, n)
+        if self.command != "HEAD":
+            self._stream(n)
+
+    def h_text(self, args):
+        charset = self._q("charset", "utf-8")
+        raw = self._q("raw_hex")
+        try:
+            data = bytes.fromhex(raw) if raw is not None else self._q("text", "héllo wörld").encode(charset)
+        except (LookupError, ValueError, UnicodeError) as exc:
+            raise BadRequest(f"cannot encode: {exc}")
+        ctype = "text/plain" if self._q("nocharset") == "1" else f"text/plain; charset={charset}"
+        self._send(200, data, ctype)
+
+    def h_json(self, args):
+        doc = self._q("doc", '{"hello": "world", "n": [1, 2, 3]}')
+        self._send(200, doc, self._q("ctype", "application/json"))
+
+    def h_ctype(self, args):
+        ctype = None if self._q("none") == "1" else self._q("type", "application/octet-stream")
+        self._send(200, self._q("body", ""), ctype)
+
+    def h_gzip(self, args):
+        n = to_int(self._one_arg(args), "n", 0, MAX_GZIP_N)
+        if "gzip" in self.headers.get("Accept-Encoding", "").lower():
+            body = gzip.compress(det_bytes(0, n), mtime=0)
+            self._send(200, body, "application/octet-stream",
+                       [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")])
+        else:
+            self._send(200, det_bytes(0, n), "application/octet-stream",
+                       [("Vary", "Accept-Encoding")])
+
+    def h_gzip_bomb(self, args):
+        n = to_int(self._one_arg(args), "n", 0, MAX_GZIP_N)
+        self._send(200, gzip_bomb(n), "application/octet-stream", [("Content-Encoding", "gzip")])
+
+    def _redirect(self, status, location):
+        self._send(status, f"redirecting to {location}", headers=[("Location", location)])
+
+    def h_redirect(self, args):
+        n = to_int(self._one_arg(args), "n", 0, 1 << 20)
+        if n == 0:
+            self._send(200, "done")
+        else:
+            self._redirect(302, f"/redirect/{n - 1}")
+
+    def h_redirect_to(self, args):
+        url = self._q("url")
+        if not url:
+            raise BadRequest("missing url")
+        self._redirect(to_int(self._q("status", "302"), "status", 300, 399), url)
+
+    def h_redirect_loop(self, args):
+        self._redirect(302, "/redirect-loop")
+
+    def h_slow(self, args):
+        n = to_int(self._q("bytes", "10"), "bytes", 0, 1 << 30)
+        delay = to_float(self._q("delay", "0.1"), "delay")
+        chunk = to_int(self._q("chunk", "1"), "chunk", 1, 1 << 24)
+        self._head(200, "application/octet-stream", n)
+        if self.command == "HEAD":
+            return
+        sent = 0
+        while sent < n and not self._stopping():
+            piece = det_bytes(sent, min(chunk, n - sent))
+            self.wfile.write(piece)
+            sent += len(piece)
+            if sent < n:
+                time.sleep(delay)
+        if sent < n:
+            self.close_connection = True
+
+    def h_stall(self, args):
+        n = to_int(self._q("bytes", "100"), "bytes", 1)
+        self._head(200, "application/octet-stream", n)
+        if self.command == "HEAD":
+            return
+        self.close_connection = True
+        self.wfile.flush()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not self._stopping():
+            time.sleep(0.1)
+            try:  # stop early once the client has gone away
+                if self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+                    break
+            except BlockingIOError:
+                pass
+            except OSError:
+                break
+
+    def h_truncated(self, args):
+        n = to_int(self._q("bytes", "100"), "bytes")
+        declared = to_int(self._q("declared", str(2 * n)), "declared")
+        self.close_connection = True
+        self._head(200, "application/octet-stream", declared)
+        if self.command != "HEAD":
+            self._stream(min(n, declared))
+
+    def h_reset(self, args):
+        n = to_int(self._q("bytes", "100"), "bytes")
+        self.close_connection = True
+        self._head(200, "application/octet-stream", 2 * n)
+        if self.command == "HEAD":
+            return
+        self._stream(n)
+        self.wfile.flush()
+        time.sleep(0.05)  # let the data leave before the RST
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()  # drop the makefile() reference so close() really closes
+        self.connection.close()
+
+    def _request_headers(self):
+        return [[k, v] for k, v in self.headers.items()]
+
+    def h_echo(self, args):
+        if args == ["raw"]:
+            ctype = self.headers.get("Content-Type")
+            extra = [("X-Request-Content-Type", ctype)] if ctype is not None else []
+            return self._send(200, self.body, "application/octet-stream", extra)
+        if args:
+            return self._error(404, "Not Found")
+        self._json(200, {
+            "method": self.command,
+            "path": self.route,
+            "query": self.raw_query,
+            "args": urllib.parse.parse_qsl(self.raw_query, keep_blank_values=True),
+            "headers": self._request_headers(),
+            "body_hex": self.body.hex(),
+            "body_len": len(self.body),
+        })
+
+    def h_headers(self, args):
+        self._json(200, {"headers": self._request_headers()})
+
+    def h_image(self, args):
+        fmt = self._one_arg(args, "fmt")
+        if fmt not in IMAGES:
+            return self._error(404, f"unknown image format {fmt!r}")
+        ctype, data = IMAGES[fmt]
+        self._send(200, data, self._q("ctype", ctype))
+
+    def h_range(self, args):
+        n = to_int(self._one_arg(args), "n")
+        start, end, status = 0, n - 1, 200
+        extra = [("Accept-Ranges", "bytes")]
+        m = re.fullmatch(r"bytes=\s*(\d*)-(\d*)\s*", self.headers.get("Range", "").strip())
+        if m and (m[1] or m[2]) and self._q("norange") != "1":
+            first = int(m[1]) if m[1] else None
+            last = int(m[2]) if m[2] else None
+            if first is None:                       # suffix range: the last `last` bytes
+                satisfiable, start = last > 0 and n > 0, max(0, n - last)
+            else:
+                satisfiable, start = first < n, first
+                if last is not None:
+                    end = min(last, n - 1)
+            if first is not None and last is not None and last < first:
+                start, end = 0, n - 1               # invalid spec: ignore the header (RFC 9110)
+            elif not satisfiable:
+                return self._send(416, "range not satisfiable",
+                                  headers=extra + [("Content-Range", f"bytes */{n}")])
+            else:
+                status = 206
+                extra.append(("Content-Range", f"bytes {start}-{end}/{n}"))
+        length = end - start + 1
+        self._head(status, "application/octet-stream", length, extra)
+        if self.command != "HEAD":
+            self._stream(length, start)
+
+    def h_ndjson(self, args):
+        k = to_int(self._q("n", "3"), "n", 0, 1_000_000)
+        body = "".join(json.dumps({"i": i}) + "\n" for i in range(k))
+        self._send(200, body, "application/x-ndjson")
+
+    def h_big_json_array(self, args):
+        k = to_int(self._q("n", "1000"), "n", 0, 100_000_000)
+        self._head(200, "application/json", chunked=True)
+        if self.command == "HEAD":
+            return
+        self._write_chunk(b"[")
+        i = 0
+        while i < k and not self._stopping():
+            stop = min(k, i + 1000)
+            items = ",".join(json.dumps({"id": j, "name": f"item {j}", "tags": ["a", "b"],
+                                         "value": j * 1.5}) for j in range(i, stop))
+            self._write_chunk(((", " if i else "") + items).encode())
+            i = stop
+        self._write_chunk(b"]")
+        self._end_chunks()
+
+    def h_cookie(self, args):
+        extra = [("Set-Cookie", f"{c}; Path=/") for c in self.query.get("set", [])]
+        self._json(200, {"cookie": self.headers.get("Cookie")}, extra)
+
+    def h_auth_check(self, args):
+        self._json(200, {"authorization": self.headers.get("Authorization")})
+
+    def h_user_agent(self, args):
+        self._send(200, self.headers.get("User-Agent", ""))
+
+
+# ---------------------------------------------------------------- server
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+
+    def __init__(self, addr, handler=Handler, verbose=False):
+        self.verbose = verbose
+        self.stopping = threading.Event()
+        super().__init__(addr, handler)
+
+    def shutdown(self):
+        self.stopping.set()  # lets slow/stall/streaming handlers finish early
+        super().shutdown()
+        self.server_close()
+
+
+def start_server(host="127.0.0.1", port=0, verbose=False):
+    """Start a server in a background daemon thread; returns (server, port)."""
+    server = Server((host, port), verbose=verbose)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
+                              name="testserver", daemon=True)
+    thread.start()
+    return server, server.server_address[1]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="httpcontent local test server")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--verbose", action="store_true")
+    p.add_argument("--exit-on-stdin-eof", action="store_true")
+    p.add_argument("--lifetime", type=float, default=0.0)
+    opts = p.parse_args(argv)
+
+    done = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    signal.signal(signal.SIGINT, lambda *_: done.set())
+    server, port = start_server(opts.host, opts.port, opts.verbose)
+    print(f"PORT {port}", flush=True)
+
+    if opts.exit_on_stdin_eof:
+        def watch_stdin():
+            try:
+                while sys.stdin.buffer.read1(65536):
+                    pass
+            except (OSError, ValueError):
+                pass
+            done.set()
+        threading.Thread(target=watch_stdin, daemon=True).start()
+
+    deadline = time.monotonic() + opts.lifetime if opts.lifetime > 0 else None
+    while not done.is_set():
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        done.wait(0.2)
+    server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,300 @@
+/*
+ * httpcontent.h — the C interface of libhttpcontent, an HTTP content library: send a request,
+ * and let a handler decide, as the bytes arrive, what becomes of the response body.
+ *
+ * Conventions, true of every function below unless its comment says otherwise:
+ *  - Handles are opaque. Every `*_new` is paired with a `*_free`; `*_free(NULL)` does nothing.
+ *  - A function returning `hc_code` returns HC_OK on success; on failure, the code says what went
+ *    wrong and hc_error_last() explains it. A function returning a pointer returns NULL on
+ *    failure, with hc_error_last() set.
+ *  - A NULL handle or required pointer argument gives HC_EINVALID_ARG, never a crash.
+ *  - Strings passed in are NUL-terminated UTF-8 and are copied: the caller may free them after
+ *    the call. Strings returned are borrowed from the handle they came from, as each comment says.
+ *  - Handles may be used from any thread, but one handle by one thread at a time, except where a
+ *    comment says a function is safe to call concurrently (hc_cancel_cancel, hc_client_send).
+ */
+#ifndef HTTPCONTENT_H
+#define HTTPCONTENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+#define HC_BEGIN_DECL extern "C" {
+#define HC_END_DECL }
+#else
+#define HC_BEGIN_DECL
+#define HC_END_DECL
+#endif
+
+#if defined(__GNUC__)
+#define HC_EXTERN __attribute__((visibility("default")))
+#else
+#define HC_EXTERN
+#endif
+
+#define HC_VERSION_MAJOR 0
+#define HC_VERSION_MINOR 1
+#define HC_VERSION_PATCH 0
+#define HC_VERSION_STRING "0.1.0"
+
+HC_BEGIN_DECL
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors                                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Result codes. The same codes exist in Swift (HTTPContentError.Code) and Python (hc.Error). */
+typedef enum hc_code {
+    HC_OK = 0,                          /**< Success. */
+    HC_EINVALID_ARG = 1,                /**< Bad argument: NULL handle, bad URL, CR/LF in a header. */
+    HC_ETRANSPORT = 2,                  /**< libcurl failed (refused, reset, truncated body...). */
+    HC_ETIMEOUT = 3,                    /**< Total, connect or low-speed time limit hit. */
+    HC_ETOO_MANY_REDIRECTS = 4,         /**< More redirects than allowed. */
+    HC_EUNACCEPTABLE_STATUS = 5,        /**< The handler does not accept the status code. */
+    HC_EUNACCEPTABLE_CONTENT_TYPE = 6,  /**< The handler does not accept the Content-Type. */
+    HC_EDECODE = 7,                     /**< The body could not be decoded (charset, JSON, image). */
+    HC_ETOO_LARGE = 8,                  /**< The decoded body exceeds the handler's limit. */
+    HC_ECANCELLED = 9,                  /**< Cancelled by hc_cancel_cancel or a progress callback. */
+    HC_EIO = 10,                        /**< A local file operation failed. */
+    HC_ECALLBACK = 11                   /**< A callback of yours reported failure. */
+} hc_code;
+
+/** Details of the last failure on the calling thread. */
+typedef struct hc_error hc_error;
+
+/** The last error on the calling thread, set by any hc_ function that fails. Never NULL: when
+ *  nothing has failed, an error with code HC_OK and an empty message.
+ *  Borrowed: valid until the next hc_ call on this thread that fails, or hc_error_clear(). */
+HC_EXTERN const hc_error *hc_error_last(void);
+
+/** Forgets the calling thread's last error. */
+HC_EXTERN void hc_error_clear(void);
+
+/** The error's code (HC_OK for the "no error" value; HC_EINVALID_ARG if err is NULL). */
+HC_EXTERN hc_code hc_error_code(const hc_error *err);
+
+/** A one-line, human-readable message. Never NULL. Borrowed: lives as long as err. */
+HC_EXTERN const char *hc_error_message(const hc_error *err);
+
+/** libcurl's CURLcode behind a transport-level failure, or 0 when libcurl did not fail. */
+HC_EXTERN int hc_error_curl_code(const hc_error *err);
+
+/** The HTTP status of the response the error concerns, or 0 when no response was received. */
+HC_EXTERN int hc_error_status(const hc_error *err);
+
+/** The first value of header `name` (case-insensitive) of the response the error concerns, or
+ *  NULL. Borrowed: lives as long as err. */
+HC_EXTERN const char *hc_error_header(const hc_error *err, const char *name);
+
+/** The body of a rejected response (capped, 64 KiB by default), or the bytes a decoder could not
+ *  decode. Sets *data and *len; *data is NULL when there is none. Not NUL-terminated.
+ *  Borrowed: lives as long as err. */
+HC_EXTERN hc_code hc_error_body(const hc_error *err, const uint8_t **data, size_t *len);
+
+/** The server's own message from a JSON error document in a rejected body, or NULL.
+ *  Borrowed: lives as long as err. */
+HC_EXTERN const char *hc_error_server_message(const hc_error *err);
+
+/** A short static name for a code ("timeout", "decode"...). Static storage: never freed. */
+HC_EXTERN const char *hc_code_name(hc_code code);
+
+/** The library's version, "MAJOR.MINOR.PATCH". Static storage: never freed. Compare it with
+ *  HC_VERSION_STRING to check the header matches the library. */
+HC_EXTERN const char *hc_version(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Cancellation                                                                                */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A flag that stops the transfers it is attached to (see hc_request_set_cancel). */
+typedef struct hc_cancel hc_cancel;
+
+/** A new, unset token. The caller owns it and frees it with hc_cancel_free. */
+HC_EXTERN hc_cancel *hc_cancel_new(void);
+
+/** Sets the token: the transfers using it stop with HC_ECANCELLED. Safe from any thread,
+ *  including while hc_client_send runs on another. */
+HC_EXTERN hc_code hc_cancel_cancel(hc_cancel *token);
+
+/** 1 if the token is set, 0 if not (or token is NULL). */
+HC_EXTERN int hc_cancel_is_cancelled(const hc_cancel *token);
+
+/** Releases the caller's reference. Requests holding the token keep it alive until freed. */
+HC_EXTERN void hc_cancel_free(hc_cancel *token);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Handlers: what becomes of a response body                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/** A description of how to handle a body. Each send creates fresh handling state from it, so one
+ *  hc_handler may serve many requests. */
+typedef struct hc_handler hc_handler;
+
+/** Discards the body; the status and headers are the result. Accepts 200-299, any type.
+ *  The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_discard_new(void);
+
+/** Keeps the whole body in memory (read it with hc_response_bytes). `max_size` is the largest
+ *  decoded body accepted, in bytes (0: no limit); a larger body fails with HC_ETOO_LARGE.
+ *  Accepts 200-299, any type. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_bytes_new(size_t max_size);
+
+/** Releases the caller's reference. Requests the handler was set on keep their own. */
+HC_EXTERN void hc_handler_free(hc_handler *handler);
+
+/** Empties the handler's set of acceptable status codes: any code is accepted, until ranges are
+ *  added with hc_handler_accept_status. */
+HC_EXTERN hc_code hc_handler_accept_any_status(hc_handler *handler);
+
+/** Adds status codes `low`..`high` (inclusive) to those accepted (default set: 200-299). To
+ *  replace the default, call hc_handler_accept_any_status first. */
+HC_EXTERN hc_code hc_handler_accept_status(hc_handler *handler, int low, int high);
+
+/** Adds a media range ("application/json", "image/ *" without the space, "* / *+json" likewise)
+ *  to the content types accepted; with none added, any type is accepted. */
+HC_EXTERN hc_code hc_handler_accept_type(hc_handler *handler, const char *media_range);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Requests                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct hc_request hc_request;
+
+/** Progress of a transfer: bytes received on the wire and expected (0 if unknown), bytes handed
+ *  to the handler after decompression, bytes sent and to send. Return 0 to continue, non-zero to
+ *  cancel the transfer (it then fails with HC_ECANCELLED). */
+typedef int (*hc_progress_cb)(void *userdata, int64_t received, int64_t expected,
+                              int64_t decoded, int64_t sent, int64_t to_send);
+
+/** A request for `method` ("GET", "POST"...) on `url`. Returns NULL with HC_EINVALID_ARG when
+ *  either is NULL or malformed. The caller owns the result and frees it with hc_request_free. */
+HC_EXTERN hc_request *hc_request_new(const char *method, const char *url);
+
+HC_EXTERN void hc_request_free(hc_request *request);
+
+/** Adds a header line. A name that is not a token, or a value with CR, LF or NUL, is refused
+ *  with HC_EINVALID_ARG and nothing is added. */
+HC_EXTERN hc_code hc_request_add_header(hc_request *request, const char *name, const char *value);
+
+/** Sets the body to a copy of `len` bytes at `data`, sent with Content-Type `content_type`
+ *  (NULL: none, unless a header sets it). The caller keeps ownership of `data`. */
+HC_EXTERN hc_code hc_request_set_body(hc_request *request, const uint8_t *data, size_t len,
+                                      const char *content_type);
+
+/** Sets what becomes of the body. The request takes its own reference: the caller may free
+ *  `handler` at any time. Without a handler, the body is kept as bytes (hc_handler_bytes_new(0)). */
+HC_EXTERN hc_code hc_request_set_handler(hc_request *request, hc_handler *handler);
+
+/** Total time allowed for this request in milliseconds (0: the client's setting). */
+HC_EXTERN hc_code hc_request_set_timeout_ms(hc_request *request, long timeout_ms);
+
+/** Whether this request follows redirects (1) or not (0), overriding the client's setting. */
+HC_EXTERN hc_code hc_request_set_follow_redirects(hc_request *request, int follow);
+
+/** Calls `cb` with `userdata` as the transfer progresses (NULL cb: no calls). The callback runs
+ *  on the thread that calls hc_client_send; `userdata` must stay valid while a send runs. */
+HC_EXTERN hc_code hc_request_set_progress(hc_request *request, hc_progress_cb cb, void *userdata);
+
+/** Attaches a cancellation token; the request keeps its own reference (NULL detaches). */
+HC_EXTERN hc_code hc_request_set_cancel(hc_request *request, hc_cancel *token);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Clients                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct hc_client hc_client;
+typedef struct hc_response hc_response;
+
+/** A client with the default settings: no total timeout, 30 s connect timeout, redirects
+ *  followed up to 10, TLS verified, compressed bodies accepted and decoded, User-Agent
+ *  "httpcontent/VERSION". Connections are kept alive and reused between its requests.
+ *  The caller owns the result and frees it with hc_client_free. */
+HC_EXTERN hc_client *hc_client_new(void);
+
+/** Frees the client and closes its idle connections. No send may be running on it. */
+HC_EXTERN void hc_client_free(hc_client *client);
+
+/** Total time allowed for each request, in milliseconds (0: no limit, the default). */
+HC_EXTERN hc_code hc_client_set_timeout_ms(hc_client *client, long timeout_ms);
+
+/** Time allowed to connect, in milliseconds (0: libcurl's own 300 s; default 30000). */
+HC_EXTERN hc_code hc_client_set_connect_timeout_ms(hc_client *client, long timeout_ms);
+
+/** Fail with HC_ETIMEOUT when fewer than `bytes_per_second` arrive for `seconds` in a row
+ *  (0, 0: off, the default). */
+HC_EXTERN hc_code hc_client_set_low_speed(hc_client *client, long bytes_per_second, long seconds);
+
+/** Follow redirects (1, the default) or not (0), and how many at most (default 10). */
+HC_EXTERN hc_code hc_client_set_redirects(hc_client *client, int follow, int max_redirects);
+
+/** The User-Agent sent unless a request sets its own. */
+HC_EXTERN hc_code hc_client_set_user_agent(hc_client *client, const char *user_agent);
+
+/** Adds a header sent with every request that does not set the same name. */
+HC_EXTERN hc_code hc_client_add_header(hc_client *client, const char *name, const char *value);
+
+/** Verify TLS certificates and host names (1, the default) or not (0: insecure). */
+HC_EXTERN hc_code hc_client_set_verify_tls(hc_client *client, int verify);
+
+/** Trust the CA certificates in this PEM file instead of the system's (NULL: the system's). */
+HC_EXTERN hc_code hc_client_set_ca_file(hc_client *client, const char *path);
+
+/** Sends `request` and waits for the outcome. On HC_OK, *response is set to a new response the
+ *  caller owns and frees with hc_response_free; on failure *response is NULL and
+ *  hc_error_last() has the details (for a rejected response: status, headers, capped body and
+ *  the server's message). The request is only borrowed and may be sent again. Several threads
+ *  may send on one client at once, each with its own request. */
+HC_EXTERN hc_code hc_client_send(hc_client *client, const hc_request *request,
+                                 hc_response **response);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Responses                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+HC_EXTERN void hc_response_free(hc_response *response);
+
+/** The final status code (after redirects), or 0 if response is NULL. */
+HC_EXTERN int hc_response_status(const hc_response *response);
+
+/** The URL of the final response. Borrowed: valid until the response is freed. */
+HC_EXTERN const char *hc_response_url(const hc_response *response);
+
+/** The first value of header `name`, compared case-insensitively, or NULL.
+ *  Borrowed: valid until the response is freed. */
+HC_EXTERN const char *hc_response_header(const hc_response *response, const char *name);
+
+/** How many header fields the response has. */
+HC_EXTERN size_t hc_response_header_count(const hc_response *response);
+
+/** The `index`th header field, in the order received. Sets *name and *value.
+ *  Borrowed: valid until the response is freed. HC_EINVALID_ARG when index is out of range. */
+HC_EXTERN hc_code hc_response_header_at(const hc_response *response, size_t index,
+                                        const char **name, const char **value);
+
+/** All header fields as one block of "Name: value\r\n" lines, in order, for callers that parse
+ *  them in one go. Not NUL-terminated. Borrowed: valid until the response is freed. */
+HC_EXTERN hc_code hc_response_headers_raw(const hc_response *response, const uint8_t **data,
+                                          size_t *len);
+
+/** The Content-Type's media type, lowercased, without parameters ("text/html"), or NULL.
+ *  Borrowed: valid until the response is freed. */
+HC_EXTERN const char *hc_response_media_type(const hc_response *response);
+
+/** The Content-Type's charset parameter, lowercased, or NULL.
+ *  Borrowed: valid until the response is freed. */
+HC_EXTERN const char *hc_response_charset(const hc_response *response);
+
+/** The body kept by a bytes handler. Sets *data and *len (*data may be NULL when len is 0).
+ *  Not NUL-terminated. Borrowed: valid until the response is freed.
+ *  HC_EINVALID_ARG if the response's handler does not keep bytes. */
+HC_EXTERN hc_code hc_response_bytes(const hc_response *response, const uint8_t **data, size_t *len);
+
+/** Figures about the transfer: body bytes on the wire, body bytes after decompression, and
+ *  total time in seconds. Any pointer may be NULL. */
+HC_EXTERN hc_code hc_response_metrics(const hc_response *response, int64_t *wire_bytes,
+                                      int64_t *decoded_bytes, double *total_seconds);
+
+HC_END_DECL
+
+#endif /* HTTPCONTENT_H */
