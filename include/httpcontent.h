@@ -96,6 +96,9 @@ HC_EXTERN hc_code hc_error_body(const hc_error *err, const uint8_t **data, size_
  *  Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_server_message(const hc_error *err);
 
+/** For HC_EDECODE: the byte offset in the body where decoding failed; -1 when not known. */
+HC_EXTERN int64_t hc_error_offset(const hc_error *err);
+
 /** A short static name for a code ("timeout", "decode"...). Static storage: never freed. */
 HC_EXTERN const char *hc_code_name(hc_code code);
 

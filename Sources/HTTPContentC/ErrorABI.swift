@@ -88,6 +88,11 @@ public func hc_error_body(_ err: OpaquePointer?, _ data: UnsafeMutablePointer<Un
     return HC_OK
 }
 
+@_cdecl("hc_error_offset")
+public func hc_error_offset(_ err: OpaquePointer?) -> Int64 {
+    borrowHandle(err, as: ErrorBox.self)?.error.offset.map(Int64.init) ?? -1
+}
+
 @_cdecl("hc_error_server_message")
 public func hc_error_server_message(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none else { return nil }

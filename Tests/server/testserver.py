@@ -46,10 +46,10 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
 
 import argparse
 import functools
-import gzip
 import http.server
 import json
 import re
+import select
 import signal
 import socket
 import struct
@@ -190,13 +190,13 @@ IMAGES = {
 
 
 @functools.lru_cache(maxsize=16)
-def gzip_bomb(n):
+def gzip_body(n, zeros=False):
+    """gzip of n deterministic bytes (or n zero bytes), compressed block by block."""
     comp = zlib.compressobj(9, zlib.DEFLATED, 31)  # wbits 31 = gzip container
-    zeros = bytes(1 << 20)
-    parts, left = [], n
-    while left > 0:
-        parts.append(comp.compress(zeros[:min(left, len(zeros))]))
-        left -= len(zeros)
+    parts, zero_block = [], bytes(1 << 20)
+    for off in range(0, n, 1 << 20):
+        size = min(1 << 20, n - off)
+        parts.append(comp.compress(zero_block[:size] if zeros else det_bytes(off, size)))
     parts.append(comp.flush())
     return b"".join(parts)
 
@@ -206,6 +206,7 @@ def gzip_bomb(n):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "httpcontent-testserver/1.0"
+    timeout = 120  # idle/blocked connections are dropped after this many seconds
 
     def log_message(self, fmt, *args):
         if getattr(self.server, "verbose", False):
@@ -286,25 +287,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _dispatch(self):
         try:
-            self.body = self._read_body()
+            self._route()
+        except (ConnectionError, TimeoutError):  # client went away or idled out
+            self.close_connection = True
+
+    def _route(self):
+        try:
+            self.body = self._read_body()  # always consumed, keeps keep-alive in sync
         except (BadRequest, ValueError) as exc:
             self.close_connection = True
             return self._error(400, str(exc))
         parts = urllib.parse.urlsplit(self.path)
-        self.route = parts.path
-        self.raw_query = parts.query
+        self.route, self.raw_query = parts.path, parts.query
         self.query = urllib.parse.parse_qs(parts.query, keep_blank_values=True)
         segs = [s for s in self.route.split("/") if s]
-        name = segs[0] if segs else ""
-        handler = getattr(self, "h_" + name.replace("-", "_"), None) if name else None
+        handler = getattr(self, "h_" + segs[0].replace("-", "_"), None) if segs else None
+        if handler is None:
+            return self._error(404, "Not Found")
         try:
-            if handler is None:
-                return self._error(404, "Not Found")
             handler(segs[1:])
         except BadRequest as exc:
             self._error(400, str(exc))
-        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
-            self.close_connection = True
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _dispatch
 
@@ -357,7 +360,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         charset = self._q("charset", "utf-8")
         raw = self._q("raw_hex")
         try:
-            data = bytes.fromhex(raw) if raw is not None else self._q("text", "héllo wörld").encode(charset)
+            if raw is not None:
+                data = bytes.fromhex(raw)
+            else:
+                data = self._q("text", "héllo wörld").encode(charset)
         except (LookupError, ValueError, UnicodeError) as exc:
             raise BadRequest(f"cannot encode: {exc}")
         ctype = "text/plain" if self._q("nocharset") == "1" else f"text/plain; charset={charset}"
@@ -373,17 +379,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def h_gzip(self, args):
         n = to_int(self._one_arg(args), "n", 0, MAX_GZIP_N)
+        vary = [("Vary", "Accept-Encoding")]
         if "gzip" in self.headers.get("Accept-Encoding", "").lower():
-            body = gzip.compress(det_bytes(0, n), mtime=0)
-            self._send(200, body, "application/octet-stream",
-                       [("Content-Encoding", "gzip"), ("Vary", "Accept-Encoding")])
-        else:
-            self._send(200, det_bytes(0, n), "application/octet-stream",
-                       [("Vary", "Accept-Encoding")])
+            return self._send(200, gzip_body(n), "application/octet-stream",
+                              vary + [("Content-Encoding", "gzip")])
+        self._head(200, "application/octet-stream", n, vary)
+        if self.command != "HEAD":
+            self._stream(n)
 
     def h_gzip_bomb(self, args):
         n = to_int(self._one_arg(args), "n", 0, MAX_GZIP_N)
-        self._send(200, gzip_bomb(n), "application/octet-stream", [("Content-Encoding", "gzip")])
+        self._send(200, gzip_body(n, zeros=True), "application/octet-stream",
+                   [("Content-Encoding", "gzip")])
 
     def _redirect(self, status, location):
         self._send(status, f"redirecting to {location}", headers=[("Location", location)])
@@ -430,14 +437,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.flush()
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not self._stopping():
-            time.sleep(0.1)
-            try:  # stop early once the client has gone away
-                if self.connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b"":
+            readable, _, _ = select.select([self.connection], [], [], 0.1)
+            if readable:  # stop early once the client has gone away
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        break
+                except OSError:
                     break
-            except BlockingIOError:
-                pass
-            except OSError:
-                break
+                time.sleep(0.1)  # client sent more data: keep ignoring it
 
     def h_truncated(self, args):
         n = to_int(self._q("bytes", "100"), "bytes")
@@ -531,7 +538,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         i = 0
         while i < k and not self._stopping():
             stop = min(k, i + 1000)
-            items = ",".join(json.dumps({"id": j, "name": f"item {j}", "tags": ["a", "b"],
+            items = ", ".join(json.dumps({"id": j, "name": f"item {j}", "tags": ["a", "b"],
                                          "value": j * 1.5}) for j in range(i, stop))
             self._write_chunk(((", " if i else "") + items).encode())
             i = stop
@@ -560,6 +567,11 @@ class Server(http.server.ThreadingHTTPServer):
         self.verbose = verbose
         self.stopping = threading.Event()
         super().__init__(addr, handler)
+
+    def handle_error(self, request, client_address):
+        exc = sys.exc_info()[1]
+        if self.verbose or not isinstance(exc, (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
 
     def shutdown(self):
         self.stopping.set()  # lets slow/stall/streaming handlers finish early

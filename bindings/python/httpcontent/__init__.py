@@ -1,0 +1,27 @@
+"""httpcontent: send HTTP requests and decide, per request, what becomes of the response body.
+
+    import httpcontent as hc
+    with hc.Client(timeout=10) as client:
+        r = client.get(url, handler=hc.Bytes())
+        r.status, r.headers["content-type"], r.url, r.content
+"""
+
+from ._ffi import lib as _lib
+from .client import CancelToken, Client, Headers, Response
+from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgument, LocalIOError,
+                     Timeout, TooLarge, TooManyRedirects, TransportError, UnacceptableContentType,
+                     UnacceptableStatus)
+from .handlers import Bytes, Discard, Handler
+
+__version__ = "0.1.0"
+
+
+def library_version() -> str:
+    """The version of the loaded libhttpcontent."""
+    return _lib().hc_version().decode()
+
+
+__all__ = ["Client", "Response", "Headers", "CancelToken", "Handler", "Discard", "Bytes",
+           "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
+           "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
+           "Cancelled", "LocalIOError", "CallbackError", "library_version"]

@@ -1,0 +1,257 @@
+"""Client, responses and their headers."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from . import _ffi
+from ._handle import Handle
+from .errors import CallbackError, check, raise_last
+from .handlers import Bytes, Handler
+
+
+class Headers(Mapping[str, str]):
+    """Response headers: ordered, multi-valued, looked up case-insensitively.
+    `headers["content-type"]` is the first value; `headers.get_all(name)` every value."""
+
+    def __init__(self, fields: Iterable[tuple[str, str]]) -> None:
+        self._fields = list(fields)
+
+    @classmethod
+    def parse(cls, raw: bytes) -> "Headers":
+        fields = []
+        for line in raw.decode("latin-1").split("\r\n"):
+            name, sep, value = line.partition(":")
+            if sep:
+                fields.append((name, value.strip()))
+        return cls(fields)
+
+    @classmethod
+    def from_error(cls, err: int) -> "Headers":
+        # Errors carry only lookups; the common ones are enough to explain a rejection.
+        lib = _ffi.lib()
+        fields = []
+        for name in ("Content-Type", "Content-Length", "Location", "Retry-After",
+                     "WWW-Authenticate", "Content-Encoding"):
+            value = lib.hc_error_header(err, name.encode())
+            if value is not None:
+                fields.append((name, value.decode("latin-1")))
+        return cls(fields)
+
+    def __getitem__(self, name: str) -> str:
+        lowered = name.lower()
+        for key, value in self._fields:
+            if key.lower() == lowered:
+                return value
+        raise KeyError(name)
+
+    def get_all(self, name: str) -> list[str]:
+        lowered = name.lower()
+        return [value for key, value in self._fields if key.lower() == lowered]
+
+    def items(self):  # type: ignore[override]
+        return list(self._fields)
+
+    def __iter__(self) -> Iterator[str]:
+        seen = set()
+        for key, _ in self._fields:
+            if key.lower() not in seen:
+                seen.add(key.lower())
+                yield key
+
+    def __len__(self) -> int:
+        return len({key.lower() for key, _ in self._fields})
+
+    def __repr__(self) -> str:
+        return f"Headers({self._fields!r})"
+
+
+class Response:
+    """A completed response: `status`, `headers`, `url`, `content` (what the handler made of the
+    body), `media_type` and `charset` from Content-Type, and transfer `metrics`."""
+
+    __slots__ = ("status", "url", "content", "media_type", "charset", "metrics", "_raw_headers",
+                 "_headers")
+
+    def __init__(self, ptr: int, handler: Handler) -> None:
+        lib = _ffi.lib()
+        self.status: int = lib.hc_response_status(ptr)
+        self.url: str = lib.hc_response_url(ptr).decode("utf-8", "replace")
+        media = lib.hc_response_media_type(ptr)
+        charset = lib.hc_response_charset(ptr)
+        self.media_type: str | None = media.decode() if media else None
+        self.charset: str | None = charset.decode() if charset else None
+        self._raw_headers = _ffi.borrowed_bytes(lib.hc_response_headers_raw, ptr)
+        self._headers: Headers | None = None
+        wire, decoded, seconds = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_double()
+        lib.hc_response_metrics(ptr, ctypes.byref(wire), ctypes.byref(decoded), ctypes.byref(seconds))
+        self.metrics = {"wire_bytes": wire.value, "decoded_bytes": decoded.value,
+                        "total_seconds": seconds.value}
+        self.content: Any = handler._content(ptr)
+
+    @property
+    def headers(self) -> Headers:
+        if self._headers is None:
+            self._headers = Headers.parse(self._raw_headers)
+        return self._headers
+
+    def __repr__(self) -> str:
+        return f"<Response {self.status} {self.url}>"
+
+
+class CancelToken(Handle):
+    """Set it with `cancel()`, from any thread, to stop the requests it was passed to; they
+    raise `hc.Cancelled`."""
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_cancel_free(ptr)
+
+    def __init__(self) -> None:
+        super().__init__(_ffi.lib().hc_cancel_new())
+
+    def cancel(self) -> None:
+        check(_ffi.lib().hc_cancel_cancel(self))
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(_ffi.lib().hc_cancel_is_cancelled(self))
+
+
+class _Request(Handle):
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_request_free(ptr)
+
+
+Progress = Callable[[dict], Any]
+
+
+class Client(Handle):
+    """Sends requests; keeps connections alive between them. Defaults: no total timeout,
+    30 s to connect, redirects followed (at most 10), TLS verified, compressed bodies decoded.
+
+    `timeout` and `connect_timeout` are in seconds; `low_speed=(bytes_per_second, seconds)`
+    fails a transfer that stays slower than that for that long."""
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_client_free(ptr)
+
+    def __init__(self, *, timeout: float | None = None, connect_timeout: float | None = 30.0,
+                 low_speed: tuple[int, int] | None = None, follow_redirects: bool = True,
+                 max_redirects: int = 10, user_agent: str | None = None,
+                 headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+                 verify: bool = True, ca_file: str | None = None) -> None:
+        lib = _ffi.lib()
+        super().__init__(lib.hc_client_new())
+        try:
+            if timeout is not None:
+                check(lib.hc_client_set_timeout_ms(self, _ms(timeout)))
+            check(lib.hc_client_set_connect_timeout_ms(self, _ms(connect_timeout) if connect_timeout else 0))
+            if low_speed is not None:
+                check(lib.hc_client_set_low_speed(self, int(low_speed[0]), int(low_speed[1])))
+            check(lib.hc_client_set_redirects(self, int(follow_redirects), int(max_redirects)))
+            if user_agent is not None:
+                check(lib.hc_client_set_user_agent(self, _ffi.text(user_agent)))
+            for name, value in _pairs(headers):
+                check(lib.hc_client_add_header(self, _ffi.text(name), _ffi.text(value)))
+            check(lib.hc_client_set_verify_tls(self, int(verify)))
+            if ca_file is not None:
+                check(lib.hc_client_set_ca_file(self, _ffi.text(ca_file)))
+        except BaseException:
+            self.close()
+            raise
+
+    def request(self, method: str, url: str, *, handler: Handler | None = None,
+                headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+                data: bytes | str | None = None, content_type: str | None = None,
+                timeout: float | None = None, follow_redirects: bool | None = None,
+                progress: Progress | None = None, cancel: CancelToken | None = None) -> Response:
+        """Sends one request and returns the response, or raises an `hc.Error` subclass.
+
+        `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
+        move; returning True from it cancels the transfer. An exception it raises stops the
+        transfer and is re-raised here."""
+        self._check_open()
+        lib = _ffi.lib()
+        handler = handler if handler is not None else Bytes()
+        with _Request(lib.hc_request_new(_ffi.text(method), _ffi.text(url))) as req:
+            for name, value in _pairs(headers):
+                check(lib.hc_request_add_header(req, _ffi.text(name), _ffi.text(value)))
+            if data is not None:
+                body = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+                if content_type is None and isinstance(data, str):
+                    content_type = "text/plain; charset=utf-8"
+                check(lib.hc_request_set_body(req, body, len(body), _ffi.text(content_type)))
+            check(lib.hc_request_set_handler(req, handler._handle()))
+            if timeout is not None:
+                check(lib.hc_request_set_timeout_ms(req, _ms(timeout)))
+            if follow_redirects is not None:
+                check(lib.hc_request_set_follow_redirects(req, int(follow_redirects)))
+            if cancel is not None:
+                check(lib.hc_request_set_cancel(req, cancel))
+            raised: list[BaseException] = []
+            callback = None
+            if progress is not None:
+                callback = _progress_callback(progress, raised)
+                check(lib.hc_request_set_progress(req, callback, None))
+            out = ctypes.c_void_p()
+            code = lib.hc_client_send(self, req, ctypes.byref(out))
+            if raised:
+                raise raised[0]
+            if code != 0:
+                raise_last()
+            try:
+                return Response(out.value, handler)
+            finally:
+                lib.hc_response_free(out.value)
+
+    def get(self, url: str, **kwargs: Any) -> Response:
+        return self.request("GET", url, **kwargs)
+
+    def head(self, url: str, **kwargs: Any) -> Response:
+        return self.request("HEAD", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> Response:
+        return self.request("POST", url, **kwargs)
+
+    def put(self, url: str, **kwargs: Any) -> Response:
+        return self.request("PUT", url, **kwargs)
+
+    def patch(self, url: str, **kwargs: Any) -> Response:
+        return self.request("PATCH", url, **kwargs)
+
+    def delete(self, url: str, **kwargs: Any) -> Response:
+        return self.request("DELETE", url, **kwargs)
+
+
+def _progress_callback(progress: Progress, raised: list[BaseException]):
+    # An exception cannot cross C: keep it, cancel the transfer, re-raise after the call.
+    def call(_userdata, received, expected, decoded, sent, to_send) -> int:
+        try:
+            stop = progress({"received": received, "expected": expected, "decoded": decoded,
+                             "sent": sent, "to_send": to_send})
+            return 1 if stop else 0
+        except BaseException as exc:  # noqa: BLE001 - re-raised by request()
+            raised.append(exc)
+            return 1
+    return _ffi.PROGRESS_CB(call)
+
+
+def _ms(seconds: float) -> int:
+    if seconds < 0:
+        raise ValueError("time limits cannot be negative")
+    return max(1, int(seconds * 1000)) if seconds else 0
+
+
+def _pairs(headers: Mapping[str, str] | Iterable[tuple[str, str]] | None):
+    if headers is None:
+        return []
+    if isinstance(headers, Mapping):
+        return list(headers.items())
+    return list(headers)
+
+
+__all__ = ["Client", "Response", "Headers", "CancelToken", "CallbackError"]

@@ -1,0 +1,134 @@
+"""The exception hierarchy: one class per hc_code, each carrying the code, the message and,
+where there is one, the response it concerns."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import _ffi
+
+if TYPE_CHECKING:
+    from .client import Headers
+
+
+class Error(Exception):
+    """Base of every httpcontent error. `.code` is the C hc_code, `.message` the explanation."""
+
+    code = 0
+
+    def __init__(self, message: str, *, curl_code: int = 0, status: int = 0,
+                 headers: "Headers | None" = None, body: bytes = b"",
+                 server_message: str | None = None, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.curl_code = curl_code
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.server_message = server_message
+        self.offset = offset
+
+    @property
+    def response(self) -> dict[str, Any] | None:
+        """What is known of the response: status and headers, or None if none was received."""
+        if not self.status:
+            return None
+        return {"status": self.status, "headers": self.headers, "body": self.body}
+
+
+class InvalidArgument(Error, ValueError):
+    code = 1
+
+
+class TransportError(Error):
+    """libcurl could not complete the exchange; `.curl_code` is libcurl's CURLcode."""
+    code = 2
+
+
+class Timeout(TransportError):
+    code = 3
+
+
+class TooManyRedirects(TransportError):
+    code = 4
+
+
+class UnacceptableStatus(Error):
+    """The handler does not accept the status. `.status`, `.headers`, `.body` (capped) and
+    `.server_message` (from a JSON error document) describe the response."""
+    code = 5
+
+
+class UnacceptableContentType(Error):
+    code = 6
+
+
+class DecodeError(Error):
+    """The body could not be decoded; `.offset` is the byte offset when known and `.body` the
+    bytes that could not be decoded."""
+    code = 7
+
+
+class TooLarge(Error):
+    code = 8
+
+
+class Cancelled(Error):
+    code = 9
+
+
+class LocalIOError(Error):
+    """A local file operation failed (download target, upload source)."""
+    code = 10
+
+
+class CallbackError(Error):
+    """A callback of yours failed; when it was Python code, its exception is raised instead."""
+    code = 11
+
+
+_BY_CODE: dict[int, type[Error]] = {cls.code: cls for cls in (
+    InvalidArgument, TransportError, Timeout, TooManyRedirects, UnacceptableStatus,
+    UnacceptableContentType, DecodeError, TooLarge, Cancelled, LocalIOError, CallbackError)}
+
+
+def last_error() -> Error:
+    """The calling thread's last library error as an exception object."""
+    lib = _ffi.lib()
+    err = lib.hc_error_last()
+    code = lib.hc_error_code(err)
+    message = (lib.hc_error_message(err) or b"").decode("utf-8", "replace")
+    status = lib.hc_error_status(err)
+    headers = None
+    if status:
+        from .client import Headers
+        headers = Headers.from_error(err)
+    server = lib.hc_error_server_message(err)
+    offset = lib.hc_error_offset(err)
+    cls = _BY_CODE.get(code, Error)
+    return cls(message, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
+               body=_ffi.borrowed_bytes(lib.hc_error_body, err),
+               server_message=server.decode("utf-8", "replace") if server else None,
+               offset=offset if offset >= 0 else None)
+
+
+def raise_last() -> None:
+    raise last_error()
+
+
+def check(code: int) -> None:
+    """Raises the thread's last error when a call returned a failure code."""
+    if code != 0:
+        raise_last()
+
+
+def check_handle(handle: int | None) -> int:
+    if not handle:
+        raise_last()
+    return handle  # type: ignore[return-value]
+
+
+__all__ = ["Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
+           "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
+           "Cancelled", "LocalIOError", "CallbackError"]
+

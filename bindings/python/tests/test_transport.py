@@ -1,0 +1,210 @@
+"""The transport from Python: the real libhttpcontent.so through ctypes, against a real server."""
+
+import threading
+import time
+
+import pytest
+
+import httpcontent as hc
+
+
+def expected_bytes(n):
+    return bytes(i % 251 for i in range(n))
+
+
+def test_get_returns_exact_bytes_status_and_headers(client, base_url):
+    r = client.get(f"{base_url}/bytes/100000")
+    assert r.status == 200
+    assert r.content == expected_bytes(100000)
+    assert r.headers["CONTENT-LENGTH"] == "100000"
+    assert r.headers.get("x-missing") is None
+    assert r.media_type == "application/octet-stream"
+    assert r.url.endswith("/bytes/100000")
+    assert r.metrics["decoded_bytes"] == 100000
+
+
+def test_chunked_and_gzip_bodies_are_decoded(client, base_url):
+    assert client.get(f"{base_url}/bytes/30000?chunked=1&chunk=999").content == expected_bytes(30000)
+    r = client.get(f"{base_url}/gzip/40000")
+    assert r.headers["content-encoding"] == "gzip"
+    assert r.content == expected_bytes(40000)
+    assert r.metrics["wire_bytes"] < r.metrics["decoded_bytes"] == 40000
+
+
+def test_headers_are_multi_valued_and_ordered(client, base_url):
+    r = client.get(f"{base_url}/cookie?set=a=1")
+    assert r.headers.get_all("set-cookie") == ["a=1; Path=/"]
+    names = [name.lower() for name, _ in r.headers.items()]
+    assert "content-type" in names
+
+
+def test_rejected_status_raises_with_status_headers_body_and_server_message(client, base_url):
+    with pytest.raises(hc.UnacceptableStatus) as info:
+        client.get(f"{base_url}/status/401?json=1")
+    err = info.value
+    assert err.code == 5 and err.status == 401
+    assert err.headers["content-type"] == "application/json"
+    assert b"You are not authorized" in err.body
+    assert "401" in str(err)
+
+
+def test_accept_status_makes_a_code_acceptable(client, base_url):
+    r = client.get(f"{base_url}/status/404", handler=hc.Bytes(accept_status=[404, (200, 299)]))
+    assert r.status == 404 and r.content == b"status 404"
+    r = client.get(f"{base_url}/status/503", handler=hc.Bytes(accept_status=[]))
+    assert r.status == 503
+    with pytest.raises(hc.UnacceptableStatus):
+        client.get(f"{base_url}/status/200", handler=hc.Bytes(accept_status=["400-499"]))
+
+
+def test_accept_types_with_wildcards_and_suffixes(client, base_url):
+    h = hc.Bytes(accept_types=["*/*+json", "image/*"])
+    assert client.get(f"{base_url}/ctype?type=application/problem%2Bjson&body=x", handler=h).content == b"x"
+    assert client.get(f"{base_url}/ctype?type=image/png&body=x", handler=h).status == 200
+    with pytest.raises(hc.UnacceptableContentType):
+        client.get(f"{base_url}/ctype?type=text/html&body=x", handler=h)
+    with pytest.raises(hc.UnacceptableContentType):
+        client.get(f"{base_url}/ctype?none=1&body=x", handler=h)
+
+
+def test_discard_keeps_nothing(client, base_url):
+    r = client.get(f"{base_url}/bytes/5000", handler=hc.Discard())
+    assert r.content is None and r.status == 200
+
+
+def test_max_size_counts_decoded_bytes_so_a_gzip_bomb_stops(client, base_url):
+    with pytest.raises(hc.TooLarge):
+        client.get(f"{base_url}/gzip-bomb/20000000", handler=hc.Bytes(max_size=1_000_000))
+    assert len(client.get(f"{base_url}/bytes/1000", handler=hc.Bytes(max_size=1000)).content) == 1000
+
+
+def test_truncated_body_is_a_transport_error_not_a_short_result(client, base_url):
+    with pytest.raises(hc.TransportError) as info:
+        client.get(f"{base_url}/truncated?bytes=100&declared=1000")
+    assert info.value.curl_code == 18
+    assert type(info.value) is hc.TransportError
+
+
+def test_timeout_and_redirect_errors(client, base_url):
+    start = time.monotonic()
+    with pytest.raises(hc.Timeout):
+        client.get(f"{base_url}/stall?bytes=10", timeout=0.3)
+    assert time.monotonic() - start < 5
+    assert client.get(f"{base_url}/redirect/3").url.endswith("/redirect/0")
+    with pytest.raises(hc.TooManyRedirects):
+        client.get(f"{base_url}/redirect-loop")
+    with pytest.raises(hc.TransportError):
+        client.get(f"{base_url}/redirect-to?url=file:///etc/passwd")
+    r = client.get(f"{base_url}/redirect/1", follow_redirects=False, handler=hc.Bytes(accept_status=[302]))
+    assert r.status == 302
+
+
+def test_low_speed_limit_aborts_a_drip_feed(base_url):
+    with hc.Client(low_speed=(1000, 1)) as c:
+        with pytest.raises(hc.Timeout):
+            c.get(f"{base_url}/slow?bytes=100&delay=0.2")
+
+
+def test_connection_refused_is_a_transport_error(client):
+    with pytest.raises(hc.TransportError):
+        client.get("http://127.0.0.1:1/")
+
+
+def test_header_injection_is_refused_before_sending(client, base_url):
+    with pytest.raises(hc.InvalidArgument):
+        client.get(f"{base_url}/headers", headers={"X-Evil": "a\r\nInjected: yes"})
+    with pytest.raises(ValueError):
+        client.get(f"{base_url}/headers", headers={"Bad Name": "x"})
+    with pytest.raises(hc.InvalidArgument):
+        hc.Client(user_agent="x\ny")
+
+
+def test_invalid_url_is_invalid_argument(client):
+    with pytest.raises(hc.InvalidArgument):
+        client.get("http://x/a b")
+
+
+def test_post_bytes_round_trip(client, base_url):
+    body = bytes(range(256)) * 10
+    r = client.post(f"{base_url}/echo/raw", data=body, content_type="application/x-test")
+    assert r.content == body
+    assert r.headers["x-request-content-type"] == "application/x-test"
+
+
+def test_default_and_custom_user_agent(base_url):
+    with hc.Client() as c:
+        assert c.get(f"{base_url}/user-agent").content.startswith(b"httpcontent/")
+    with hc.Client(user_agent="me/1") as c:
+        assert c.get(f"{base_url}/user-agent").content == b"me/1"
+        assert c.get(f"{base_url}/user-agent", headers={"User-Agent": "you/2"}).content == b"you/2"
+
+
+def test_progress_reports_and_can_cancel(client, base_url):
+    seen = []
+    client.get(f"{base_url}/bytes/200000", progress=seen.append)
+    assert seen and seen[-1]["decoded"] == 200000
+    with pytest.raises(hc.Cancelled):
+        client.get(f"{base_url}/slow?bytes=100&delay=0.05", progress=lambda p: p["received"] > 0)
+
+
+def test_exception_in_progress_callback_surfaces(client, base_url):
+    class Boom(Exception):
+        pass
+
+    def explode(_):
+        raise Boom("from the callback")
+
+    with pytest.raises(Boom):
+        client.get(f"{base_url}/bytes/100000", progress=explode)
+
+
+def test_cancel_token_from_another_thread(client, base_url):
+    token = hc.CancelToken()
+    threading.Timer(0.3, token.cancel).start()
+    start = time.monotonic()
+    with pytest.raises(hc.Cancelled):
+        client.get(f"{base_url}/slow?bytes=1000&delay=0.1", cancel=token)
+    assert time.monotonic() - start < 3
+    assert token.cancelled
+    token.close()
+
+
+def test_other_threads_run_while_a_request_blocks(client, base_url):
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set() and len(ticks) < 1000:
+            ticks.append(1)
+            time.sleep(0.01)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    client.get(f"{base_url}/slow?bytes=5&delay=0.1")
+    stop.set()
+    t.join()
+    assert len(ticks) >= 10  # the GIL was released during the transfer
+
+
+def test_handles_close_idempotently_and_refuse_use_after_close(base_url):
+    c = hc.Client()
+    c.close()
+    c.close()
+    with pytest.raises(ValueError):
+        c.get(f"{base_url}/bytes/1")
+    token = hc.CancelToken()
+    token.close()
+    token.close()
+
+
+def test_one_handler_serves_many_requests(client, base_url):
+    h = hc.Bytes()
+    assert [len(client.get(f"{base_url}/bytes/{n}", handler=h).content) for n in (1, 10, 100)] == [1, 10, 100]
+
+
+def test_error_codes_match_the_c_header():
+    assert [cls.code for cls in (hc.InvalidArgument, hc.TransportError, hc.Timeout,
+            hc.TooManyRedirects, hc.UnacceptableStatus, hc.UnacceptableContentType,
+            hc.DecodeError, hc.TooLarge, hc.Cancelled, hc.LocalIOError, hc.CallbackError)] == list(range(1, 12))
+    assert issubclass(hc.Timeout, hc.TransportError) and issubclass(hc.TooManyRedirects, hc.TransportError)
+    assert hc.library_version() == hc.__version__
