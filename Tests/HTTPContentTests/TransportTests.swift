@@ -1,0 +1,159 @@
+import Testing
+@testable import HTTPContent
+
+private let server = TestServer.shared
+
+@Suite struct TransportTests {
+    let client = try! Client()
+
+    @Test func bytesArriveExactlyWithStatusAndHeaders() throws {
+        let r = try client.get(server.url("/bytes/100000"), handler: Bytes())
+        #expect(r.status == 200)
+        #expect(r.content.array == expectedBytes(100000))
+        #expect(r.headers["CONTENT-length"] == "100000")
+        #expect(r.contentType?.essence == "application/octet-stream")
+        #expect(r.url.hasSuffix("/bytes/100000"))
+        #expect(r.metrics.decodedBytes == 100000)
+    }
+
+    @Test func chunkedAndGzipBodiesAreDecoded() throws {
+        #expect(try client.get(server.url("/bytes/30000?chunked=1&chunk=999"), handler: Bytes()).content.array
+                == expectedBytes(30000))
+        let r = try client.get(server.url("/gzip/40000"), handler: Bytes())
+        #expect(r.headers["content-encoding"] == "gzip")
+        #expect(r.content.array == expectedBytes(40000))
+        #expect(r.metrics.wireBytes < r.metrics.decodedBytes)
+    }
+
+    @Test func rejectedStatusCarriesStatusHeadersAndBody() throws {
+        do {
+            _ = try client.get(server.url("/status/404"), handler: Bytes())
+            Issue.record("a 404 was accepted")
+        } catch {
+            #expect(error.code == .unacceptableStatus)
+            #expect(error.response?.status == 404)
+            #expect(error.body == Array("status 404".utf8))
+            #expect(error.message.hasPrefix("HTTP 404 Not Found"))
+        }
+    }
+
+    @Test func rejectedBodyNeverReachesTheHandler() throws {
+        let handler = Recording()
+        #expect(throws: HTTPContentError.self) {
+            _ = try client.get(server.url("/status/500"), handler: handler)
+        }
+        #expect(handler.events == ["prepare", "accept", "cleanup(failed: true)"])
+    }
+
+    @Test func handlerStepsRunInOrder() throws {
+        let handler = Recording()
+        let r = try client.get(server.url("/bytes/10"), handler: handler)
+        #expect(r.content == 10)
+        #expect(handler.events.first == "prepare")
+        #expect(handler.events.dropFirst().first == "accept")
+        #expect(handler.events.suffix(2) == ["finish", "cleanup(failed: false)"])
+    }
+
+    @Test func acceptanceByStatusAndType() throws {
+        let accept404 = Acceptance(statusCodes: [404...404])
+        #expect(try client.get(server.url("/status/404"), handler: Bytes(acceptance: accept404)).status == 404)
+        #expect(try client.get(server.url("/status/503"), handler: Bytes(acceptance: .anything)).status == 503)
+        let jsonish = Acceptance(statusCodes: [200...299], contentTypes: ["*/*+json", "image/*"])
+        #expect(try client.get(server.url("/ctype?type=application/problem%2Bjson&body=x"),
+                               handler: Bytes(acceptance: jsonish)).content.array == [UInt8(ascii: "x")])
+        #expect(throws: HTTPContentError.self) {
+            _ = try client.get(server.url("/ctype?type=text/html&body=x"), handler: Bytes(acceptance: jsonish))
+        }
+        do {
+            _ = try client.get(server.url("/ctype?none=1&body=x"), handler: Bytes(acceptance: jsonish))
+            Issue.record("a body without Content-Type was accepted by a handler that names types")
+        } catch {
+            #expect(error.code == .unacceptableContentType)
+        }
+    }
+
+    @Test func sizeLimitCountsDecodedBytes() throws {
+        do {
+            _ = try client.get(server.url("/gzip-bomb/5000000"), handler: Bytes(maxSize: 100_000))
+            Issue.record("the gzip bomb was accepted")
+        } catch {
+            #expect(error.code == .tooLarge)
+        }
+        #expect(try client.get(server.url("/bytes/1000"), handler: Bytes(maxSize: 1000)).content.count == 1000)
+    }
+
+    @Test func transportFailuresHaveDistinctCodes() throws {
+        func code(_ path: String, _ options: RequestOptions = RequestOptions()) -> HTTPContentError.Code? {
+            do {
+                _ = try client.send(Request("GET", server.url(path), options: options), handler: Bytes())
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        #expect(code("/truncated?bytes=100&declared=1000") == .transport)
+        #expect(code("/stall?bytes=100", RequestOptions(timeout: .milliseconds(300))) == .timeout)
+        #expect(code("/redirect-loop") == .tooManyRedirects)
+        #expect(code("/redirect-to?url=file:///etc/passwd") == .transport)
+        #expect(code("/redirect/2") == nil)
+        #expect(code("/redirect/1", RequestOptions(followRedirects: false)) == .unacceptableStatus)
+    }
+
+    @Test func cancellationFromAnotherThreadAndFromProgress() throws {
+        let token = CancellationToken()
+        token.cancel()
+        #expect(throws: HTTPContentError.self) {
+            _ = try client.send(.get(server.url("/bytes/10")), handler: Bytes(), cancel: token)
+        }
+        let local = CancellationToken()
+        do {
+            _ = try client.send(.get(server.url("/slow?bytes=100&delay=0.05")), handler: Bytes(),
+                                cancel: local, progress: { p in if p.received > 0 { local.cancel() } })
+            Issue.record("the transfer was not cancelled")
+        } catch {
+            #expect(error.code == .cancelled)
+        }
+    }
+
+    @Test func headerInjectionIsRefusedBeforeSending() {
+        var request = Request.get(server.url("/headers"))
+        request.headers.add("X-Evil", "a\r\nInjected: yes")
+        #expect(throws: HTTPContentError.self) { _ = try client.send(request, handler: Bytes()) }
+        #expect(throws: HTTPContentError.self) { _ = try client.get("http://x/a b", handler: Bytes()) }
+    }
+
+    @Test func postBodyRoundTrips() throws {
+        let body: [UInt8] = [0, 1, 2, 255, 10, 13]
+        let r = try client.send(Request("POST", server.url("/echo/raw"), body: .bytes(body, contentType: "application/x-test")),
+                                handler: Bytes())
+        #expect(r.content.array == body)
+        #expect(r.headers["x-request-content-type"] == "application/x-test")
+    }
+
+    @Test func connectionsAreReused() throws {
+        _ = try client.get(server.url("/bytes/1"), handler: Discard())
+        let second = try client.get(server.url("/bytes/1"), handler: Discard())
+        #expect(second.metrics.newConnections == 0)
+    }
+}
+
+/// A handler that records the order of the steps it is driven through.
+final class Recording: ContentHandler {
+    var events: [String] = []
+    var count = 0
+    func prepare(_ request: inout Request) throws { events.append("prepare") }
+    func accept(_ head: ResponseHead) throws -> Bool {
+        events.append("accept")
+        try Acceptance.builtInDefault.check(head)
+        return true
+    }
+    func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        events.append("consume")
+        count += chunk.count
+    }
+    func finish() throws -> Int {
+        events.append("finish")
+        return count
+    }
+    func cleanup(failed: Bool) { events.append("cleanup(failed: \(failed))") }
+}
