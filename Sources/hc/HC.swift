@@ -1,0 +1,127 @@
+import ArgumentParser
+import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `hc`: fetch a URL and decide what becomes of the body, from the command line.
+@main
+struct HC: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hc",
+        abstract: "Fetch HTTP content with httpcontent's handlers.",
+        version: HTTPContentVersion.string,
+        subcommands: [Get.self])
+}
+
+/// How the body is handled, as `--as` names it.
+enum HandlerChoice: String, ExpressibleByArgument, CaseIterable {
+    case bytes, text, discard
+}
+
+struct Get: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send a request and print what the handler made of the body.")
+
+    @Argument(help: "The URL (http or https).")
+    var url: String
+
+    @Option(name: .customLong("as"), help: "What to make of the body: \(HandlerChoice.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var handler: HandlerChoice = .bytes
+
+    @Option(name: [.customShort("X"), .long], help: "The request method.")
+    var method = "GET"
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A request header, 'Name: value' (repeatable).")
+    var headers: [String] = []
+
+    @Option(name: [.customShort("d"), .long], help: "A request body, sent as given.")
+    var data: String?
+
+    @Option(help: "Acceptable status codes, e.g. 200-299 or 404 (repeatable; default 200-299).")
+    var acceptStatus: [String] = []
+
+    @Option(help: "Acceptable content types, e.g. application/json or image/* (repeatable).")
+    var acceptType: [String] = []
+
+    @Option(help: "Total time allowed, in seconds.")
+    var timeout: Double?
+
+    @Option(help: "Largest body accepted, in bytes.")
+    var maxSize: Int?
+
+    @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the content.")
+    var include = false
+
+    func run() throws {
+        var configuration = ClientConfiguration()
+        if let timeout { configuration.timeout = .milliseconds(Int(timeout * 1000)) }
+        do {
+            let client = try Client(configuration: configuration)
+            var request = Request(method, url, body: data.map { .bytes(Array($0.utf8), contentType: nil) })
+            for line in headers {
+                guard let colon = line.firstIndex(of: ":") else {
+                    throw HTTPContentError(.invalidArgument, "header \"\(line)\" is not 'Name: value'")
+                }
+                request.headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces())
+            }
+            let acceptance = try makeAcceptance()
+            let bar = ProgressBar.forStandardError()
+            let progress: ((TransferProgress) -> Void)? = bar.map { bar in { bar.update($0) } }
+            defer { bar?.finish() }
+            switch handler {
+            case .bytes:
+                let r = try client.send(request, handler: Bytes(maxSize: maxSize, acceptance: acceptance), progress: progress)
+                printHead(r.head)
+                r.content.withUnsafeBytes { Output.write($0) }
+            case .text:
+                let r = try client.send(request, handler: Bytes(maxSize: maxSize, acceptance: acceptance), progress: progress)
+                printHead(r.head)
+                Output.write(r.content.utf8String)
+            case .discard:
+                let r = try client.send(request, handler: Discard(acceptance: acceptance), progress: progress)
+                printHead(r.head)
+                if !include { Output.write("\(r.head.statusLine)\n") }
+            }
+        } catch let error as HTTPContentError {
+            Output.error(error)
+            throw ExitCode(error.code.rawValue)
+        }
+    }
+
+    private func makeAcceptance() throws(HTTPContentError) -> Acceptance {
+        var acceptance = Acceptance()
+        if !acceptStatus.isEmpty {
+            acceptance.statusCodes = try acceptStatus.map { text throws(HTTPContentError) in
+                let parts = text.split(separator: "-").map { Int(String($0).trimmingSpaces()) }
+                guard let low = parts.first ?? nil, parts.count <= 2, let high = parts.last ?? nil, low <= high else {
+                    throw HTTPContentError(.invalidArgument, "--accept-status \(text) is not a code or range")
+                }
+                return low...high
+            }
+        }
+        for text in acceptType {
+            guard let range = MediaRange(parsing: text) else {
+                throw HTTPContentError(.invalidArgument, "--accept-type \(text) is not a media range")
+            }
+            acceptance.contentTypes.append(range)
+        }
+        return acceptance
+    }
+
+    private func printHead(_ head: ResponseHead) {
+        guard include else { return }
+        var text = "\(head.httpVersion) \(head.status) \(head.reason)\n"
+        for field in head.headers { text += "\(field.name): \(field.value)\n" }
+        Output.write(text + "\n")
+    }
+}
+
+extension String {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

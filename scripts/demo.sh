@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the `hc` tool, starts the embedded local test server on 127.0.0.1, and shows each
+# handler at work against it. No internet needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+echo "== building hc"
+swift build --product hc 2>&1 | tail -1
+hc=$(swift build --show-bin-path)/hc
+
+portfile=$(mktemp)
+# The server exits when this script does: its stdin is a pipe from us.
+exec 3> >(python3 Tests/server/testserver.py --port 0 --exit-on-stdin-eof --lifetime 300 > "$portfile")
+for _ in $(seq 50); do [ -s "$portfile" ] && break; sleep 0.1; done
+base="http://127.0.0.1:$(awk '{print $2}' "$portfile")"
+echo "== local server at $base"
+
+run() {
+  echo
+  echo "\$ hc $*"
+  "$hc" "$@" || echo "(exit code $?)"
+  echo
+}
+run get "$base/text?text=h%C3%A9llo%20w%C3%B6rld" --as text
+run get "$base/bytes/16" --as discard -i
+run get "$base/ctype?type=application/problem%2Bjson&body=%7B%7D" --as text --accept-type '*/*+json'
+run get "$base/status/401?json=1"
+run get "$base/status/404" --accept-status 404 --as text
+run get "$base/gzip-bomb/50000000" --max-size 1000000 --as bytes
+run get "$base/stall?bytes=10" --timeout 0.5
+run get "$base/redirect-to?url=file:///etc/passwd"
+echo
+exec 3>&-
+rm -f "$portfile"
