@@ -71,7 +71,10 @@ cleanup() {
     if [ -n "$NGINX_PID" ] && kill -0 "$NGINX_PID" 2>/dev/null; then
         kill -TERM "$NGINX_PID" 2>/dev/null || true
         for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$NGINX_PID" 2>/dev/null || true
+        if kill -0 "$NGINX_PID" 2>/dev/null; then
+            pkill -KILL -P "$NGINX_PID" 2>/dev/null || true   # its worker
+            kill -KILL "$NGINX_PID" 2>/dev/null || true
+        fi
     fi
     rm -rf "$TMP"
 }

@@ -17,6 +17,7 @@
 #define HTTPCONTENT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -130,6 +131,8 @@ HC_EXTERN void hc_cancel_free(hc_cancel *token);
 /* Handlers: what becomes of a response body                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
+typedef struct hc_response hc_response;
+
 /** A description of how to handle a body. Each send creates fresh handling state from it, so one
  *  hc_handler may serve many requests. */
 typedef struct hc_handler hc_handler;
@@ -157,6 +160,99 @@ HC_EXTERN hc_code hc_handler_accept_status(hc_handler *handler, int low, int hig
 /** Adds a media range ("application/json", "image/ *" without the space, "* / *+json" likewise)
  *  to the content types accepted; with none added, any type is accepted. */
 HC_EXTERN hc_code hc_handler_accept_type(hc_handler *handler, const char *media_range);
+
+/** Sets the largest body the handler accepts, in decoded bytes (0: no limit), for the
+ *  handlers that take a limit (bytes, text, image, file); more fails with HC_ETOO_LARGE. */
+HC_EXTERN hc_code hc_handler_set_max_size(hc_handler *handler, size_t max_size);
+
+/** Replaces the process-wide default status codes given to handlers created from now on:
+ *  `count` ranges as pairs low0, high0, low1, high1... (count 0: any status). The values are
+ *  copied. Not thread-safe against concurrent handler creation. */
+HC_EXTERN hc_code hc_defaults_accept_status(const int *low_high_pairs, size_t count);
+
+/** Restores the built-in defaults (status 200-299, any type). */
+HC_EXTERN void hc_defaults_reset(void);
+
+/** Text encodings for hc_handler_text_new. */
+typedef enum hc_encoding {
+    HC_ENCODING_AUTO = 0,       /**< Content-Type charset, then byte order mark, then UTF-8. */
+    HC_ENCODING_UTF8 = 1,
+    HC_ENCODING_UTF16LE = 2,
+    HC_ENCODING_UTF16BE = 3,
+    HC_ENCODING_ISO_8859_1 = 4,
+    HC_ENCODING_US_ASCII = 5,
+    HC_ENCODING_WINDOWS_1252 = 6
+} hc_encoding;
+
+/** Decodes the body to UTF-8 text as it arrives (read it with hc_response_text). With `strict`
+ *  non-zero an invalid byte fails with HC_EDECODE and its offset (hc_error_offset); with 0 it
+ *  becomes U+FFFD. An unknown charset fails with HC_EDECODE. Accepts 200-299, any type.
+ *  The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_text_new(hc_encoding encoding, int strict);
+
+/** Keeps an image body, sniffs its format and reads its pixel size from its header (read them
+ *  with hc_response_image, the bytes with hc_response_bytes). Bytes that are not the declared
+ *  type, or a header claiming more than 100 megapixels, fail with HC_EDECODE. Accepts 200-299,
+ *  image/ types. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_image_new(void);
+
+/** Called with each chunk of the body as it arrives; `buf` is valid only during the call.
+ *  Return 0 to continue, or an hc_code to stop the transfer (HC_ECALLBACK when in doubt) to stop the transfer. */
+typedef int (*hc_write_cb)(void *userdata, const uint8_t *buf, size_t len);
+
+/** Writes each chunk to file descriptor `fd` as it arrives, keeping nothing; the descriptor is
+ *  neither owned nor closed. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_stream_fd_new(int fd);
+
+/** Writes each chunk to `file` with fwrite, flushed at the end; `file` is neither owned nor
+ *  closed and must stay open while requests use the handler. The caller owns the result and
+ *  frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_stream_file_new(FILE *file);
+
+/** Passes each chunk to `cb` with `userdata` as it arrives; `userdata` must stay valid while
+ *  requests use the handler. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
+
+#define HC_FILE_MAKE_DIRS 1u     /**< Create missing parent directories. */
+#define HC_FILE_NO_OVERWRITE 2u  /**< Fail with HC_EIO before sending if the file exists. */
+#define HC_FILE_RESUME 4u        /**< Continue PATH.part with a Range request; keep it on failure. */
+
+/** Downloads the body to `path` (copied) atomically: a temporary file in the same directory is
+ *  fsync'd and renamed over `path` only when the whole body arrived; on any failure it is
+ *  removed and an existing file is left untouched (with HC_FILE_RESUME, PATH.part is kept so a
+ *  later request can continue it). An unwritable directory fails with HC_EIO before sending.
+ *  `flags` combines HC_FILE_*. Accepts 200-299, any type.
+ *  The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_file_new(const char *path, unsigned int flags);
+
+/** Offers each response to `handlers[0..count)` in order; the first that accepts it takes the
+ *  body (see hc_response_handler_index). When none accepts, the first one's error is returned.
+ *  The compound keeps its own references: the caller may free the handlers and must free the
+ *  result with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_compound_new(hc_handler *const *handlers, size_t count);
+
+#define HC_HANDLER_VTABLE_VERSION 1u
+
+/** A handler written in C. Every pointer may be NULL. The response's status codes and types are
+ *  checked against the handler's acceptance (hc_handler_accept_*) before `accept` is called.
+ *   accept:  once the headers are complete; `head` is borrowed for the call (use the
+ *            hc_response_* getters on it: status, headers, URL). Return 0 to take the body, or
+ *            an hc_code to refuse it (HC_EUNACCEPTABLE_STATUS for an unwanted response).
+ *   consume: each chunk as it arrives. Return 0 to continue, or an hc_code to stop.
+ *   finish:  once the body is complete. Return 0, or an hc_code to fail the request.
+ *   cleanup: always last, with `failed` non-zero when the request failed. */
+typedef struct hc_handler_vtable {
+    unsigned int version; /**< HC_HANDLER_VTABLE_VERSION */
+    int (*accept)(void *userdata, const hc_response *head);
+    int (*consume)(void *userdata, const uint8_t *buf, size_t len);
+    int (*finish)(void *userdata);
+    void (*cleanup)(void *userdata, int failed);
+} hc_handler_vtable;
+
+/** A handler driven by `vtable` (copied) with `userdata`, which must stay valid while requests
+ *  use the handler; every send using this handler shares it, so use one handler per concurrent
+ *  request. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_custom_new(const hc_handler_vtable *vtable, void *userdata);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Requests                                                                                    */
@@ -207,7 +303,6 @@ HC_EXTERN hc_code hc_request_set_cancel(hc_request *request, hc_cancel *token);
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct hc_client hc_client;
-typedef struct hc_response hc_response;
 
 /** A client with the default settings: no total timeout, 30 s connect timeout, redirects
  *  followed up to 10, TLS verified, compressed bodies accepted and decoded, User-Agent
@@ -288,10 +383,43 @@ HC_EXTERN const char *hc_response_media_type(const hc_response *response);
  *  Borrowed: valid until the response is freed. */
 HC_EXTERN const char *hc_response_charset(const hc_response *response);
 
-/** The body kept by a bytes handler. Sets *data and *len (*data may be NULL when len is 0).
+/** The body kept by a bytes or image handler. Sets *data and *len (*data may be NULL when len is 0).
  *  Not NUL-terminated. Borrowed: valid until the response is freed.
  *  HC_EINVALID_ARG if the response's handler does not keep bytes. */
 HC_EXTERN hc_code hc_response_bytes(const hc_response *response, const uint8_t **data, size_t *len);
+
+/** The text made by a text handler, as UTF-8: *text is NUL-terminated, *len excludes the NUL
+ *  (the text itself may contain NUL). Borrowed: valid until the response is freed.
+ *  HC_EINVALID_ARG if the response's handler does not make text. */
+HC_EXTERN hc_code hc_response_text(const hc_response *response, const char **text, size_t *len);
+
+/** Image formats reported by hc_response_image. */
+typedef enum hc_image_format {
+    HC_IMAGE_NONE = 0,   /**< An allowed empty response (204, HEAD): no image. */
+    HC_IMAGE_PNG = 1,
+    HC_IMAGE_JPEG = 2,
+    HC_IMAGE_GIF = 3,
+    HC_IMAGE_WEBP = 4,
+    HC_IMAGE_BMP = 5
+} hc_image_format;
+
+/** The format and pixel size found by an image handler (pointers may be NULL); the image's
+ *  bytes are available with hc_response_bytes. HC_EINVALID_ARG for other handlers. */
+HC_EXTERN hc_code hc_response_image(const hc_response *response, hc_image_format *format,
+                                    int64_t *width, int64_t *height);
+
+/** What a file handler wrote: the path (borrowed: valid until the response is freed), the
+ *  bytes this transfer wrote, the file's final size, and whether it resumed a partial
+ *  download. Pointers may be NULL. HC_EINVALID_ARG for other handlers. */
+HC_EXTERN hc_code hc_response_file(const hc_response *response, const char **path,
+                                   int64_t *bytes_written, int64_t *size, int *resumed);
+
+/** The number of bytes a stream handler passed on, or -1 for other handlers. */
+HC_EXTERN int64_t hc_response_streamed(const hc_response *response);
+
+/** For a compound handler: the index of the handler that took the body; -1 otherwise. The
+ *  content getters above look through the compound to that handler's content. */
+HC_EXTERN int hc_response_handler_index(const hc_response *response);
 
 /** Figures about the transfer: body bytes on the wire, body bytes after decompression, and
  *  total time in seconds. Any pointer may be NULL. */

@@ -3,27 +3,32 @@ import HTTPContent
 /// An `hc_handler`: how to handle a body, not the handling itself. Every send asks it for a
 /// fresh Swift handler, so one hc_handler can serve many requests, in sequence or at once.
 final class HandlerSpec {
-    /// Makes the Swift handler for one transfer, given the acceptance configured here.
-    let factory: (Acceptance) -> any ContentHandler
+    /// Makes the Swift handler for one transfer from the settings made here.
+    let factory: (HandlerSpec) -> any ContentHandler
     var acceptance: Acceptance
+    /// Largest body accepted, for handlers that take a limit (0: none).
+    var maxSize = 0
 
-    init(acceptance: Acceptance = Acceptance(), factory: @escaping (Acceptance) -> any ContentHandler) {
+    init(acceptance: Acceptance = Acceptance(), factory: @escaping (HandlerSpec) -> any ContentHandler) {
         self.acceptance = acceptance
         self.factory = factory
     }
 
-    func make() -> any ContentHandler { factory(acceptance) }
+    var limit: Int? { maxSize > 0 ? maxSize : nil }
+
+    func make() -> any ContentHandler { factory(self) }
 }
 
 @_cdecl("hc_handler_discard_new")
 public func hc_handler_discard_new() -> OpaquePointer? {
-    retainHandle(HandlerSpec { Discard(acceptance: $0) })
+    retainHandle(HandlerSpec { Discard(acceptance: $0.acceptance) })
 }
 
 @_cdecl("hc_handler_bytes_new")
 public func hc_handler_bytes_new(_ maxSize: Int) -> OpaquePointer? {
-    let limit = maxSize > 0 ? maxSize : nil
-    return retainHandle(HandlerSpec { Bytes(maxSize: limit, acceptance: $0) })
+    let spec = HandlerSpec { Bytes(maxSize: $0.limit, acceptance: $0.acceptance) }
+    spec.maxSize = maxSize
+    return retainHandle(spec)
 }
 
 @_cdecl("hc_handler_free")
@@ -57,4 +62,31 @@ public func hc_handler_accept_type(_ handler: OpaquePointer?, _ range: UnsafePoi
     }
     spec.acceptance.contentTypes.append(parsed)
     return HC_OK
+}
+
+@_cdecl("hc_handler_set_max_size")
+public func hc_handler_set_max_size(_ handler: OpaquePointer?, _ maxSize: Int) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    spec.maxSize = maxSize
+    return HC_OK
+}
+
+@_cdecl("hc_defaults_accept_status")
+public func hc_defaults_accept_status(_ pairs: UnsafePointer<Int32>?, _ count: Int) -> Int32 {
+    guard pairs != nil || count == 0 else { return nullArgument("low_high_pairs") }
+    var ranges: [ClosedRange<Int>] = []
+    for i in 0..<count {
+        let low = Int(pairs![2 * i]), high = Int(pairs![2 * i + 1])
+        guard low <= high, low >= 100, high <= 999 else {
+            return fail(.invalidArgument, "hc_defaults_accept_status: \(low)-\(high) is not a range of status codes")
+        }
+        ranges.append(low...high)
+    }
+    Acceptance.setDefaultStatusCodes(ranges)
+    return HC_OK
+}
+
+@_cdecl("hc_defaults_reset")
+public func hc_defaults_reset() {
+    Acceptance.resetDefaults()
 }

@@ -85,7 +85,7 @@ public func hc_response_bytes(_ response: OpaquePointer?, _ data: UnsafeMutableP
                               _ len: UnsafeMutablePointer<Int>?) -> Int32 {
     guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
     guard let data, let len else { return nullArgument("data or len") }
-    guard let bytes = box.response.content as? ByteBuffer else {
+    guard let bytes = content(box, as: ByteBuffer.self) ?? content(box, as: ImageInfo?.self)??.data else {
         return fail(.invalidArgument, "hc_response_bytes: the response's handler does not keep bytes")
     }
     data.pointee = UnsafePointer(bytes.baseAddress)

@@ -4,7 +4,7 @@
 set -euo pipefail
 lib=$1 header=$2
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^$' | sort -u)
-declared=$(grep -oE '\bhc_[a-z0-9_]+[[:space:]]*\(' "$header" | tr -d '( \t' | sort -u)
+declared=$(grep -oE 'HC_EXTERN[^;(]*\bhc_[a-z0-9_]+\(' "$header" | grep -oE 'hc_[a-z0-9_]+\($' | tr -d '(' | sort -u)
 status=0
 extra=$(comm -23 <(echo "$exported") <(echo "$declared"))
 missing=$(comm -13 <(echo "$exported") <(echo "$declared"))

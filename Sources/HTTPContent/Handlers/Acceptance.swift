@@ -7,6 +7,11 @@ public struct Acceptance: Sendable, Equatable {
     public var statusCodes: [ClosedRange<Int>]
     /// Acceptable media ranges; empty accepts any type (and a missing Content-Type).
     public var contentTypes: [MediaRange]
+    /// Status codes whose empty body is empty content, not an error, for every handler
+    /// (Alamofire's emptyResponseCodes). Default: 204, 205.
+    public var emptyStatusCodes: Set<Int> = [204, 205]
+    /// Request methods whose empty body is empty content (emptyRequestMethods). Default: HEAD.
+    public var emptyMethods: Set<String> = ["HEAD"]
 
     /// The process-wide defaults (status 200–299, any type), read when a handler is created.
     public init() {
@@ -40,6 +45,12 @@ public struct Acceptance: Sendable, Equatable {
 
     public static func resetDefaults() {
         defaults.withLock { $0 = builtInDefault }
+    }
+
+    /// Whether an empty body is a legitimate empty result for this response, rather than a
+    /// missing body (a JSON or image handler then returns empty content instead of failing).
+    public func allowsEmptyBody(_ head: ResponseHead) -> Bool {
+        emptyStatusCodes.contains(head.status) || emptyMethods.contains(head.method)
     }
 
     public func acceptsStatus(_ status: Int) -> Bool {

@@ -46,7 +46,8 @@ public final class Client: Sendable {
         let easy = takeHandle()
         defer { returnHandle(easy) }
         let transfer = Transfer(easy: easy, request: prepared, handler: handler,
-                                cancel: cancel, progress: progress)
+                                cancel: cancel, progress: progress,
+                                rejectedBodyCap: configuration.rejectedBodyLimit)
         let outcome: Result<ResponseHead, HTTPContentError>
         do {
             try transfer.configure(configuration)

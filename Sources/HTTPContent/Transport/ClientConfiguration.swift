@@ -21,6 +21,9 @@ public struct ClientConfiguration: Sendable {
     /// Ask for compressed bodies (every encoding libcurl supports) and decode them. Default: true.
     public var acceptCompressed = true
 
+    /// How much of a rejected response's body is kept in the error. Default: 64 KiB.
+    public var rejectedBodyLimit = 64 * 1024
+
     public init() {}
 
     public struct LowSpeedLimit: Sendable, Equatable {

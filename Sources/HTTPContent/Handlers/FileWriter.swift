@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a finished download produced.
+public struct FileDownload: Sendable, Equatable {
+    /// The file written: exactly the path the caller gave.
+    public let path: String
+    /// Bytes written by this transfer.
+    public let bytesWritten: Int64
+    /// The file's size at the end (larger than bytesWritten after a resume).
+    public let size: Int64
+    /// Whether this transfer continued a previous partial download.
+    public let resumed: Bool
+}
+
+/// Downloads the body to a file, atomically: bytes go to a temporary file in the target's
+/// directory, which is fsync'd and renamed over the target only when the whole body arrived.
+/// On any failure the temporary file is removed and an existing target is left untouched —
+/// except with `resume`, where the partial file `<path>.part` is kept on purpose so the next
+/// attempt can continue it with a Range request. Default acceptance: 200–299, any type.
+public final class FileWriter: SelectiveHandler {
+    public struct Options: Sendable {
+        /// Create missing parent directories. Default: false.
+        public var makeDirectories = false
+        /// Replace an existing file. Default: true; false fails with `.io` before sending.
+        public var overwrite = true
+        /// Continue a previous partial download (`<path>.part`) with a Range request; a server
+        /// that ignores Range sends the whole body, which then replaces the part. Default: false.
+        public var resume = false
+        /// Largest body written, in bytes; more fails with `.tooLarge`. Default: no limit.
+        public var maxSize: Int64? = nil
+        public init() {}
+    }
+
+    public var acceptance: Acceptance
+    public let path: String
+    public let options: Options
+
+    private var tempPath: String?
+    private var fd: Int32 = -1
+    private var resumeFrom: Int64 = 0
+    private var resumed = false
+    private var written: Int64 = 0
+    private var head: ResponseHead?
+    private var keepPart = false
+
+    public init(path: String, options: Options = Options(), acceptance: Acceptance = Acceptance()) {
+        self.path = path
+        self.options = options
+        self.acceptance = acceptance
+    }
+
+    // MARK: - The four steps
+
+    /// Everything that can be known to fail locally fails here, before anything is sent.
+    public func prepare(_ request: inout Request) throws {
+        guard !path.isEmpty, !path.hasSuffix("/") else {
+            throw HTTPContentError(.invalidArgument, "download path \"\(path)\" is not a file path")
+        }
+        let dir = directory(of: path)
+        if options.makeDirectories { try makeDirectories(dir) }
+        var info = stat()
+        guard stat(dir, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw HTTPContentError(.io, "download directory \"\(dir)\" does not exist")
+        }
+        guard access(dir, W_OK) == 0 else {
+            throw HTTPContentError(.io, "download directory \"\(dir)\" is not writable: \(errnoText())")
+        }
+        if !options.overwrite, access(path, F_OK) == 0 {
+            throw HTTPContentError(.io, "\"\(path)\" exists and overwriting is off")
+        }
+        if options.resume {
+            let part = path + ".part"
+            fd = open(part, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw HTTPContentError(.io, "cannot open \"\(part)\": \(errnoText())") }
+            tempPath = part
+            keepPart = true
+            resumeFrom = Int64(lseek(fd, 0, SEEK_END))
+            if resumeFrom > 0 { request.headers.set("Range", "bytes=\(resumeFrom)-") }
+        } else {
+            var template = Array("\(dir)/.\(baseName(of: path)).hc-XXXXXX".utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw HTTPContentError(.io, "cannot create a file in \"\(dir)\": \(errnoText())") }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            tempPath = String(cString: template)
+            fchmod(fd, 0o644)
+        }
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        self.head = head
+        do {
+            try acceptance.check(head)
+        } catch {
+            // An error page is never saved; a part the server refuses to continue is dropped.
+            if head.status == 416 { keepPart = false }
+            throw error
+        }
+        if resumeFrom > 0 {
+            if head.status == 206, contentRangeStart(head) == resumeFrom {
+                resumed = true
+            } else {
+                // The server sent the whole body (or another range): start the part over.
+                guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+                    throw HTTPContentError(.io, "cannot restart \"\(tempPath ?? "")\": \(errnoText())", response: head)
+                }
+                resumeFrom = 0
+            }
+        }
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        if let max = options.maxSize, written + Int64(chunk.count) > max {
+            keepPart = false
+            throw HTTPContentError(.tooLarge, "download exceeds the limit of \(max) bytes", response: head)
+        }
+        guard var p = chunk.baseAddress else { return }
+        var left = chunk.count
+        while left > 0 {
+            let n = write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HTTPContentError(.io, "writing \"\(tempPath ?? path)\" failed: \(errnoText())", response: head)
+            }
+            p += n
+            left -= n
+        }
+        written += Int64(chunk.count)
+    }
+
+    public func finish() throws -> FileDownload {
+        guard fsync(fd) == 0 else {
+            throw HTTPContentError(.io, "fsync of \"\(tempPath ?? path)\" failed: \(errnoText())", response: head)
+        }
+        let closed = close(fd)
+        fd = -1
+        guard closed == 0, let tempPath else {
+            throw HTTPContentError(.io, "closing \"\(path)\" failed: \(errnoText())", response: head)
+        }
+        if !options.overwrite, access(path, F_OK) == 0 {
+            throw HTTPContentError(.io, "\"\(path)\" appeared during the download and overwriting is off", response: head)
+        }
+        guard rename(tempPath, path) == 0 else {
+            throw HTTPContentError(.io, "renaming the download to \"\(path)\" failed: \(errnoText())", response: head)
+        }
+        self.tempPath = nil
+        syncDirectory(directory(of: path))
+        return FileDownload(path: path, bytesWritten: written, size: resumeFrom + written, resumed: resumed)
+    }
+
+    public func cleanup(failed: Bool) {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        if let tempPath, failed || !keepPart {
+            if !(failed && keepPart) { unlink(tempPath) }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func contentRangeStart(_ head: ResponseHead) -> Int64? {
+        // "bytes 100-199/200"
+        guard let value = head.headers["content-range"], value.hasPrefix("bytes ") else { return nil }
+        return Int64(value.dropFirst(6).prefix { $0 != "-" })
+    }
+
+    private func makeDirectories(_ dir: String) throws(HTTPContentError) {
+        var current = dir.hasPrefix("/") ? "" : "."
+        for part in dir.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw HTTPContentError(.io, "cannot create directory \"\(current)\": \(errnoText())")
+            }
+        }
+    }
+
+    private func syncDirectory(_ dir: String) {
+        let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            fsync(dfd)
+            close(dfd)
+        }
+    }
+}
+
+func directory(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+}
+
+func baseName(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Passes each chunk on as it arrives — to a file descriptor, a `FILE *` or a closure — and
+/// keeps nothing. Content: the number of bytes passed on. Default acceptance: 200–299, any type.
+public final class StreamWriter: SelectiveHandler {
+    public enum Target {
+        /// Written with write(2); the descriptor is neither closed nor owned.
+        case fileDescriptor(Int32)
+        /// Written with fwrite and flushed at the end; the stream is not closed.
+        case file(UnsafeMutablePointer<FILE>)
+        /// Called with each chunk; the buffer is valid only during the call. Throwing aborts.
+        case callback((UnsafeRawBufferPointer) throws -> Void)
+    }
+
+    public var acceptance: Acceptance
+    public let target: Target
+    public private(set) var written: Int64 = 0
+    private var head: ResponseHead?
+
+    public init(to target: Target, acceptance: Acceptance = Acceptance()) {
+        self.target = target
+        self.acceptance = acceptance
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        switch target {
+        case .fileDescriptor(let fd):
+            try writeAll(fd, chunk)
+        case .file(let file):
+            if chunk.count > 0, fwrite(chunk.baseAddress, 1, chunk.count, file) != chunk.count {
+                throw HTTPContentError(.io, "writing to the stream failed: \(errnoText())", response: head)
+            }
+        case .callback(let call):
+            try call(chunk)
+        }
+        written += Int64(chunk.count)
+    }
+
+    public func finish() throws -> Int64 {
+        if case .file(let file) = target, fflush(file) != 0 {
+            throw HTTPContentError(.io, "flushing the stream failed: \(errnoText())", response: head)
+        }
+        return written
+    }
+
+    private func writeAll(_ fd: Int32, _ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
+        guard var p = chunk.baseAddress else { return }
+        var left = chunk.count
+        while left > 0 {
+            let n = write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HTTPContentError(.io, "writing to descriptor \(fd) failed: \(errnoText())", response: head)
+            }
+            p += n
+            left -= n
+        }
+    }
+}
+
+func errnoText(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}

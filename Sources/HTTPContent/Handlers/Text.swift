@@ -1,0 +1,115 @@
+/// Decodes the body to a String as it arrives. The encoding is, in order: the one given
+/// explicitly, the Content-Type's charset, a byte order mark, UTF-8. A BOM that matches the
+/// chosen encoding is dropped. Default acceptance: status 200–299, any type.
+public final class Text: SelectiveHandler {
+    public var acceptance: Acceptance
+    /// Forces this encoding whatever the response says.
+    public let encoding: TextEncoding?
+    /// Strict: an invalid byte fails with `.decode` and its offset. Lenient: it becomes U+FFFD.
+    public let strict: Bool
+    /// Maximum body size in bytes (decoded from the wire, before charset decoding).
+    public let maxSize: Int?
+    /// The encoding used, once known.
+    public private(set) var chosenEncoding: TextEncoding?
+
+    private var decoder: StreamingTextDecoder?
+    private var sniffing: [UInt8] = []
+    private var fromCharset = false
+    private var received = 0
+    private var head: ResponseHead?
+
+    public init(encoding: TextEncoding? = nil, strict: Bool = true, maxSize: Int? = nil,
+                acceptance: Acceptance = Acceptance()) {
+        self.encoding = encoding
+        self.strict = strict
+        self.maxSize = maxSize
+        self.acceptance = acceptance
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        if let encoding {
+            start(encoding)
+        } else if let charset = head.contentType?.charset {
+            guard let named = TextEncoding(charset: charset) else {
+                throw HTTPContentError(.decode, "unsupported charset \"\(charset)\"", response: head)
+            }
+            fromCharset = true
+            start(named)
+        }
+        return true
+    }
+
+    private func start(_ encoding: TextEncoding) {
+        chosenEncoding = encoding
+        decoder = StreamingTextDecoder(encoding: encoding, strict: strict)
+        if let length = head?.contentLength, length > 0 { decoder?.reserve(Int(min(length, 64 << 20))) }
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        received += chunk.count
+        if let maxSize, received > maxSize {
+            throw HTTPContentError(.tooLarge, "body exceeds the limit of \(maxSize) bytes", response: head)
+        }
+        // The first bytes are held until a byte order mark can be recognised (at most 3).
+        if sniffing.count < 3 && received - chunk.count == sniffing.count {
+            let take = min(3 - sniffing.count, chunk.count)
+            sniffing.append(contentsOf: chunk.prefix(take))
+            if sniffing.count < 3 { return }
+            try flushSniffed()
+            try feed(UnsafeRawBufferPointer(rebasing: chunk[take...]))
+            return
+        }
+        try feed(chunk)
+    }
+
+    private func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count > 0 else { return }
+        do {
+            try decoder!.decode(bytes)
+        } catch {
+            throw withResponse(error)
+        }
+    }
+
+    /// Decides the encoding from a BOM if nothing else did, drops a matching BOM, and feeds
+    /// what was held.
+    private func flushSniffed() throws {
+        let held = sniffing
+        sniffing = [0, 0, 0, 0] // never matches again
+        var bomLength = 0
+        var bomEncoding: TextEncoding?
+        if held.starts(with: [0xEF, 0xBB, 0xBF]) {
+            (bomEncoding, bomLength) = (.utf8, 3)
+        } else if held.starts(with: [0xFF, 0xFE]) {
+            (bomEncoding, bomLength) = (.utf16LE, 2)
+        } else if held.starts(with: [0xFE, 0xFF]) {
+            (bomEncoding, bomLength) = (.utf16BE, 2)
+        }
+        if decoder == nil {
+            start(bomEncoding ?? .utf8)
+        } else if fromCharset, chosenEncoding == .utf16BE, bomEncoding == .utf16LE,
+                  head?.contentType?.charset == "utf-16" {
+            start(.utf16LE) // plain "utf-16": the BOM says which byte order
+        }
+        if bomEncoding != chosenEncoding { bomLength = 0 }
+        try held.dropFirst(bomLength).withUnsafeBytes { try feed($0) }
+    }
+
+    public func finish() throws -> String {
+        if sniffing.count < 3 { try flushSniffed() }
+        do {
+            try decoder!.finish()
+        } catch {
+            throw withResponse(error)
+        }
+        return String(decoding: decoder!.output, as: UTF8.self)
+    }
+
+    private func withResponse(_ error: HTTPContentError) -> HTTPContentError {
+        var error = error
+        error.response = head
+        return error
+    }
+}

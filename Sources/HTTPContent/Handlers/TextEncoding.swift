@@ -1,0 +1,230 @@
+/// The text encodings the Text handler decodes, and the streaming decoder behind it.
+public enum TextEncoding: String, Sendable, CaseIterable {
+    case utf8 = "utf-8"
+    case utf16LE = "utf-16le"
+    case utf16BE = "utf-16be"
+    case isoLatin1 = "iso-8859-1"
+    case ascii = "us-ascii"
+    case windows1252 = "windows-1252"
+
+    /// The encoding an IANA charset name (any case, common aliases) stands for, or nil.
+    /// `utf-16` alone maps to big-endian, which a byte order mark may then correct.
+    public init?(charset: String) {
+        switch asciiLowercased(charset.trimmingSpaces()) {
+        case "utf-8", "utf8", "unicode-1-1-utf-8": self = .utf8
+        case "utf-16le": self = .utf16LE
+        case "utf-16be", "utf-16": self = .utf16BE
+        case "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1", "iso_8859-1", "cp819", "ibm819":
+            self = .isoLatin1
+        case "us-ascii", "ascii", "iso646-us", "ansi_x3.4-1968": self = .ascii
+        case "windows-1252", "cp1252", "x-cp1252": self = .windows1252
+        default: return nil
+        }
+    }
+}
+
+/// Decodes bytes to UTF-8 as they arrive, carrying incomplete sequences across chunk
+/// boundaries. Strict mode stops at the first invalid byte with its offset; lenient mode
+/// substitutes U+FFFD.
+struct StreamingTextDecoder {
+    let encoding: TextEncoding
+    let strict: Bool
+    /// The decoded text so far, as UTF-8.
+    private(set) var output: [UInt8] = []
+    /// Bytes of an incomplete sequence held over from the previous chunk.
+    private var pending: [UInt8] = []
+    /// Offset in the body of the first byte of `pending` (or of the next chunk).
+    private var offset = 0
+    /// A high surrogate waiting for its low half (UTF-16).
+    private var highSurrogate: UInt16?
+    private var highSurrogateOffset = 0
+
+    init(encoding: TextEncoding, strict: Bool) {
+        self.encoding = encoding
+        self.strict = strict
+    }
+
+    mutating func reserve(_ n: Int) { output.reserveCapacity(n) }
+
+    mutating func decode(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
+        switch encoding {
+        case .utf8: try decodeUTF8(chunk, final: false)
+        case .utf16LE, .utf16BE: try decodeUTF16(chunk, final: false)
+        case .isoLatin1, .ascii, .windows1252: try decodeSingleByte(chunk)
+        }
+    }
+
+    /// Flushes what is held over; an incomplete sequence at the end of the body is invalid.
+    mutating func finish() throws(HTTPContentError) {
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        switch encoding {
+        case .utf8: try decodeUTF8(empty, final: true)
+        case .utf16LE, .utf16BE: try decodeUTF16(empty, final: true)
+        default: break
+        }
+    }
+
+    private mutating func invalid(at position: Int, _ what: String) throws(HTTPContentError) {
+        if strict {
+            throw HTTPContentError(.decode, "invalid \(encoding.rawValue) at byte \(position): \(what)",
+                                   offset: position)
+        }
+        output.append(contentsOf: [0xEF, 0xBF, 0xBD])
+    }
+
+    private mutating func appendScalar(_ v: UInt32) {
+        switch v {
+        case 0..<0x80: output.append(UInt8(v))
+        case 0x80..<0x800:
+            output.append(UInt8(0xC0 | (v >> 6)))
+            output.append(UInt8(0x80 | (v & 0x3F)))
+        case 0x800..<0x10000:
+            output.append(UInt8(0xE0 | (v >> 12)))
+            output.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            output.append(UInt8(0x80 | (v & 0x3F)))
+        default:
+            output.append(UInt8(0xF0 | (v >> 18)))
+            output.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
+            output.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            output.append(UInt8(0x80 | (v & 0x3F)))
+        }
+    }
+
+    // MARK: - UTF-8
+
+    private mutating func decodeUTF8(_ chunk: UnsafeRawBufferPointer, final: Bool) throws(HTTPContentError) {
+        // Work on held-over bytes + chunk; only the tail of an incomplete sequence is copied.
+        var bytes: UnsafeRawBufferPointer = chunk
+        var joined: UnsafeMutableRawBufferPointer?
+        defer { joined?.deallocate() }
+        if !pending.isEmpty {
+            let j = UnsafeMutableRawBufferPointer.allocate(byteCount: pending.count + chunk.count, alignment: 1)
+            pending.withUnsafeBytes { j.copyMemory(from: $0) }
+            if chunk.count > 0 {
+                UnsafeMutableRawBufferPointer(rebasing: j[pending.count...]).copyMemory(from: chunk)
+            }
+            pending.removeAll()
+            joined = j
+            bytes = UnsafeRawBufferPointer(j)
+        }
+        var i = 0
+        let n = bytes.count
+        var runStart = 0
+        while i < n {
+            let b = bytes[i]
+            if b < 0x80 { i += 1; continue }
+            let need: Int
+            let minimum: UInt32
+            var scalar: UInt32
+            switch b {
+            case 0xC2...0xDF: need = 1; minimum = 0x80; scalar = UInt32(b & 0x1F)
+            case 0xE0...0xEF: need = 2; minimum = 0x800; scalar = UInt32(b & 0x0F)
+            case 0xF0...0xF4: need = 3; minimum = 0x10000; scalar = UInt32(b & 0x07)
+            default:
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<i]))
+                try invalid(at: offset + i, "byte 0x\(String(b, radix: 16)) cannot start a sequence")
+                i += 1
+                runStart = i
+                continue
+            }
+            if i + need >= n && !final && (i + 1..<n).allSatisfy({ bytes[$0] & 0xC0 == 0x80 }) {
+                break // incomplete at the chunk's end: wait for the next chunk
+            }
+            var ok = i + need < n
+            if ok {
+                for k in 1...need {
+                    let c = bytes[i + k]
+                    if c & 0xC0 != 0x80 { ok = false; break }
+                    scalar = scalar << 6 | UInt32(c & 0x3F)
+                }
+            }
+            if ok && (scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar)) { ok = false }
+            if !ok {
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<i]))
+                try invalid(at: offset + i, "malformed sequence")
+                i += 1
+                while i < n, bytes[i] & 0xC0 == 0x80 { i += 1 }
+                runStart = i
+                continue
+            }
+            i += need + 1
+        }
+        output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<i]))
+        if i < n { pending = Array(UnsafeRawBufferPointer(rebasing: bytes[i..<n])) }
+        offset += i
+    }
+
+    // MARK: - UTF-16
+
+    private mutating func decodeUTF16(_ chunk: UnsafeRawBufferPointer, final: Bool) throws(HTTPContentError) {
+        var i = 0
+        let little = encoding == .utf16LE
+        func unit(_ a: UInt8, _ b: UInt8) -> UInt16 {
+            little ? UInt16(a) | UInt16(b) << 8 : UInt16(a) << 8 | UInt16(b)
+        }
+        var units: [(UInt16, Int)] = []
+        if let held = pending.first, chunk.count > 0 {
+            units.append((unit(held, chunk[0]), offset - 1))
+            pending.removeAll()
+            i = 1
+        }
+        while i + 1 < chunk.count {
+            units.append((unit(chunk[i], chunk[i + 1]), offset + i))
+            i += 2
+        }
+        if i < chunk.count { pending = [chunk[i]] }
+        offset += chunk.count
+        for (u, at) in units {
+            if let high = highSurrogate {
+                highSurrogate = nil
+                if (0xDC00...0xDFFF).contains(u) {
+                    appendScalar(0x10000 + (UInt32(high - 0xD800) << 10) + UInt32(u - 0xDC00))
+                    continue
+                }
+                try invalid(at: highSurrogateOffset, "unpaired high surrogate")
+            }
+            switch u {
+            case 0xD800...0xDBFF:
+                highSurrogate = u
+                highSurrogateOffset = at
+            case 0xDC00...0xDFFF: try invalid(at: at, "unpaired low surrogate")
+            default: appendScalar(UInt32(u))
+            }
+        }
+        if final {
+            if highSurrogate != nil {
+                highSurrogate = nil
+                try invalid(at: highSurrogateOffset, "unpaired high surrogate at the end")
+            }
+            if !pending.isEmpty {
+                pending.removeAll()
+                try invalid(at: offset - 1, "odd number of bytes")
+            }
+        }
+    }
+
+    // MARK: - Single-byte encodings
+
+    private mutating func decodeSingleByte(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
+        for (k, b) in chunk.enumerated() {
+            if b < 0x80 {
+                output.append(b)
+                continue
+            }
+            switch encoding {
+            case .ascii: try invalid(at: offset + k, "byte 0x\(String(b, radix: 16)) is not ASCII")
+            case .windows1252 where b < 0xA0:
+                let v = windows1252High[Int(b - 0x80)]
+                if v == 0 { try invalid(at: offset + k, "byte 0x\(String(b, radix: 16)) is undefined") } else { appendScalar(UInt32(v)) }
+            default: appendScalar(UInt32(b))
+            }
+        }
+        offset += chunk.count
+    }
+}
+
+/// Windows-1252 0x80–0x9F; 0 marks the five undefined bytes.
+private let windows1252High: [UInt16] = [
+    0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+    0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+]

@@ -1,0 +1,144 @@
+"""Turns bench/run.sh's measurements into the "## Download throughput (issue 2)" section of
+BENCHMARKS.md (replacing only that section) and prints it.
+
+    python3 report.py RESULTS.tsv BENCHMARKS.md
+
+RESULTS.tsv has the columns round, contestant, mbps. The run's facts come from BENCH_META_*
+environment variables set by run.sh.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import os
+import platform
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+SECTION = "## Download throughput (issue 2)"
+HEADER = """# Benchmarks
+
+Figures measured by the scripts under `bench/`. Each `##` section is written by the script that
+names it and is replaced, alone, when that script runs again.
+"""
+
+LABELS = {
+    "raw-discard": "raw libcurl (C), discard",
+    "raw-accumulate": "raw libcurl (C), accumulate (realloc)",
+    "hc-c-discard": "httpcontent from C, `hc_handler_discard_new()`",
+    "hc-c-bytes": "httpcontent from C, `hc_handler_bytes_new(0)`",
+    "hc-py-discard": "httpcontent from Python, `hc.Discard()`",
+    "hc-py-bytes": "httpcontent from Python, `hc.Bytes()`",
+    "urllib3": "urllib3 `PoolManager().request().data`",
+    "requests": "requests `Session().get().content`",
+    "pycurl-discard": "pycurl, Python write callback keeping nothing",
+    "pycurl-bytes": "pycurl, `WRITEDATA` into `BytesIO`",
+}
+
+# (numerator, denominator, target or None for context only)
+RATIOS = [
+    ("hc-c-discard", "raw-discard", 0.95),
+    ("hc-c-bytes", "raw-accumulate", 0.95),
+    ("hc-py-discard", "raw-discard", 0.90),
+    ("hc-py-bytes", "raw-accumulate", 0.90),
+    ("pycurl-discard", "raw-discard", None),
+    ("pycurl-bytes", "raw-accumulate", None),
+    ("urllib3", "raw-accumulate", None),
+    ("requests", "raw-accumulate", None),
+]
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def section(results: dict[str, dict[int, float]]) -> str:
+    env = os.environ.get
+    rounds = sorted({r for per in results.values() for r in per})
+    med = {c: statistics.median(per.values()) for c, per in results.items()}
+    order = [c for c in LABELS if c in results]
+
+    lines = [SECTION, ""]
+    lines.append(f"Measured by `bash bench/run.sh` on {datetime.date.today().isoformat()}: "
+                 f"{os.cpu_count()} CPUs ({cpu_model()}), Linux {platform.release()}, "
+                 f"libcurl {env('BENCH_META_CURL', '?').replace('libcurl ', '')}, "
+                 f"nginx {env('BENCH_META_NGINX', '?')}, Python {env('BENCH_META_PYTHON', '?')} "
+                 f"({env('BENCH_META_PYLIBS', '?')}); pycurl: {env('BENCH_META_PYCURL', '?')}.")
+    lines.append("")
+    lines.append(f"A {env('BENCH_META_SIZE_MB', '?')} MiB file of random bytes from nginx on 127.0.0.1 "
+                 f"(`sendfile on`, plain HTTP/1.1, keep-alive); {env('BENCH_META_PINNING', '?')}. "
+                 f"Each measurement is {env('BENCH_META_COUNT', '?')} downloads over one reused "
+                 f"handle/client; {len(rounds)} rounds, contestants interleaved round-robin (the "
+                 f"first one rotating each round); {env('BENCH_META_ELAPSED', '?')} s of measuring, "
+                 f"load average {env('BENCH_META_LOAD', '?')}. MB/s = 10^6 bytes/s, median of the "
+                 f"rounds.")
+    lines.append("")
+    lines.append("**Ratios are the figure; absolute MB/s on this shared 2-core machine are noise.**")
+    lines.append("")
+    lines.append("| Ratio | Ratio of medians | Per-round ratios (min–max) | Target | |")
+    lines.append("|---|---:|---:|---:|---|")
+    for num, den, target in RATIOS:
+        if num not in results or den not in results:
+            continue
+        ratio = med[num] / med[den]
+        per_round = [results[num][r] / results[den][r] for r in rounds
+                     if r in results[num] and r in results[den]]
+        spread = f"{min(per_round):.3f}–{max(per_round):.3f}" if per_round else "–"
+        verdict = ("met" if ratio >= target else "**missed**") if target else "context"
+        tgt = f"≥ {target:.2f}" if target else "–"
+        lines.append(f"| {num} / {den} | {ratio:.3f} | {spread} | {tgt} | {verdict} |")
+    lines.append("")
+    lines.append("| Contestant | | Median MB/s | " + " | ".join(f"R{r}" for r in rounds) + " |")
+    lines.append("|---|---|---:|" + "---:|" * len(rounds))
+    for c in order:
+        per = results[c]
+        cells = " | ".join(f"{per[r]:.0f}" if r in per else "–" for r in rounds)
+        lines.append(f"| {c} | {LABELS[c]} | {med[c]:.0f} | {cells} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def replace_section(path: str, text: str) -> None:
+    try:
+        with open(path) as f:
+            doc = f.read()
+    except FileNotFoundError:
+        doc = HEADER
+    # The section runs from its heading to the next level-2 heading or the end.
+    pattern = re.compile(r"^" + re.escape(SECTION) + r"[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(doc):
+        doc = pattern.sub(lambda _: text + "\n", doc, count=1)
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
+    doc = doc.rstrip("\n") + "\n"
+    with open(path, "w") as f:
+        f.write(doc)
+
+
+def main() -> int:
+    results_path, output = sys.argv[1], sys.argv[2]
+    results: dict[str, dict[int, float]] = defaultdict(dict)
+    with open(results_path) as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            results[row["contestant"]][int(row["round"])] = float(row["mbps"])
+    if not results:
+        print("no results", file=sys.stderr)
+        return 1
+    text = section(results)
+    replace_section(output, text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
