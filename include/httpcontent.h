@@ -197,7 +197,7 @@ HC_EXTERN hc_handler *hc_handler_text_new(hc_encoding encoding, int strict);
 HC_EXTERN hc_handler *hc_handler_image_new(void);
 
 /** Called with each chunk of the body as it arrives; `buf` is valid only during the call.
- *  Return 0 to continue, or an hc_code to stop the transfer (HC_ECALLBACK when in doubt) to stop the transfer. */
+ *  Return 0 to continue, or an hc_code to stop the transfer (HC_ECALLBACK when in doubt). */
 typedef int (*hc_write_cb)(void *userdata, const uint8_t *buf, size_t len);
 
 /** Writes each chunk to file descriptor `fd` as it arrives, keeping nothing; the descriptor is

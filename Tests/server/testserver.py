@@ -34,7 +34,8 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /echo/raw             request body back verbatim, X-Request-Content-Type header
     /headers              JSON {"headers": [[name, value], ...]}
     /image/<fmt>          3x2 png|jpeg|gif|webp|bmp, ?ctype=; /image/lying-png (100000x100000)
-    /range/<n>            /bytes/<n> honouring a single Range: bytes=a-[b] (206/416); ?norange=1
+    /range/<n>            /bytes/<n> honouring a single Range: bytes=a-[b] (206/416); ?norange=1;
+                          ?reset_after=K sends K bytes of the range then resets the connection
     /reset                ?bytes=N: declares 2N, sends N, then TCP RST
     /ndjson               ?n=K: K lines {"i": i}, each terminated by "\\n"
     /big-json-array       ?n=K: streamed (chunked) JSON array of K objects
@@ -521,8 +522,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 extra.append(("Content-Range", f"bytes {start}-{end}/{n}"))
         length = end - start + 1
         self._head(status, "application/octet-stream", length, extra)
-        if self.command != "HEAD":
-            self._stream(length, start)
+        if self.command == "HEAD":
+            return
+        cut = self._q("reset_after")
+        if cut is None:
+            return self._stream(length, start)
+        # ?reset_after=K: send K bytes of the range, then reset the connection (resume tests).
+        self.close_connection = True
+        self._stream(min(length, to_int(cut, "reset_after")), start)
+        self.wfile.flush()
+        time.sleep(0.05)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()
+        self.connection.close()
 
     def h_ndjson(self, args):
         k = to_int(self._q("n", "3"), "n", 0, 1_000_000)
