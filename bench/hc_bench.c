@@ -5,19 +5,29 @@
  *
  * discard: hc_handler_discard_new(); bytes: hc_handler_bytes_new(0), the body read with
  * hc_response_bytes and released with the response, as a caller done with it would.
- * Prints one line: "MBPS <value> bytes=<total> seconds=<elapsed>" (MB = 10^6 bytes).
+ * Prints one line: "MBPS <value> bytes=<total> seconds=<elapsed> cpu=<user+sys seconds>"
+ * (MB = 10^6 bytes).
  * Exits non-zero if a download fails or does not deliver EXPECTED_BYTES.
  */
 #include <httpcontent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU time (user + system) this process has used, in seconds. */
+static double cpu_seconds(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+         + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 static int fail(const char *what) {
@@ -49,6 +59,7 @@ int main(int argc, char **argv) {
     if (hc_request_set_handler(req, handler) != HC_OK) return fail("hc_request_set_handler");
     hc_handler_free(handler); /* the request keeps its own reference */
 
+    double cpu_start = cpu_seconds();
     double start = now();
     unsigned long long total = 0;
     for (long i = 0; i < count; i++) {
@@ -72,7 +83,9 @@ int main(int argc, char **argv) {
         hc_response_free(resp);
     }
     double elapsed = now() - start;
-    printf("MBPS %.1f bytes=%llu seconds=%.3f\n", (double)total / elapsed / 1e6, total, elapsed);
+    double cpu = cpu_seconds() - cpu_start;
+    printf("MBPS %.1f bytes=%llu seconds=%.3f cpu=%.3f\n", (double)total / elapsed / 1e6, total,
+           elapsed, cpu);
     hc_request_free(req);
     hc_client_free(client);
     return 0;

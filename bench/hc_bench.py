@@ -12,8 +12,9 @@ MODE:
   pycurl-bytes    pycurl, WRITEDATA into io.BytesIO, then getvalue()
 
 COUNT downloads are timed as one measurement. Prints one line:
-"MBPS <value> bytes=<total> seconds=<elapsed>" (MB = 10^6 bytes). Exits 1 if a download fails or
-does not deliver EXPECTED_BYTES; exits 3 if the mode's module is not installed.
+"MBPS <value> bytes=<total> seconds=<elapsed> cpu=<user+sys seconds>" (MB = 10^6 bytes).
+Exits 1 if a download fails or does not deliver EXPECTED_BYTES; exits 3 if the mode's module is
+not installed.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def main() -> int:
         return 3
 
     total = 0
+    cpu_start = time.process_time()
     start = time.perf_counter()
     for i in range(count):
         got = fetch()
@@ -127,7 +129,8 @@ def main() -> int:
             return 1
         total += got
     elapsed = time.perf_counter() - start
-    print(f"MBPS {total / elapsed / 1e6:.1f} bytes={total} seconds={elapsed:.3f}")
+    cpu = time.process_time() - cpu_start
+    print(f"MBPS {total / elapsed / 1e6:.1f} bytes={total} seconds={elapsed:.3f} cpu={cpu:.3f}")
     return 0
 
 

@@ -6,7 +6,8 @@
  * discard:    the write callback takes every byte and keeps nothing.
  * accumulate: the write callback appends into a realloc-grown buffer (doubling), freed after each
  *             download, as a caller keeping the body in memory would.
- * Prints one line: "MBPS <value> bytes=<total> seconds=<elapsed>" (MB = 10^6 bytes).
+ * Prints one line: "MBPS <value> bytes=<total> seconds=<elapsed> cpu=<user+sys seconds>"
+ * (MB = 10^6 bytes).
  * Exits non-zero if a download fails or does not deliver EXPECTED_BYTES.
  * Sets the options httpcontent sets that can affect speed: Accept-Encoding "" (all libcurl
  * supports; the local nginx sends the file uncompressed) and CURLOPT_NOSIGNAL.
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 struct sink {
@@ -55,6 +57,14 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* CPU time (user + system) this process has used, in seconds. */
+static double cpu_seconds(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+         + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 int main(int argc, char **argv) {
     if (argc != 5) {
         fprintf(stderr, "usage: %s discard|accumulate URL COUNT EXPECTED_BYTES\n", argv[0]);
@@ -80,6 +90,7 @@ int main(int argc, char **argv) {
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, accumulate ? write_accumulate : write_discard);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
 
+    double cpu_start = cpu_seconds();
     double start = now();
     unsigned long long total = 0;
     for (long i = 0; i < count; i++) {
@@ -102,7 +113,9 @@ int main(int argc, char **argv) {
         s.cap = 0;
     }
     double elapsed = now() - start;
-    printf("MBPS %.1f bytes=%llu seconds=%.3f\n", (double)total / elapsed / 1e6, total, elapsed);
+    double cpu = cpu_seconds() - cpu_start;
+    printf("MBPS %.1f bytes=%llu seconds=%.3f cpu=%.3f\n", (double)total / elapsed / 1e6, total,
+           elapsed, cpu);
     curl_easy_cleanup(h);
     curl_global_cleanup();
     return 0;

@@ -3,8 +3,9 @@ BENCHMARKS.md (replacing only that section) and prints it.
 
     python3 report.py RESULTS.tsv BENCHMARKS.md
 
-RESULTS.tsv has the columns round, contestant, mbps. The run's facts come from BENCH_META_*
-environment variables set by run.sh.
+RESULTS.tsv has the columns round, contestant, mbps, cpu_s_per_gb (the client's user + system CPU
+seconds per 10^9 bytes). The run's facts come from BENCH_META_* environment variables set by
+run.sh.
 """
 
 from __future__ import annotations
@@ -62,10 +63,11 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def section(results: dict[str, dict[int, float]]) -> str:
+def section(results: dict[str, dict[int, float]], cpu: dict[str, dict[int, float]]) -> str:
     env = os.environ.get
     rounds = sorted({r for per in results.values() for r in per})
     med = {c: statistics.median(per.values()) for c, per in results.items()}
+    cpu_med = {c: statistics.median(per.values()) for c, per in cpu.items()}
     order = [c for c in LABELS if c in results]
 
     lines = [SECTION, ""]
@@ -81,12 +83,15 @@ def section(results: dict[str, dict[int, float]]) -> str:
                  f"handle/client; {len(rounds)} rounds, contestants interleaved round-robin (the "
                  f"first one rotating each round); {env('BENCH_META_ELAPSED', '?')} s of measuring, "
                  f"load average {env('BENCH_META_LOAD', '?')}. MB/s = 10^6 bytes/s, median of the "
-                 f"rounds.")
+                 f"rounds. Client CPU = the client process's user + system CPU seconds per 10^9 "
+                 f"bytes, median of the rounds; unlike MB/s it hardly moves when other work shares "
+                 f"the machine. CPU ratio = the baseline's CPU per byte over the contestant's "
+                 f"(≥ 1: no more CPU per byte than raw libcurl).")
     lines.append("")
     lines.append("**Ratios are the figure; absolute MB/s on this shared 2-core machine are noise.**")
     lines.append("")
-    lines.append("| Ratio | Ratio of medians | Per-round ratios (min–max) | Target | |")
-    lines.append("|---|---:|---:|---:|---|")
+    lines.append("| Ratio | Throughput ratio (of medians) | Per-round (min–max) | CPU ratio | Target | |")
+    lines.append("|---|---:|---:|---:|---:|---|")
     for num, den, target in RATIOS:
         if num not in results or den not in results:
             continue
@@ -96,14 +101,16 @@ def section(results: dict[str, dict[int, float]]) -> str:
         spread = f"{min(per_round):.3f}–{max(per_round):.3f}" if per_round else "–"
         verdict = ("met" if ratio >= target else "**missed**") if target else "context"
         tgt = f"≥ {target:.2f}" if target else "–"
-        lines.append(f"| {num} / {den} | {ratio:.3f} | {spread} | {tgt} | {verdict} |")
+        cpu_ratio = cpu_med[den] / cpu_med[num] if cpu_med.get(num) else float("nan")
+        lines.append(f"| {num} / {den} | {ratio:.3f} | {spread} | {cpu_ratio:.3f} | {tgt} | {verdict} |")
     lines.append("")
-    lines.append("| Contestant | | Median MB/s | " + " | ".join(f"R{r}" for r in rounds) + " |")
-    lines.append("|---|---|---:|" + "---:|" * len(rounds))
+    lines.append("| Contestant | | Median MB/s | " + " | ".join(f"R{r}" for r in rounds)
+                 + " | Client CPU s/GB |")
+    lines.append("|---|---|---:|" + "---:|" * len(rounds) + "---:|")
     for c in order:
         per = results[c]
         cells = " | ".join(f"{per[r]:.0f}" if r in per else "–" for r in rounds)
-        lines.append(f"| {c} | {LABELS[c]} | {med[c]:.0f} | {cells} |")
+        lines.append(f"| {c} | {LABELS[c]} | {med[c]:.0f} | {cells} | {cpu_med[c]:.3f} |")
     lines.append("")
     return "\n".join(lines)
 
@@ -128,13 +135,15 @@ def replace_section(path: str, text: str) -> None:
 def main() -> int:
     results_path, output = sys.argv[1], sys.argv[2]
     results: dict[str, dict[int, float]] = defaultdict(dict)
+    cpu: dict[str, dict[int, float]] = defaultdict(dict)
     with open(results_path) as f:
         for row in csv.DictReader(f, delimiter="\t"):
             results[row["contestant"]][int(row["round"])] = float(row["mbps"])
+            cpu[row["contestant"]][int(row["round"])] = float(row["cpu_s_per_gb"])
     if not results:
         print("no results", file=sys.stderr)
         return 1
-    text = section(results)
+    text = section(results, cpu)
     replace_section(output, text)
     print(text)
     return 0

@@ -174,7 +174,7 @@ CONTESTANTS=(
     "pycurl-bytes|$PYTHON $HERE/hc_bench.py pycurl-bytes"
 )
 
-# Runs contestant $1 for $2 downloads; prints its MB/s. Exit 3: not installed.
+# Runs contestant $1 for $2 downloads; prints "MB/s CPU-s/GB". Exit 3: not installed.
 measure() {
     local id=$1 count=$2 entry cmd out rc
     for entry in "${CONTESTANTS[@]}"; do
@@ -187,8 +187,13 @@ measure() {
         log "$id failed (exit $rc): $(cat "$TMP/err.log")"
         return 1
     fi
+    # "MBPS <v> bytes=<n> seconds=<s> cpu=<c>" -> "<v> <client CPU seconds per GB>"
     case $out in
-        MBPS\ *) out=${out#MBPS }; printf '%s\n' "${out%% *}" ;;
+        MBPS\ *) "$PYTHON" -c '
+import sys
+f = sys.argv[1].split()
+kv = dict(x.split("=", 1) for x in f[2:])
+print(f[1], "%.3f" % (float(kv["cpu"]) / (int(kv["bytes"]) / 1e9)))' "$out" ;;
         *) log "$id: unexpected output: $out"; return 1 ;;
     esac
 }
@@ -199,9 +204,9 @@ ACTIVE=()
 for entry in "${CONTESTANTS[@]}"; do
     id=${entry%%|*}
     if [ "${id#pycurl}" != "$id" ] && [ "${PYCURL_NOTE#not measured}" != "$PYCURL_NOTE" ]; then continue; fi
-    if mbps=$(measure "$id" 1); then
+    if m=$(measure "$id" 1); then
         ACTIVE+=("$id")
-        log "  $id: $mbps MB/s"
+        log "  $id: ${m% *} MB/s"
     else
         rc=$?
         [ "$rc" -eq 3 ] && { log "  $id: not installed, skipped"; continue; }
@@ -210,23 +215,24 @@ for entry in "${CONTESTANTS[@]}"; do
 done
 
 if [ -z "$COUNT" ]; then
-    mbps=$(measure raw-discard 3) || die "calibration failed"
+    m=$(measure raw-discard 3) || die "calibration failed"
+    mbps=${m% *}
     COUNT=$("$PYTHON" -c "import math, sys; s = $EXPECTED / ($mbps * 1e6); print(max(1, math.ceil(1.2 * $MIN_SECONDS / s)))")
     log "calibration: raw discard at $mbps MB/s; $COUNT downloads per measurement"
 fi
 
 # --- Rounds, interleaved; the starting contestant rotates each round ---------------------------
 RESULTS="$TMP/results.tsv"
-printf 'round\tcontestant\tmbps\n' >"$RESULTS"
+printf 'round\tcontestant\tmbps\tcpu_s_per_gb\n' >"$RESULTS"
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date +%s)
 n=${#ACTIVE[@]}
 for round in $(seq "$ROUNDS"); do
     for k in $(seq 0 $((n - 1))); do
         id=${ACTIVE[$(((k + round - 1) % n))]}
-        mbps=$(measure "$id" "$COUNT") || die "$id failed in round $round"
-        printf '%s\t%s\t%s\n' "$round" "$id" "$mbps" >>"$RESULTS"
-        log "round $round/$ROUNDS  $(printf '%-15s' "$id") $mbps MB/s"
+        m=$(measure "$id" "$COUNT") || die "$id failed in round $round"
+        printf '%s\t%s\t%s\t%s\n' "$round" "$id" "${m% *}" "${m#* }" >>"$RESULTS"
+        log "round $round/$ROUNDS  $(printf '%-15s' "$id") ${m% *} MB/s  (client CPU ${m#* } s/GB)"
     done
 done
 ELAPSED=$(($(date +%s) - START))

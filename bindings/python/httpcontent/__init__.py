@@ -11,7 +11,8 @@ from .client import CancelToken, Client, Headers, Response
 from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgument, LocalIOError,
                      Timeout, TooLarge, TooManyRedirects, TransportError, UnacceptableContentType,
                      UnacceptableStatus)
-from .handlers import Bytes, Discard, Handler
+from .handlers import (Bytes, Compound, Discard, Download, File, Handler, Image, ImageContent,
+                       ResponseHead, Stream, Text, reset_defaults, set_default_accept_status)
 
 __version__ = "0.1.0"
 
@@ -21,7 +22,9 @@ def library_version() -> str:
     return _lib().hc_version().decode()
 
 
-__all__ = ["Client", "Response", "Headers", "CancelToken", "Handler", "Discard", "Bytes",
+__all__ = ["Client", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
+           "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
+           "set_default_accept_status", "reset_defaults",
            "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
            "Cancelled", "LocalIOError", "CallbackError", "library_version"]

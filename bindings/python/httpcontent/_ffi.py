@@ -19,6 +19,16 @@ SONAME = "libhttpcontent.so.0"
 
 # Callback types, kept here so every module uses the same ones.
 PROGRESS_CB = CFUNCTYPE(c_int, c_void_p, c_int64, c_int64, c_int64, c_int64, c_int64)
+WRITE_CB = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
+ACCEPT_CB = CFUNCTYPE(c_int, c_void_p, c_void_p)
+FINISH_CB = CFUNCTYPE(c_int, c_void_p)
+CLEANUP_CB = CFUNCTYPE(None, c_void_p, c_int)
+
+
+class HandlerVTable(ctypes.Structure):
+    """hc_handler_vtable."""
+    _fields_ = [("version", ctypes.c_uint), ("accept", ACCEPT_CB), ("consume", WRITE_CB),
+                ("finish", FINISH_CB), ("cleanup", CLEANUP_CB)]
 
 c_ubyte_p = POINTER(c_ubyte)
 
@@ -75,6 +85,21 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
     ("hc_response_charset", c_char_p, [c_void_p]),
     ("hc_response_bytes", c_int, [c_void_p, POINTER(c_ubyte_p), POINTER(c_size_t)]),
     ("hc_response_metrics", c_int, [c_void_p, POINTER(c_int64), POINTER(c_int64), POINTER(c_double)]),
+    ("hc_handler_set_max_size", c_int, [c_void_p, c_size_t]),
+    ("hc_defaults_accept_status", c_int, [POINTER(c_int), c_size_t]),
+    ("hc_defaults_reset", None, []),
+    ("hc_handler_text_new", c_void_p, [c_int, c_int]),
+    ("hc_handler_image_new", c_void_p, []),
+    ("hc_handler_stream_cb_new", c_void_p, [WRITE_CB, c_void_p]),
+    ("hc_handler_file_new", c_void_p, [c_char_p, ctypes.c_uint]),
+    ("hc_handler_compound_new", c_void_p, [POINTER(c_void_p), c_size_t]),
+    ("hc_handler_custom_new", c_void_p, [POINTER(HandlerVTable), c_void_p]),
+    ("hc_response_text", c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t)]),
+    ("hc_response_image", c_int, [c_void_p, POINTER(c_int), POINTER(c_int64), POINTER(c_int64)]),
+    ("hc_response_file", c_int, [c_void_p, POINTER(c_char_p), POINTER(c_int64), POINTER(c_int64),
+                                 POINTER(c_int)]),
+    ("hc_response_streamed", c_int64, [c_void_p]),
+    ("hc_response_handler_index", c_int, [c_void_p]),
 ]
 
 _lock = threading.Lock()

@@ -199,8 +199,11 @@ class Client(Handle):
                 check(lib.hc_request_set_progress(req, callback, None))
             out = ctypes.c_void_p()
             code = lib.hc_client_send(self, req, ctypes.byref(out))
-            if raised:
-                raise raised[0]
+            from_handler = handler._take_exception()
+            if from_handler is not None or raised:
+                if out.value:
+                    lib.hc_response_free(out.value)
+                raise from_handler if from_handler is not None else raised[0]
             if code != 0:
                 raise_last()
             try:

@@ -1,20 +1,29 @@
 """Response content handlers: what becomes of a body, decided per request.
 
-Each handler describes the handling; every request creates fresh handling state from it, so one
-handler object may serve many requests. Every built-in takes `accept_status=` (codes, ranges,
-`(low, high)` pairs or `"200-299"` strings; an empty list accepts any status) and
-`accept_types=` (media ranges such as `"application/json"`, `"image/*"`, `"*/*+json"`).
+A handler describes the handling; each request creates fresh handling state from a built-in
+handler, so one built-in handler object may serve many requests. Every built-in takes
+`accept_status=` (codes, ranges, `(low, high)` pairs or `"200-299"` strings; an empty list
+accepts any status) and `accept_types=` (media ranges such as `"application/json"`,
+`"image/*"`, `"*/*+json"`).
+
+Write your own by subclassing `Handler` and overriding `accept`, `consume`, `finish` and
+`cleanup`; or subclass `Bytes` and override `convert` when you only want the whole body.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Union
+import codecs
+import ctypes
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Union
 
 from . import _ffi
 from ._handle import Handle
-from .errors import check
+from .errors import Error, check
 
 StatusSpec = Union[int, range, tuple, str]
+_CALLBACK_FAILED = 11  # HC_ECALLBACK
 
 
 def _status_ranges(spec: Iterable[StatusSpec]) -> list[tuple[int, int]]:
@@ -37,35 +46,95 @@ def _status_ranges(spec: Iterable[StatusSpec]) -> list[tuple[int, int]]:
     return ranges
 
 
+# The process-wide default, snapshotted by each handler when it is created (None: built-in).
+_default_status: list[tuple[int, int]] | None = None
+
+
+def set_default_accept_status(spec: Iterable[StatusSpec]) -> None:
+    """Changes the status codes handlers created from now on accept by default (process-wide,
+    like hotpotato's setDefaultAcceptableResponses). An empty list accepts any status."""
+    global _default_status
+    ranges = _status_ranges(spec)
+    flat = (ctypes.c_int * (2 * len(ranges)))(*[v for pair in ranges for v in pair])
+    check(_ffi.lib().hc_defaults_accept_status(flat, len(ranges)))
+    _default_status = ranges
+
+
+def reset_defaults() -> None:
+    """Restores the built-in defaults: status 200-299, any content type."""
+    global _default_status
+    _ffi.lib().hc_defaults_reset()
+    _default_status = None
+
+
 class _NativeHandler(Handle):
-    """The library's hc_handler behind a Python handler."""
+    """The library's hc_handler behind a Python handler (plus what C must keep calling)."""
 
     @staticmethod
     def _free(ptr: int) -> None:
         _ffi.lib().hc_handler_free(ptr)
 
 
+@dataclass(frozen=True)
+class ResponseHead:
+    """What a handler's `accept` sees: the final response's status, headers and URL."""
+    status: int
+    headers: Any
+    url: str
+
+
 class Handler:
-    """Base of the built-in handlers. Subclasses say how to make the native handler and how
-    to read the content from a response."""
+    """A response content handler. Subclass it to write your own, overriding any of:
+
+    - `accept(head) -> bool` once the headers are complete (`head.status`, `head.headers`,
+      `head.url`): return False (or raise) to refuse the body, which then never reaches
+      `consume` and is kept, capped, in the error;
+    - `consume(chunk: bytes)` for each chunk as it arrives (raise to stop the transfer);
+    - `finish() -> content` once the body is complete: its result is `response.content`;
+    - `cleanup(failed: bool)` always, last.
+
+    An exception raised in any of them stops the transfer and is re-raised by the request.
+    The acceptance options (`accept_status`, `accept_types`) are checked before `accept`.
+    One instance keeps its state across calls: use one per concurrent request."""
 
     def __init__(self, *, accept_status: Iterable[StatusSpec] | None = None,
-                 accept_types: Iterable[str] | None = None) -> None:
-        self.accept_status = None if accept_status is None else _status_ranges(accept_status)
+                 accept_types: Iterable[str] | None = None, max_size: int | None = None) -> None:
+        self.accept_status = (_default_status if accept_status is None
+                              else _status_ranges(accept_status))
         self.accept_types = None if accept_types is None else list(accept_types)
+        if max_size is not None and max_size <= 0:
+            raise ValueError("max_size must be positive (or None for no limit)")
+        self.max_size = max_size
         self._native: _NativeHandler | None = None
+        self._raised: list[BaseException] = []
+        self._result: Any = None
 
-    # Subclasses override these two.
+    # -- what a custom handler overrides
+    def accept(self, head: ResponseHead) -> bool:
+        return True
+
+    def consume(self, chunk: bytes) -> None:
+        pass
+
+    def finish(self) -> Any:
+        return None
+
+    def cleanup(self, failed: bool) -> None:
+        pass
+
+    # -- how built-ins plug in
     def _new_native(self) -> int:
-        raise NotImplementedError
+        """The native handler. By default, a custom one calling this object's methods."""
+        return self._new_custom()
 
     def _content(self, response_ptr: int) -> Any:
-        return None
+        return self._result
 
     def _handle(self) -> _NativeHandler:
         """The native handler, made once and configured with the acceptance options."""
         if self._native is None:
             native = _NativeHandler(self._new_native())
+            native.keep = getattr(self, "_keep", None)  # callbacks C may call
             lib = _ffi.lib()
             if self.accept_status is not None:
                 check(lib.hc_handler_accept_any_status(native))
@@ -73,13 +142,59 @@ class Handler:
                     check(lib.hc_handler_accept_status(native, low, high))
             for media_range in self.accept_types or ():
                 check(lib.hc_handler_accept_type(native, _ffi.text(media_range)))
+            if self.max_size is not None:
+                check(lib.hc_handler_set_max_size(native, self.max_size))
             self._native = native
         return self._native
+
+    def _take_exception(self) -> BaseException | None:
+        """The first exception a callback of this handler raised during the last request."""
+        raised, self._raised = self._raised, []
+        return raised[0] if raised else None
 
     def close(self) -> None:
         if self._native is not None:
             self._native.close()
             self._native = None
+
+    # -- the custom vtable
+    def _guard(self, call: Callable[[], int]) -> int:
+        # An exception cannot cross C: keep it, stop the transfer, re-raise after the call.
+        try:
+            return call()
+        except BaseException as exc:  # noqa: BLE001 - re-raised by Client.request
+            self._raised.append(exc)
+            return exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
+
+    def _new_custom(self) -> int:
+        from .client import Headers
+
+        def accept(_userdata, head_ptr):
+            def run():
+                self._result = None
+                self._raised = []
+                raw = _ffi.borrowed_bytes(_ffi.lib().hc_response_headers_raw, head_ptr)
+                head = ResponseHead(_ffi.lib().hc_response_status(head_ptr), Headers.parse(raw),
+                                    (_ffi.lib().hc_response_url(head_ptr) or b"").decode())
+                return 0 if self.accept(head) else 5  # HC_EUNACCEPTABLE_STATUS
+            return self._guard(run)
+
+        def consume(_userdata, buf, size):
+            return self._guard(lambda: (self.consume(ctypes.string_at(buf, size)), 0)[1])
+
+        def finish(_userdata):
+            def run():
+                self._result = self.finish()
+                return 0
+            return self._guard(run)
+
+        def cleanup(_userdata, failed):
+            self._guard(lambda: (self.cleanup(bool(failed)), 0)[1])
+
+        vtable = _ffi.HandlerVTable(1, _ffi.ACCEPT_CB(accept), _ffi.WRITE_CB(consume),
+                                    _ffi.FINISH_CB(finish), _ffi.CLEANUP_CB(cleanup))
+        self._keep = vtable
+        return _ffi.lib().hc_handler_custom_new(ctypes.byref(vtable), None)
 
 
 class Discard(Handler):
@@ -88,22 +203,174 @@ class Discard(Handler):
     def _new_native(self) -> int:
         return _ffi.lib().hc_handler_discard_new()
 
+    def _content(self, response_ptr: int) -> None:
+        return None
+
 
 class Bytes(Handler):
     """Keeps the body as `bytes`. `max_size` (decoded bytes) fails larger bodies with
-    `hc.TooLarge` as soon as they pass it. Accepts 200-299, any type."""
+    `hc.TooLarge` as soon as they pass it. Accepts 200-299, any type. Subclass it and override
+    `convert(data)` for a handler that turns the whole body into something else."""
 
-    def __init__(self, max_size: int | None = None, **acceptance: Any) -> None:
-        super().__init__(**acceptance)
-        if max_size is not None and max_size <= 0:
-            raise ValueError("max_size must be positive (or None for no limit)")
-        self.max_size = max_size
+    def __init__(self, max_size: int | None = None, **options: Any) -> None:
+        super().__init__(max_size=max_size, **options)
 
     def _new_native(self) -> int:
         return _ffi.lib().hc_handler_bytes_new(self.max_size or 0)
 
-    def _content(self, response_ptr: int) -> bytes:
-        return _ffi.borrowed_bytes(_ffi.lib().hc_response_bytes, response_ptr)
+    def _content(self, response_ptr: int) -> Any:
+        return self.convert(_ffi.borrowed_bytes(_ffi.lib().hc_response_bytes, response_ptr))
+
+    def convert(self, data: bytes) -> Any:
+        return data
 
 
-__all__ = ["Handler", "Discard", "Bytes"]
+_ENCODINGS = {"utf-8": 1, "utf-16-le": 2, "utf-16-be": 3, "utf-16": 3, "latin-1": 4,
+              "iso8859-1": 4, "ascii": 5, "cp1252": 6}
+
+
+class Text(Handler):
+    """Decodes the body to `str` as it arrives: `encoding` if given, else the Content-Type's
+    charset, else a byte order mark, else UTF-8. `errors="strict"` fails invalid bytes with
+    `hc.DecodeError` (with `.offset`); `"replace"` substitutes U+FFFD. Supports UTF-8,
+    UTF-16LE/BE, ISO-8859-1, US-ASCII and Windows-1252. Accepts 200-299, any type."""
+
+    def __init__(self, encoding: str | None = None, errors: str = "strict", **options: Any) -> None:
+        super().__init__(**options)
+        if errors not in ("strict", "replace"):
+            raise ValueError('errors must be "strict" or "replace"')
+        self.encoding = encoding
+        self.errors = errors
+        self._code = 0
+        if encoding is not None:
+            try:
+                name = codecs.lookup(encoding).name
+            except LookupError:
+                raise ValueError(f"unknown encoding {encoding!r}") from None
+            if name not in _ENCODINGS:
+                raise ValueError(f"encoding {encoding!r} is not one the library decodes")
+            self._code = _ENCODINGS[name]
+
+    def _new_native(self) -> int:
+        return _ffi.lib().hc_handler_text_new(self._code, int(self.errors == "strict"))
+
+    def _content(self, response_ptr: int) -> str:
+        data = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        check(_ffi.lib().hc_response_text(response_ptr, ctypes.byref(data), ctypes.byref(size)))
+        return ctypes.string_at(data, size.value).decode("utf-8") if size.value else ""
+
+
+@dataclass(frozen=True)
+class ImageContent:
+    """An image's format ("png", "jpeg", "gif", "webp", "bmp"), pixel size and bytes."""
+    format: str
+    width: int
+    height: int
+    data: bytes
+
+
+_IMAGE_FORMATS = {1: "png", 2: "jpeg", 3: "gif", 4: "webp", 5: "bmp"}
+
+
+class Image(Handler):
+    """Keeps an image body and inspects it: format sniffed from the bytes, width and height read
+    from the header. Bytes that are not the declared type, or a header claiming more than 100
+    megapixels, raise `hc.DecodeError`. Content is None for an empty 204/HEAD response.
+    Accepts 200-299, `image/*`."""
+
+    def _new_native(self) -> int:
+        return _ffi.lib().hc_handler_image_new()
+
+    def _content(self, response_ptr: int) -> ImageContent | None:
+        lib = _ffi.lib()
+        fmt, width, height = ctypes.c_int(), ctypes.c_int64(), ctypes.c_int64()
+        check(lib.hc_response_image(response_ptr, ctypes.byref(fmt), ctypes.byref(width),
+                                    ctypes.byref(height)))
+        if fmt.value == 0:
+            return None
+        return ImageContent(_IMAGE_FORMATS[fmt.value], width.value, height.value,
+                            _ffi.borrowed_bytes(lib.hc_response_bytes, response_ptr))
+
+
+class Stream(Handler):
+    """Passes each chunk, as it arrives, to `target`: a writable binary file object (its
+    `write` is called) or a callable taking bytes. Keeps nothing; `response.content` is the
+    number of bytes passed on. Accepts 200-299, any type."""
+
+    def __init__(self, target: Any, **options: Any) -> None:
+        super().__init__(**options)
+        write = getattr(target, "write", None)
+        if write is None and not callable(target):
+            raise TypeError("Stream needs a writable file object or a callable")
+        self._write = write if write is not None else target
+
+    def _new_native(self) -> int:
+        def on_chunk(_userdata, buf, size):
+            return self._guard(lambda: (self._write(ctypes.string_at(buf, size)), 0)[1])
+        self._keep = _ffi.WRITE_CB(on_chunk)
+        return _ffi.lib().hc_handler_stream_cb_new(self._keep, None)
+
+    def _content(self, response_ptr: int) -> int:
+        return _ffi.lib().hc_response_streamed(response_ptr)
+
+
+@dataclass(frozen=True)
+class Download:
+    """A finished download: the path, bytes written by this request, the final size, and
+    whether it continued an earlier partial download."""
+    path: str
+    bytes_written: int
+    size: int
+    resumed: bool
+
+
+class File(Handler):
+    """Downloads the body to `path`, atomically: written to a temporary file in the same
+    directory, fsync'd, renamed over `path` only when complete. On any failure the temporary
+    file is removed and an existing file is left untouched; with `resume=True`, `path + ".part"`
+    is kept instead and the next request continues it with a Range request. An unwritable
+    directory raises `hc.LocalIOError` before anything is sent. Accepts 200-299, any type."""
+
+    def __init__(self, path: str | os.PathLike, *, overwrite: bool = True, make_dirs: bool = False,
+                 resume: bool = False, **options: Any) -> None:
+        super().__init__(**options)
+        self.path = os.fspath(path)
+        self.flags = (1 if make_dirs else 0) | (0 if overwrite else 2) | (4 if resume else 0)
+
+    def _new_native(self) -> int:
+        return _ffi.lib().hc_handler_file_new(_ffi.text(self.path), self.flags)
+
+    def _content(self, response_ptr: int) -> Download:
+        path, written, size, resumed = (ctypes.c_char_p(), ctypes.c_int64(), ctypes.c_int64(),
+                                        ctypes.c_int())
+        check(_ffi.lib().hc_response_file(response_ptr, ctypes.byref(path), ctypes.byref(written),
+                                          ctypes.byref(size), ctypes.byref(resumed)))
+        return Download(path.value.decode(), written.value, size.value, bool(resumed.value))
+
+
+class Compound(Handler):
+    """Offers each response to `handlers` in order; the first that accepts it takes the body
+    (AFNetworking's compound serializer). When none accepts, the first one's error is raised."""
+
+    def __init__(self, handlers: Iterable[Handler]) -> None:
+        super().__init__()
+        self.handlers = list(handlers)
+        if not self.handlers:
+            raise ValueError("Compound needs at least one handler")
+
+    def _new_native(self) -> int:
+        natives = (ctypes.c_void_p * len(self.handlers))(
+            *[h._handle()._as_parameter_ for h in self.handlers])
+        return _ffi.lib().hc_handler_compound_new(natives, len(self.handlers))
+
+    def _content(self, response_ptr: int) -> Any:
+        return self.handlers[_ffi.lib().hc_response_handler_index(response_ptr)]._content(response_ptr)
+
+    def _take_exception(self) -> BaseException | None:
+        found = [e for e in (h._take_exception() for h in self.handlers) if e is not None]
+        return found[0] if found else None
+
+
+__all__ = ["Handler", "ResponseHead", "Discard", "Bytes", "Text", "Image", "ImageContent",
+           "Stream", "File", "Download", "Compound", "set_default_accept_status", "reset_defaults"]
