@@ -84,8 +84,8 @@ def section(results: dict[str, dict[int, float]], cpu: dict[str, dict[int, float
                  f"first one rotating each round); {env('BENCH_META_ELAPSED', '?')} s of measuring, "
                  f"load average {env('BENCH_META_LOAD', '?')}. MB/s = 10^6 bytes/s, median of the "
                  f"rounds. Client CPU = the client process's user + system CPU seconds per 10^9 "
-                 f"bytes, median of the rounds; unlike MB/s it hardly moves when other work shares "
-                 f"the machine. CPU ratio = the baseline's CPU per byte over the contestant's "
+                 f"bytes, median of the rounds; it varies far less than MB/s when other work shares "
+                 f"the machine (±10 % against ±40 % in trial runs). CPU ratio = the baseline's CPU per byte over the contestant's "
                  f"(≥ 1: no more CPU per byte than raw libcurl).")
     lines.append("")
     lines.append("**Ratios are the figure; absolute MB/s on this shared 2-core machine are noise.**")

@@ -21,7 +21,15 @@ run() {
   "$hc" "$@" || echo "(exit code $?)"
   echo
 }
+demo_dir=$(mktemp -d)
 run get "$base/text?text=h%C3%A9llo%20w%C3%B6rld" --as text
+run get "$base/text?charset=iso-8859-1&text=caf%C3%A9" --as text
+run get "$base/text?charset=utf-8&raw_hex=616263ff6465" --as text
+run get "$base/image/png" --as image
+run get "$base/image/jpeg?ctype=image/png" --as image
+run get "$base/bytes/3000000" -o "$demo_dir/download.bin"
+run get "$base/reset?bytes=100000" -o "$demo_dir/broken.bin"
+echo "files left in the download folder: $(ls "$demo_dir" | tr '\n' ' ')"
 run get "$base/bytes/16" --as discard -i
 run get "$base/ctype?type=application/problem%2Bjson&body=%7B%7D" --as text --accept-type '*/*+json'
 run get "$base/status/401?json=1"
@@ -31,4 +39,4 @@ run get "$base/stall?bytes=10" --timeout 0.5
 run get "$base/redirect-to?url=file:///etc/passwd"
 echo
 exec 3>&-
-rm -f "$portfile"
+rm -rf "$portfile" "$demo_dir"

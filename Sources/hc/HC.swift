@@ -16,7 +16,7 @@ struct HC: ParsableCommand {
 
 /// How the body is handled, as `--as` names it.
 enum HandlerChoice: String, ExpressibleByArgument, CaseIterable {
-    case bytes, text, discard
+    case bytes, text, image, discard
 }
 
 struct Get: ParsableCommand {
@@ -50,6 +50,15 @@ struct Get: ParsableCommand {
     @Option(help: "Largest body accepted, in bytes.")
     var maxSize: Int?
 
+    @Option(name: [.customShort("o"), .long], help: "Download the body to this file (atomically: nothing is left on failure).")
+    var output: String?
+
+    @Flag(help: "With -o: create missing directories.")
+    var makeDirs = false
+
+    @Flag(help: "With -o: continue a partial download (FILE.part) with a Range request.")
+    var resume = false
+
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the content.")
     var include = false
 
@@ -69,15 +78,38 @@ struct Get: ParsableCommand {
             let bar = ProgressBar.forStandardError()
             let progress: ((TransferProgress) -> Void)? = bar.map { bar in { bar.update($0) } }
             defer { bar?.finish() }
+            if let output {
+                var options = FileWriter.Options()
+                options.makeDirectories = makeDirs
+                options.resume = resume
+                options.maxSize = maxSize.map(Int64.init)
+                let r = try client.send(request, handler: FileWriter(path: output, options: options, acceptance: acceptance),
+                                        progress: progress)
+                printHead(r.head)
+                let how = r.content.resumed ? " (resumed)" : ""
+                Output.writeError("hc: saved \(r.content.size) bytes to \(r.content.path)\(how)\n")
+                return
+            }
             switch handler {
             case .bytes:
                 let r = try client.send(request, handler: Bytes(maxSize: maxSize, acceptance: acceptance), progress: progress)
                 printHead(r.head)
                 r.content.withUnsafeBytes { Output.write($0) }
             case .text:
-                let r = try client.send(request, handler: Bytes(maxSize: maxSize, acceptance: acceptance), progress: progress)
+                let r = try client.send(request, handler: Text(maxSize: maxSize, acceptance: acceptance), progress: progress)
                 printHead(r.head)
-                Output.write(r.content.utf8String)
+                Output.write(r.content)
+            case .image:
+                var imageAcceptance = acceptance
+                if acceptType.isEmpty { imageAcceptance.contentTypes = ["image/*"] }
+                let r = try client.send(request, handler: Image(maxSize: maxSize, acceptance: imageAcceptance),
+                                        progress: progress)
+                printHead(r.head)
+                if let image = r.content {
+                    Output.write("\(image.format.rawValue) image, \(image.width)x\(image.height) pixels, \(image.data.count) bytes\n")
+                } else {
+                    Output.write("no image (empty response)\n")
+                }
             case .discard:
                 let r = try client.send(request, handler: Discard(acceptance: acceptance), progress: progress)
                 printHead(r.head)

@@ -29,6 +29,7 @@ enum Output {
     /// One clear line on stderr: what failed and why, with the server's own words if it sent any.
     static func error(_ error: HTTPContentError) {
         var line = "hc: \(error.code.name) error: \(error.message)"
+        if let said = error.serverMessage, !error.message.contains(said) { line += " — server says: \(said)" }
         if let curl = error.curlCode { line += " [libcurl \(curl)]" }
         if let offset = error.offset { line += " [at byte \(offset)]" }
         Output.writeError(line + "\n")
