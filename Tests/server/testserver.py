@@ -572,6 +572,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 1024  # concurrency tests open hundreds of connections at once
     block_on_close = False
     allow_reuse_address = True
 

@@ -5,11 +5,12 @@ import Synchronization
 ///
 /// A client keeps its easy handles (and through them libcurl's connection cache) between
 /// requests, so consecutive requests to one server reuse a kept-alive connection. It is safe to
-/// use from several threads at once; each concurrent request takes its own handle.
+/// use from several threads at once; each concurrent request takes its own handle. Its `async`
+/// methods run on one background thread driving libcurl's multi interface (see `Executor`).
 public final class Client: Sendable {
     public let configuration: ClientConfiguration
-    private let idle = Mutex<[EasyHandle]>([])
-    private let maxIdle = 16
+    let handles = HandlePool()
+    private let executor = Mutex<Executor?>(nil)
 
     public init(configuration: ClientConfiguration = ClientConfiguration()) throws(HTTPContentError) {
         guard curlGlobalInit == CURLE_OK else {
@@ -19,12 +20,12 @@ public final class Client: Sendable {
     }
 
     deinit {
-        for easy in idle.withLock({ $0 }) { curl_easy_cleanup(easy.raw) }
+        executor.withLock { $0?.shutdown() }
     }
 
     // MARK: - Sending
 
-    /// Sends `request` and feeds the body to `handler`.
+    /// Sends `request` on the calling thread and feeds the body to `handler`.
     /// - Parameters:
     ///   - cancel: set it from any thread to stop the transfer with `.cancelled`.
     ///   - progress: called on the sending thread as bytes move.
@@ -34,44 +35,9 @@ public final class Client: Sendable {
         _ request: Request, handler: Handler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Handler.Content> {
-        var prepared = request
-        do {
-            try request.validate()
-            try handler.prepare(&prepared)
-            try prepared.validate()
-        } catch {
-            handler.cleanup(failed: true)
-            throw HTTPContentError.wrapping(error)
-        }
-        let easy = takeHandle()
-        defer { returnHandle(easy) }
-        let transfer = Transfer(easy: easy, request: prepared, handler: handler,
-                                cancel: cancel, progress: progress,
-                                rejectedBodyCap: configuration.rejectedBodyLimit)
-        let outcome: Result<ResponseHead, HTTPContentError>
-        do {
-            try transfer.configure(configuration)
-            outcome = transfer.complete(EasyDriver.perform(transfer))
-        } catch {
-            outcome = .failure(error)
-        }
-        switch outcome {
-        case .failure(let error):
-            handler.cleanup(failed: true)
-            throw error
-        case .success(let head):
-            let content: Handler.Content
-            do {
-                content = try handler.finish()
-            } catch {
-                handler.cleanup(failed: true)
-                var wrapped = HTTPContentError.wrapping(error)
-                if wrapped.response == nil { wrapped.response = head }
-                throw wrapped
-            }
-            handler.cleanup(failed: false)
-            return Response(head: head, content: content, metrics: transfer.metrics())
-        }
+        let transfer = try start(request, handler: handler, cancel: cancel, progress: progress)
+        defer { handles.put(transfer.easy) }
+        return try Client.deliver(transfer, handler: handler, code: curl_easy_perform(transfer.easy.raw))
     }
 
     /// `send` for a handler known only at run time (the C and Python fronts): the content comes
@@ -93,15 +59,88 @@ public final class Client: Sendable {
         try send(Request("GET", url, headers: headers), handler: handler)
     }
 
-    // MARK: - Handle pool
+    // MARK: - The two halves every driver shares
 
-    private func takeHandle() -> EasyHandle {
+    /// Validates and prepares the request, and binds it to a configured easy handle.
+    /// On failure the handler has been cleaned up and no handle is held.
+    func start<Handler: ContentHandler>(
+        _ request: Request, handler: Handler, cancel: CancellationToken?,
+        progress: ((TransferProgress) -> Void)?
+    ) throws(HTTPContentError) -> Transfer {
+        var prepared = request
+        do {
+            try request.validate()
+            try handler.prepare(&prepared)
+            try prepared.validate()
+        } catch {
+            handler.cleanup(failed: true)
+            throw HTTPContentError.wrapping(error)
+        }
+        let transfer = Transfer(easy: handles.take(), request: prepared, handler: handler,
+                                cancel: cancel, progress: progress,
+                                rejectedBodyCap: configuration.rejectedBodyLimit)
+        do {
+            try transfer.configure(configuration)
+        } catch {
+            handler.cleanup(failed: true)
+            handles.put(transfer.easy)
+            throw error
+        }
+        return transfer
+    }
+
+    /// Turns libcurl's result into the response (finishing the handler) or the error, and
+    /// always runs the handler's cleanup. The caller returns the easy handle to the pool.
+    static func deliver<Handler: ContentHandler>(
+        _ transfer: Transfer, handler: Handler, code: CURLcode
+    ) throws(HTTPContentError) -> Response<Handler.Content> {
+        switch transfer.complete(code) {
+        case .failure(let error):
+            handler.cleanup(failed: true)
+            throw error
+        case .success(let head):
+            let content: Handler.Content
+            do {
+                content = try handler.finish()
+            } catch {
+                handler.cleanup(failed: true)
+                var wrapped = HTTPContentError.wrapping(error)
+                if wrapped.response == nil { wrapped.response = head }
+                throw wrapped
+            }
+            handler.cleanup(failed: false)
+            return Response(head: head, content: content, metrics: transfer.metrics())
+        }
+    }
+
+    /// The client's background executor, started on first use.
+    var sharedExecutor: Executor {
+        executor.withLock { current in
+            if let current { return current }
+            let made = Executor(handles: handles, maxConcurrent: configuration.maxConcurrentTransfers,
+                                maxPerHost: configuration.maxConnectionsPerHost)
+            current = made
+            return made
+        }
+    }
+}
+
+/// Idle easy handles, kept so that libcurl's connection cache survives between requests.
+final class HandlePool: Sendable {
+    private let idle = Mutex<[EasyHandle]>([])
+    private let maxIdle = 64
+
+    deinit {
+        for easy in idle.withLock({ $0 }) { curl_easy_cleanup(easy.raw) }
+    }
+
+    func take() -> EasyHandle {
         if let easy = idle.withLock({ $0.popLast() }) { return easy }
         guard let raw = curl_easy_init() else { fatalError("httpcontent: curl_easy_init failed (out of memory)") }
         return EasyHandle(raw: raw)
     }
 
-    private func returnHandle(_ easy: EasyHandle) {
+    func put(_ easy: EasyHandle) {
         // Reset drops the options but keeps the connection cache, which is the point of the pool.
         curl_easy_reset(easy.raw)
         let kept = idle.withLock { handles -> Bool in
@@ -110,12 +149,5 @@ public final class Client: Sendable {
             return true
         }
         if !kept { curl_easy_cleanup(easy.raw) }
-    }
-}
-
-/// Runs one transfer to completion on the calling thread with `curl_easy_perform`.
-enum EasyDriver {
-    static func perform(_ transfer: Transfer) -> CURLcode {
-        curl_easy_perform(transfer.easy.raw)
     }
 }

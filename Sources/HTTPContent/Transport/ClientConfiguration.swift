@@ -21,6 +21,11 @@ public struct ClientConfiguration: Sendable {
     /// Ask for compressed bodies (every encoding libcurl supports) and decode them. Default: true.
     public var acceptCompressed = true
 
+    /// Most transfers the client's `async` requests run at once; more wait their turn.
+    /// Default: 64.
+    public var maxConcurrentTransfers = 64
+    /// Most connections to one host at once for `async` requests (0: no limit). Default: 0.
+    public var maxConnectionsPerHost = 0
     /// How much of a rejected response's body is kept in the error. Default: 64 KiB.
     public var rejectedBodyLimit = 64 * 1024
 

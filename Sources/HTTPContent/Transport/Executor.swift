@@ -1,0 +1,125 @@
+import CCurl
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One background thread that runs a client's `async` requests on a libcurl multi handle, so
+/// a thousand requests in flight cost a thousand transfers, not a thousand threads.
+final class Executor: @unchecked Sendable {
+    private let driver: MultiDriver
+    private let handles: HandlePool
+    private let inbox = Mutex<(jobs: [@Sendable (MultiDriver) -> Void], stopping: Bool)>(([], false))
+    private var thread = pthread_t()
+    private var started = false
+
+    init(handles: HandlePool, maxConcurrent: Int, maxPerHost: Int) {
+        self.handles = handles
+        driver = MultiDriver(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost)
+        let me = Unmanaged.passRetained(self).toOpaque()
+        started = pthread_create(&thread, nil, { raw in
+            let executor = Unmanaged<Executor>.fromOpaque(raw!).takeRetainedValue()
+            executor.loop()
+            return nil
+        }, me) == 0
+        if !started { Unmanaged<Executor>.fromOpaque(me).release() }
+    }
+
+    /// Queues work to run on the executor thread (adding a transfer), and wakes it.
+    func submit(_ job: @escaping @Sendable (MultiDriver) -> Void) -> Bool {
+        let accepted = inbox.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            state.jobs.append(job)
+            return true
+        }
+        if accepted { driver.wake() }
+        return accepted
+    }
+
+    /// Wakes the thread so it notices a cancellation promptly.
+    func poke() { driver.wake() }
+
+    func shutdown() {
+        inbox.withLock { $0.stopping = true }
+        driver.wake()
+        if started, pthread_equal(pthread_self(), thread) == 0 {
+            pthread_join(thread, nil)
+        } else if started {
+            pthread_detach(thread)
+        }
+    }
+
+    private func loop() {
+        while true {
+            let (jobs, stopping) = inbox.withLock { state in
+                defer { state.jobs.removeAll() }
+                return (state.jobs, state.stopping)
+            }
+            for job in jobs { job(driver) }
+            if stopping {
+                driver.cancelAll()
+                return
+            }
+            driver.perform()
+            driver.wait(timeoutMs: 1000)
+        }
+    }
+}
+
+/// Carries a value the type system cannot prove Sendable across to the executor thread and
+/// back. Sound here because the value is used by one thread at a time: handed over, then back.
+struct Handover<Value>: @unchecked Sendable {
+    var value: Value
+}
+
+extension Client {
+    /// Sends `request` without blocking a thread: the transfer runs on the client's executor
+    /// (libcurl multi), the handler is driven there, and the task resumes with the outcome.
+    /// Cancelling the task cancels the transfer (a download's partial file is removed).
+    public func send<Handler: ContentHandler>(
+        _ request: Request, handler: Handler, progress: ((TransferProgress) -> Void)? = nil
+    ) async throws(HTTPContentError) -> Response<Handler.Content> {
+        let token = CancellationToken()
+        let executor = sharedExecutor
+        let transfer: Transfer
+        do {
+            transfer = try start(request, handler: handler, cancel: token, progress: progress)
+        }
+        let handover = Handover(value: (transfer, handler))
+        let handles = self.handles
+        let result: Result<Handover<Response<Handler.Content>>, HTTPContentError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let submitted = executor.submit { driver in
+                    let (transfer, handler) = handover.value
+                    driver.add(transfer) { code in
+                        let outcome = Result { () throws(HTTPContentError) in
+                            try Client.deliver(transfer, handler: handler, code: code)
+                        }
+                        handles.put(transfer.easy)
+                        continuation.resume(returning: outcome.map { Handover(value: $0) })
+                    }
+                }
+                if !submitted {
+                    let (transfer, handler) = handover.value
+                    handler.cleanup(failed: true)
+                    handles.put(transfer.easy)
+                    continuation.resume(returning: .failure(HTTPContentError(.cancelled, "the client is shutting down")))
+                }
+            }
+        } onCancel: {
+            token.cancel()
+            executor.poke()
+        }
+        return try result.get().value
+    }
+
+    /// `async` send for a handler known only at run time.
+    public func send(
+        _ request: Request, anyHandler handler: any ContentHandler, progress: ((TransferProgress) -> Void)? = nil
+    ) async throws(HTTPContentError) -> Response<Any> {
+        func open<H: ContentHandler>(_ h: H) async throws(HTTPContentError) -> Response<Any> {
+            try await send(request, handler: h, progress: progress).map { $0 as Any }
+        }
+        return try await open(handler)
+    }
+}

@@ -1,0 +1,111 @@
+import CCurl
+
+/// Drives many transfers at once on one libcurl multi handle, on whichever thread calls it
+/// (the C batch API's caller, or the `Executor`'s thread). Transfers beyond the concurrency
+/// limit wait in a queue and start as others finish.
+final class MultiDriver {
+    struct Entry {
+        let transfer: Transfer
+        /// Called once, on the driving thread, with libcurl's result for the transfer.
+        let done: (CURLcode) -> Void
+    }
+
+    let multi: UnsafeMutableRawPointer
+    /// Most transfers in flight at once (0: no limit).
+    var maxConcurrent: Int
+    private var active: [UnsafeMutableRawPointer: Entry] = [:]
+    private var waiting: [Entry] = []
+    private var waitingHead = 0
+
+    init(maxConcurrent: Int = 0, maxPerHost: Int = 0) {
+        _ = curlGlobalInit
+        guard let multi = curl_multi_init() else { fatalError("httpcontent: curl_multi_init failed (out of memory)") }
+        self.multi = multi
+        self.maxConcurrent = maxConcurrent
+        _ = hc_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        if maxPerHost > 0 { setMaxPerHost(maxPerHost) }
+    }
+
+    deinit {
+        cancelAll()
+        curl_multi_cleanup(multi)
+    }
+
+    func setMaxPerHost(_ n: Int) {
+        _ = hc_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, n)
+    }
+
+    /// Transfers added and not yet completed.
+    var pending: Int { active.count + waiting.count - waitingHead }
+
+    func add(_ transfer: Transfer, done: @escaping (CURLcode) -> Void) {
+        waiting.append(Entry(transfer: transfer, done: done))
+        startWaiting()
+    }
+
+    private func startWaiting() {
+        while waitingHead < waiting.count, maxConcurrent == 0 || active.count < maxConcurrent {
+            let entry = waiting[waitingHead]
+            waitingHead += 1
+            let code = curl_multi_add_handle(multi, entry.transfer.easy.raw)
+            if code == CURLM_OK {
+                active[entry.transfer.easy.raw] = entry
+            } else {
+                entry.done(CURLE_FAILED_INIT)
+            }
+        }
+        if waitingHead > 1024, waitingHead * 2 > waiting.count {
+            waiting.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+    }
+
+    /// Lets libcurl make progress without blocking, completes what finished, starts what waits.
+    /// Returns the number of transfers still pending.
+    @discardableResult
+    func perform() -> Int {
+        var running: Int32 = 0
+        curl_multi_perform(multi, &running)
+        var left: Int32 = 0
+        while let msg = curl_multi_info_read(multi, &left) {
+            guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
+            let code = msg.pointee.data.result
+            curl_multi_remove_handle(multi, easy)
+            if let entry = active.removeValue(forKey: easy) { entry.done(code) }
+        }
+        startWaiting()
+        return pending
+    }
+
+    /// Blocks until there is socket activity, libcurl's timeout expires, `wake()` is called, or
+    /// `timeoutMs` passes.
+    func wait(timeoutMs: Int32) {
+        var numfds: Int32 = 0
+        curl_multi_poll(multi, nil, 0, timeoutMs, &numfds)
+    }
+
+    /// Interrupts a `wait` from another thread.
+    func wake() {
+        curl_multi_wakeup(multi)
+    }
+
+    /// Runs until every transfer added (including ones added by completions) has completed.
+    func run() {
+        while perform() > 0 { wait(timeoutMs: 1000) }
+    }
+
+    /// Completes every pending transfer with "aborted".
+    func cancelAll() {
+        for (easy, entry) in active {
+            curl_multi_remove_handle(multi, easy)
+            entry.done(CURLE_ABORTED_BY_CALLBACK)
+        }
+        active.removeAll()
+        while waitingHead < waiting.count {
+            waiting[waitingHead].done(CURLE_ABORTED_BY_CALLBACK)
+            waitingHead += 1
+        }
+        waiting.removeAll()
+        waitingHead = 0
+    }
+}

@@ -1,0 +1,89 @@
+import Testing
+import Foundation
+@testable import HTTPContent
+
+private let server = TestServer.shared
+
+@Suite struct ConcurrencyTests {
+    let client = try! Client()
+
+    @Test func manyAsyncRequestsEachGetTheirOwnResult() async throws {
+        let sizes = (0..<200).map { 1 + ($0 * 37) % 5000 }
+        let client = self.client
+        let results = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+            for (i, n) in sizes.enumerated() {
+                group.addTask {
+                    let r = try await client.send(.get(server.url("/bytes/\(n)")), handler: Bytes())
+                    #expect(r.content.array == expectedBytes(n))
+                    return (i, r.content.count)
+                }
+            }
+            var out: [Int: Int] = [:]
+            for try await (i, n) in group { out[i] = n }
+            return out
+        }
+        #expect(results.count == sizes.count)
+        #expect(sizes.indices.allSatisfy { results[$0] == sizes[$0] })
+    }
+
+    @Test func mixedHandlersAndFailuresUnderConcurrency() async {
+        let client = self.client
+        await withTaskGroup(of: Void.self) { group in
+            for i in 0..<60 {
+                group.addTask {
+                    switch i % 4 {
+                    case 0:
+                        let r = try? await client.send(.get(server.url("/text?text=n\(i)")), handler: Text())
+                        #expect(r?.content == "n\(i)")
+                    case 1:
+                        do {
+                            _ = try await client.send(.get(server.url("/status/40\(i % 10)")), handler: Bytes())
+                            Issue.record("a 4xx was accepted")
+                        } catch let error as HTTPContentError {
+                            #expect(error.code == .unacceptableStatus)
+                            #expect(error.response?.status == 400 + i % 10)
+                        } catch {
+                            Issue.record("unexpected \(error)")
+                        }
+                    case 2:
+                        do {
+                            _ = try await client.send(Request("GET", server.url("/stall?bytes=5"),
+                                                              options: RequestOptions(timeout: .milliseconds(200))),
+                                                      handler: Bytes())
+                            Issue.record("a stalled transfer did not time out")
+                        } catch let error as HTTPContentError {
+                            #expect(error.code == .timeout)
+                        } catch {
+                            Issue.record("unexpected \(error)")
+                        }
+                    default:
+                        let r = try? await client.send(.get(server.url("/image/gif")), handler: Image())
+                        #expect(r?.content?.width == 3)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func cancellingTheTaskCancelsTheTransferAndRemovesThePartialFile() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-async-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let client = self.client
+        let started = ContinuousClock.now
+        let task = Task {
+            try await client.send(.get(server.url("/slow?bytes=100000&delay=0.05&chunk=100")),
+                                  handler: FileWriter(path: dir + "/big.bin"))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.result
+        guard case .failure(let error as HTTPContentError) = result else {
+            Issue.record("the cancelled download did not fail: \(result)")
+            return
+        }
+        #expect(error.code == .cancelled)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+    }
+}
