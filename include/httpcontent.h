@@ -354,10 +354,12 @@ HC_EXTERN hc_code hc_form_add_bool(hc_form *form, const char *key, int value);
 /** Adds a null, dropped or sent empty as hc_form_set_null_encoding says. `key` is copied. */
 HC_EXTERN hc_code hc_form_add_null(hc_form *form, const char *key);
 
-/** Opens an array under `key` (NULL inside an array): values added until hc_form_close go in it. */
+/** Opens an array under `key` (NULL inside an array): values added until hc_form_close go in it.
+ *  `key` is copied. */
 HC_EXTERN hc_code hc_form_open_array(hc_form *form, const char *key);
 
-/** Opens a dictionary under `key` (NULL inside an array): pairs added until hc_form_close go in it. */
+/** Opens a dictionary under `key` (NULL inside an array): pairs added until hc_form_close go in it.
+ *  `key` is copied. */
 HC_EXTERN hc_code hc_form_open_dict(hc_form *form, const char *key);
 
 /** Closes the innermost open array or dictionary; HC_EINVALID_ARG when none is open. */

@@ -14,6 +14,10 @@ final class FormBox {
 /// Bytes from a pointer and length; nil (with the error recorded) for NULL with a non-zero length.
 func bytes(_ p: UnsafePointer<UInt8>?, _ len: Int, _ name: String, in function: String = #function) -> [UInt8]? {
     if len == 0 { return [] }
+    guard len > 0 else {  // a size_t above Int.max: a caller's bug, refused rather than trapped on
+        fail(.invalidArgument, "\(function.prefix { $0 != "(" }): \(name) length \(UInt(bitPattern: len)) is too large")
+        return nil
+    }
     guard let p else {
         nullArgument(name, in: function)
         return nil

@@ -2,6 +2,7 @@
  * descriptors, read callbacks and multipart, checked byte for byte against the echo server. */
 #include "testutil.h"
 #include <fcntl.h>
+#include <stdint.h>
 
 static hc_client *client;
 
@@ -341,6 +342,8 @@ static void test_null_arguments_are_errors(void) {
     CHECK_CODE(hc_request_set_text_body(req, NULL, NULL), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_json_body(NULL, (const uint8_t *)"1", 1), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_json_body(req, NULL, 5), HC_EINVALID_ARG);
+    CHECK_CODE(hc_request_set_json_body(req, (const uint8_t *)"1", SIZE_MAX), HC_EINVALID_ARG);
+    CHECK_CODE(hc_form_add_bytes(form, (const uint8_t *)"k", SIZE_MAX, (const uint8_t *)"v", 1), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_file_body(NULL, "/x", NULL), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_file_body(req, NULL, NULL), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_fd_body(NULL, 0, -1, NULL), HC_EINVALID_ARG);
