@@ -9,7 +9,8 @@ public struct Multipart: Sendable {
         /// A text field.
         case field(name: String, value: String)
         /// A file read from `path` while sending; `filename` defaults to the path's last
-        /// component, `contentType` to `application/octet-stream`.
+        /// component, `contentType` to libcurl's guess from the filename's extension (else
+        /// `application/octet-stream`).
         case file(name: String, path: String, filename: String?, contentType: String?)
         /// Bytes from memory, with an optional filename and type.
         case bytes(name: String, data: [UInt8], filename: String?, contentType: String?)
