@@ -206,6 +206,36 @@ import Testing
         #expect(short?.code == .callback)
     }
 
+    @Test func cancellingDuringAnUploadStopsIt() {
+        let token = CancellationToken()
+        let sent = Offset()
+        let request = Request("POST", server.url("/echo"), body: .reader { buffer in
+            if sent.value >= 200_000 { token.cancel() }
+            guard sent.value < 64 << 20 else { return 0 }  // a bound, so a failure cannot hang
+            buffer.initializeMemory(as: UInt8.self, repeating: 7)
+            sent.value += buffer.count
+            return buffer.count
+        })
+        let error = #expect(throws: HTTPContentError.self) {
+            try client.send(request, handler: Discard(), cancel: token)
+        }
+        #expect(error?.code == .cancelled)
+        #expect(sent.value < 64 << 20)
+    }
+
+    @Test func badDescriptorsAreRefusedBeforeConnecting() {
+        let listener = SilentListener()
+        // 999_999 is above any descriptor limit here, so never open (a closed low number could
+        // be reused at once by a test running in parallel).
+        for (fd, code) in [(Int32(-1), HTTPContentError.Code.invalidArgument), (999_999, .io)] {
+            let error = #expect(throws: HTTPContentError.self) {
+                try client.send(Request("POST", listener.url, body: .fileDescriptor(fd)), handler: Discard())
+            }
+            #expect(error?.code == code)
+        }
+        #expect(listener.connections() == 0)
+    }
+
     @Test func redirectThatResendsTheBodyRewindsIt() throws {
         let dir = TempDir()
         let path = dir.file("again.bin", count: 100_000)
