@@ -239,9 +239,12 @@ import Testing
     @Test func redirectThatResendsTheBodyRewindsIt() throws {
         let dir = TempDir()
         let path = dir.file("again.bin", count: 100_000)
-        for body: RequestBody in [.bytes(pattern(100_000), contentType: nil), .file(at: path)] {
+        // Small bodies go through COPYPOSTFIELDS, larger ones through the read callback.
+        for (body, size): (RequestBody, Int) in [(.bytes(pattern(1000), contentType: nil), 1000),
+                                                 (.bytes(pattern(100_000), contentType: nil), 100_000),
+                                                 (.file(at: path), 100_000)] {
             let r = try raw(body, path: "/redirect-to?url=/echo/raw&status=307")
-            #expect(Array(r.content) == pattern(100_000))
+            #expect(Array(r.content) == pattern(size))
             #expect(r.url.hasSuffix("/echo/raw"))
         }
     }
