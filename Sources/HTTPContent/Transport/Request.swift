@@ -50,14 +50,21 @@ public struct RequestOptions: Sendable {
     }
 }
 
-/// What a request sends. Builders for forms, JSON, streams and multipart produce one of these.
+/// What a request sends. Builders for forms, JSON, text, files and streams (Bodies/RequestBodies.swift)
+/// produce one of these; Bodies/BodyUpload.swift hands it to libcurl.
 public enum RequestBody: Sendable {
     /// Bytes sent as they are, with an optional Content-Type (the caller's header wins).
     case bytes([UInt8], contentType: String?)
+    /// Bytes read while sending, from a file, a descriptor or a callback: Content-Length when the
+    /// size is known, chunked otherwise.
+    case stream(UploadSource, contentType: String?)
+    /// `multipart/form-data`; libcurl sets the Content-Type with its boundary.
+    case multipart(Multipart)
 
     public var contentType: String? {
         switch self {
-        case .bytes(_, let type): return type
+        case .bytes(_, let type), .stream(_, let type): return type
+        case .multipart: return nil
         }
     }
 }

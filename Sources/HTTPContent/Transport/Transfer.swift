@@ -16,6 +16,8 @@ final class Transfer {
     let rejectedBodyCap: Int
 
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The body being sent and libcurl's read callbacks' state (Bodies/BodyUpload.swift).
+    private var upload: BodyUpload?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     // The response being received: reset at every status line, so only the final one remains.
@@ -72,7 +74,7 @@ final class Transfer {
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
         if config.acceptCompressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
-        try configureMethodAndBody()
+        upload = try BodyUpload.configure(request, on: easy)
         try configureHeaders(config)
 
         let me = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
@@ -87,36 +89,13 @@ final class Transfer {
         }
     }
 
-    private func configureMethodAndBody() throws(HTTPContentError) {
-        let method = request.method
-        switch (method, request.body) {
-        case ("GET", nil):
-            try easy.set(CURLOPT_HTTPGET, true)
-        case ("HEAD", nil):
-            try easy.set(CURLOPT_NOBODY, true)
-        case (_, .bytes(let bytes, _)?):
-            try easy.set(CURLOPT_POST, true)
-            try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(bytes.count))
-            // COPYPOSTFIELDS: libcurl keeps its own copy, so nothing here must outlive the call.
-            let code = bytes.withUnsafeBytes { raw in
-                hc_curl_setopt_ptr(easy.raw, CURLOPT_COPYPOSTFIELDS, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1))
-            }
-            guard code == CURLE_OK else {
-                throw HTTPContentError(.invalidArgument, "request body refused: \(curlMessage(code))")
-            }
-            if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
-        default:
-            try easy.set(CURLOPT_CUSTOMREQUEST, method)
-        }
-    }
-
     private func configureHeaders(_ config: ClientConfiguration) throws(HTTPContentError) {
         var headers = request.headers
         for field in config.headers where !headers.contains(field.name) {
             headers.add(field.name, field.value)
         }
         if !headers.contains("User-Agent") { headers.add("User-Agent", config.userAgent) }
-        if let type = request.body?.contentType, !headers.contains("Content-Type") {
+        if let type = upload?.contentType, !headers.contains("Content-Type") {
             headers.add("Content-Type", type)
         }
         // A POST body of more than 1 MiB makes libcurl wait for 100-continue; we send at once.
@@ -130,6 +109,10 @@ final class Transfer {
                 throw HTTPContentError(.invalidArgument, "could not add header \(field.name)")
             }
             headerList = appended
+        }
+        // libcurl would label a POST without a type as a form: "Content-Type:" removes that.
+        if upload?.removesDefaultContentType == true, !headers.contains("Content-Type") {
+            headerList = curl_slist_append(headerList, "Content-Type:") ?? headerList
         }
         try easy.set(CURLOPT_HTTPHEADER, pointer: headerList)
     }
@@ -232,7 +215,7 @@ final class Transfer {
     /// The outcome once libcurl is done with the transfer: the accepted response's head, or the
     /// error that explains why there is no content.
     func complete(_ code: CURLcode) -> Result<ResponseHead, HTTPContentError> {
-        if let failure { return .failure(failure) }
+        if let failure = failure ?? upload?.failure { return .failure(failure) }
         if var rejection {
             rejection.body = rejectedBody
             if rejection.serverMessage == nil {
@@ -267,6 +250,10 @@ final class Transfer {
             return e
         case CURLE_URL_MALFORMAT:
             return HTTPContentError(.invalidArgument, text, curlCode: curl)
+        case CURLE_READ_ERROR:
+            // Our own read callbacks report their errors through `upload.failure`: this is
+            // libcurl failing to read a multipart file part.
+            return HTTPContentError(.io, text, curlCode: curl, response: head)
         case CURLE_FILESIZE_EXCEEDED:
             return HTTPContentError(.tooLarge, text, curlCode: curl, response: head)
         default:
