@@ -7,6 +7,7 @@
 """
 
 from ._ffi import lib as _lib
+from .bodies import BytesPart, Field, FilePart, form_encode
 from .client import CancelToken, Client, Headers, Response
 from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgument, LocalIOError,
                      Timeout, TooLarge, TooManyRedirects, TransportError, UnacceptableContentType,
@@ -24,7 +25,8 @@ def library_version() -> str:
 
 __all__ = ["Client", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
-           "set_default_accept_status", "reset_defaults",
+           "set_default_accept_status", "reset_defaults", "form_encode", "Field", "FilePart",
+           "BytesPart",
            "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
            "Cancelled", "LocalIOError", "CallbackError", "library_version"]

@@ -23,6 +23,7 @@ WRITE_CB = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 ACCEPT_CB = CFUNCTYPE(c_int, c_void_p, c_void_p)
 FINISH_CB = CFUNCTYPE(c_int, c_void_p)
 CLEANUP_CB = CFUNCTYPE(None, c_void_p, c_int)
+READ_CB = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, POINTER(c_size_t))
 
 
 class HandlerVTable(ctypes.Structure):

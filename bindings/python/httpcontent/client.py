@@ -8,6 +8,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from . import _ffi
 from ._handle import Handle
 from .errors import CallbackError, check, raise_last
+from .bodies import apply_body
 from .handlers import Bytes, Handler
 
 
@@ -166,10 +167,16 @@ class Client(Handle):
 
     def request(self, method: str, url: str, *, handler: Handler | None = None,
                 headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
-                data: bytes | str | None = None, content_type: str | None = None,
+                data: Any = None, content_type: str | None = None,
+                params: Any = None, form: Any = None, json: Any = None, multipart: Any = None,
                 timeout: float | None = None, follow_redirects: bool | None = None,
                 progress: Progress | None = None, cancel: CancelToken | None = None) -> Response:
         """Sends one request and returns the response, or raises an `hc.Error` subclass.
+
+        Bodies: `form=` (dict or pairs, form-encoded with %20 for spaces), `json=` (any
+        JSON-serialisable object; NaN refused), `data=` (bytes; str sent as UTF-8 text; a file
+        object, read by the library; or an iterable of bytes, sent chunked), `multipart=` (a list
+        of `hc.Field`, `hc.FilePart`, `hc.BytesPart`). `params=` adds query pairs to the URL.
 
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
         move; returning True from it cancels the transfer. An exception it raises stops the
@@ -180,11 +187,10 @@ class Client(Handle):
         with _Request(lib.hc_request_new(_ffi.text(method), _ffi.text(url))) as req:
             for name, value in _pairs(headers):
                 check(lib.hc_request_add_header(req, _ffi.text(name), _ffi.text(value)))
-            if data is not None:
-                body = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-                if content_type is None and isinstance(data, str):
-                    content_type = "text/plain; charset=utf-8"
-                check(lib.hc_request_set_body(req, body, len(body), _ffi.text(content_type)))
+            raised: list[BaseException] = []
+            keep: list = []
+            apply_body(req, keep, params=params, form=form, json=json, data=data,
+                       multipart=multipart, content_type=content_type, raised=raised)
             check(lib.hc_request_set_handler(req, handler._handle()))
             if timeout is not None:
                 check(lib.hc_request_set_timeout_ms(req, _ms(timeout)))
@@ -192,7 +198,6 @@ class Client(Handle):
                 check(lib.hc_request_set_follow_redirects(req, int(follow_redirects)))
             if cancel is not None:
                 check(lib.hc_request_set_cancel(req, cancel))
-            raised: list[BaseException] = []
             callback = None
             if progress is not None:
                 callback = _progress_callback(progress, raised)

@@ -1,0 +1,267 @@
+"""Request bodies: the form encoder (spaces as %20 by default), query strings, JSON, text,
+raw bytes, streamed uploads and multipart, all encoded by the library itself."""
+
+from __future__ import annotations
+
+import ctypes
+import io
+import json as _json
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator, Mapping, Union
+
+from . import _ffi
+from ._handle import Handle
+from .errors import InvalidArgument, check
+
+FormInput = Union[Mapping[Any, Any], Iterable[tuple]]
+
+_SPACE = {"%20": 0, "+": 1}
+_ARRAYS = {"brackets": 0, "repeat": 1, "indexed": 2}
+_BOOLS = {"numeric": 0, "literal": 1}
+_NULLS = {"dropped": 0, "empty": 1}
+
+_ffi.declare("hc_buffer_free", None, [ctypes.c_void_p])
+for _name, _args in [
+    ("hc_form_new", []), ("hc_multipart_new", [])]:
+    _ffi.declare(_name, ctypes.c_void_p, _args)
+_ffi.declare("hc_form_free", None, [ctypes.c_void_p])
+_ffi.declare("hc_multipart_free", None, [ctypes.c_void_p])
+for _name, _args in [
+    ("hc_form_add_bytes", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]),
+    ("hc_form_add_bool", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]),
+    ("hc_form_add_null", [ctypes.c_void_p, ctypes.c_char_p]),
+    ("hc_form_open_array", [ctypes.c_void_p, ctypes.c_char_p]),
+    ("hc_form_open_dict", [ctypes.c_void_p, ctypes.c_char_p]),
+    ("hc_form_close", [ctypes.c_void_p]),
+    ("hc_form_set_space_encoding", [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_form_set_array_encoding", [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_form_set_bool_encoding", [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_form_set_null_encoding", [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_form_set_sort", [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_form_encode", [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_request_set_form_body", [ctypes.c_void_p, ctypes.c_void_p]),
+    ("hc_request_add_query", [ctypes.c_void_p, ctypes.c_void_p]),
+    ("hc_request_set_text_body", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]),
+    ("hc_request_set_json_body", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]),
+    ("hc_request_set_fd_body", [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64, ctypes.c_char_p]),
+    ("hc_request_set_read_body", [ctypes.c_void_p, _ffi.READ_CB, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p]),
+    ("hc_multipart_add_field", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]),
+    ("hc_multipart_add_file", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p]),
+    ("hc_multipart_add_bytes", [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                ctypes.c_char_p, ctypes.c_char_p]),
+    ("hc_request_set_multipart", [ctypes.c_void_p, ctypes.c_void_p]),
+]:
+    _ffi.declare(_name, ctypes.c_int, _args)
+
+
+def _raw(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    return str(value).encode("utf-8")
+
+
+class Form(Handle):
+    """A form built in the library from Python values: str, bytes, numbers, bool, None, lists
+    (arrays) and dicts (nested keys), as ordered (key, value) pairs."""
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_form_free(ptr)
+
+    def __init__(self, pairs: FormInput, *, space: str = "%20", arrays: str = "brackets",
+                 bools: str = "numeric", nulls: str = "dropped", sort: bool = False) -> None:
+        lib = _ffi.lib()
+        super().__init__(lib.hc_form_new())
+        try:
+            for option, table, setter in [(space, _SPACE, lib.hc_form_set_space_encoding),
+                                          (arrays, _ARRAYS, lib.hc_form_set_array_encoding),
+                                          (bools, _BOOLS, lib.hc_form_set_bool_encoding),
+                                          (nulls, _NULLS, lib.hc_form_set_null_encoding)]:
+                if option not in table:
+                    raise ValueError(f"{option!r} is not one of {sorted(table)}")
+                check(setter(self, table[option]))
+            check(lib.hc_form_set_sort(self, int(sort)))
+            items = pairs.items() if isinstance(pairs, Mapping) else pairs
+            for key, value in items:
+                self._add(key, value)
+        except BaseException:
+            self.close()
+            raise
+
+    def _add(self, key: Any, value: Any) -> None:
+        lib = _ffi.lib()
+        k = None if key is None else _raw(key)  # None: an array element
+        if isinstance(value, bool):
+            check(lib.hc_form_add_bool(self, k, int(value)))
+        elif value is None:
+            check(lib.hc_form_add_null(self, k))
+        elif isinstance(value, Mapping):
+            check(lib.hc_form_open_dict(self, k))
+            for sub_key, sub_value in value.items():
+                self._add(sub_key, sub_value)
+            check(lib.hc_form_close(self))
+        elif isinstance(value, (list, tuple)):
+            check(lib.hc_form_open_array(self, k))
+            for item in value:
+                self._add(None, item)
+            check(lib.hc_form_close(self))
+        else:
+            v = _raw(value)
+            check(lib.hc_form_add_bytes(self, k, len(k or b""), v, len(v)))
+
+    def encode(self) -> str:
+        out, size = ctypes.c_void_p(), ctypes.c_size_t()
+        check(_ffi.lib().hc_form_encode(self, ctypes.byref(out), ctypes.byref(size)))
+        try:
+            return ctypes.string_at(out, size.value).decode("ascii")
+        finally:
+            _ffi.lib().hc_buffer_free(out)
+
+
+def form_encode(pairs: FormInput, space: str = "%20", arrays: str = "brackets", sort: bool = False,
+                bools: str = "numeric", nulls: str = "dropped") -> str:
+    """`application/x-www-form-urlencoded` text for `pairs` (a dict or (key, value) pairs).
+    Every byte outside A-Z a-z 0-9 - . _ ~ is %XX-escaped, in keys and values; a space is
+    `%20` unless `space="+"`. Arrays: "brackets" (a[]=1), "repeat" (a=1&a=2), "indexed"
+    (a[0]=1); dicts nest as a[b]=c; booleans "numeric" (1/0) or "literal"; None "dropped" or
+    "empty"."""
+    with Form(pairs, space=space, arrays=arrays, bools=bools, nulls=nulls, sort=sort) as form:
+        return form.encode()
+
+
+@dataclass(frozen=True)
+class Field:
+    """A text field of a multipart body."""
+    name: str
+    value: str
+
+
+@dataclass(frozen=True)
+class FilePart:
+    """A file of a multipart body, read from `path` when the request is sent."""
+    name: str
+    path: str | os.PathLike
+    content_type: str | None = None
+    filename: str | None = None
+
+
+@dataclass(frozen=True)
+class BytesPart:
+    """Bytes sent as one part of a multipart body."""
+    name: str
+    data: bytes
+    filename: str | None = None
+    content_type: str | None = None
+
+
+class _Multipart(Handle):
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_multipart_free(ptr)
+
+
+def _text(v: Any) -> bytes | None:
+    return _ffi.text(os.fspath(v) if isinstance(v, os.PathLike) else v)
+
+
+def apply_body(req: Any, keep: list, *, params: FormInput | None, form: FormInput | None,
+               json: Any, data: Any, multipart: Iterable[Any] | None,
+               content_type: str | None, raised: list) -> None:
+    """Sets the body (and query) of a native request from `Client.request`'s arguments.
+    `keep` holds what C must still call during the send; `raised` collects exceptions."""
+    lib = _ffi.lib()
+    if params is not None:
+        with Form(params) as query:
+            check(lib.hc_request_add_query(req, query))
+    given = [name for name, v in (("form", form), ("json", json), ("data", data),
+                                  ("multipart", multipart)) if v is not None]
+    if len(given) > 1:
+        raise InvalidArgument(f"one body at a time: got {', '.join(given)}")
+    if form is not None:
+        with Form(form) as body:
+            check(lib.hc_request_set_form_body(req, body))
+    elif json is not None:
+        try:
+            text = _json.dumps(json, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        except ValueError as exc:
+            raise InvalidArgument(f"JSON body: {exc}") from exc
+        raw = text.encode("utf-8")
+        check(lib.hc_request_set_json_body(req, raw, len(raw)))
+    elif multipart is not None:
+        with _Multipart(lib.hc_multipart_new()) as mp:
+            for part in multipart:
+                if isinstance(part, Field):
+                    check(lib.hc_multipart_add_field(mp, _text(part.name), _text(part.value)))
+                elif isinstance(part, FilePart):
+                    check(lib.hc_multipart_add_file(mp, _text(part.name), _text(part.path),
+                                                    _text(part.filename), _text(part.content_type)))
+                elif isinstance(part, BytesPart):
+                    check(lib.hc_multipart_add_bytes(mp, _text(part.name), part.data, len(part.data),
+                                                     _text(part.filename), _text(part.content_type)))
+                else:
+                    raise TypeError(f"multipart parts are hc.Field, hc.FilePart or hc.BytesPart, not {part!r}")
+            check(lib.hc_request_set_multipart(req, mp))
+    elif data is not None:
+        _apply_data(req, keep, data, content_type, raised)
+
+
+def _apply_data(req: Any, keep: list, data: Any, content_type: str | None, raised: list) -> None:
+    lib = _ffi.lib()
+    ctype = _ffi.text(content_type)
+    if isinstance(data, str):
+        check(lib.hc_request_set_text_body(req, data.encode("utf-8"), _ffi.text("utf-8")))
+        return
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        body = bytes(data)
+        check(lib.hc_request_set_body(req, body, len(body), ctype))
+        return
+    fileno = _real_fileno(data)
+    if fileno is not None:
+        # A real file is read by the library itself (pread), never through Python.
+        try:
+            length = os.fstat(fileno).st_size - data.tell() if data.seekable() else -1
+        except (OSError, ValueError):
+            length = -1
+        check(lib.hc_request_set_fd_body(req, fileno, length, ctype))
+        return
+    if hasattr(data, "read"):
+        chunks: Iterator[bytes] = iter(lambda: data.read(65536), b"")
+    else:
+        chunks = iter(data)
+    pending = [b""]
+
+    def read(_userdata, buf, cap, written):
+        try:
+            while not pending[0]:
+                piece = next(chunks, None)
+                if piece is None:
+                    written[0] = 0
+                    return 0
+                pending[0] = bytes(piece)
+            n = min(cap, len(pending[0]))
+            ctypes.memmove(buf, pending[0], n)
+            pending[0] = pending[0][n:]
+            written[0] = n
+            return 0
+        except BaseException as exc:  # noqa: BLE001 - re-raised by Client.request
+            raised.append(exc)
+            return 1
+
+    callback = _ffi.READ_CB(read)
+    keep.append(callback)
+    check(lib.hc_request_set_read_body(req, callback, None, -1, ctype))
+
+
+def _real_fileno(data: Any) -> int | None:
+    if isinstance(data, io.BytesIO) or not hasattr(data, "fileno"):
+        return None
+    try:
+        return data.fileno()
+    except (OSError, io.UnsupportedOperation, ValueError):
+        return None
+
+
+__all__ = ["form_encode", "Form", "Field", "FilePart", "BytesPart"]
