@@ -71,7 +71,8 @@ def section(results: dict[str, dict[int, float]], cpu: dict[str, dict[int, float
     order = [c for c in LABELS if c in results]
 
     lines = [SECTION, ""]
-    lines.append(f"Measured by `bash bench/run.sh` on {datetime.date.today().isoformat()}: "
+    lines.append(f"Measured by `bash bench/run.sh` on {datetime.date.today().isoformat()} "
+                 f"({env('BENCH_META_LIB', '?')}): "
                  f"{os.cpu_count()} CPUs ({cpu_model()}), Linux {platform.release()}, "
                  f"libcurl {env('BENCH_META_CURL', '?').replace('libcurl ', '')}, "
                  f"nginx {env('BENCH_META_NGINX', '?')}, Python {env('BENCH_META_PYTHON', '?')} "

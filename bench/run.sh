@@ -131,13 +131,22 @@ URL="http://127.0.0.1:$PORT/data.bin"
 log "nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') serving $URL (pid $NGINX_PID)"
 
 # --- Programs ---------------------------------------------------------------------------------
-log "compiling"
+# A snapshot of the library, its header and the Python binding, taken together, so that a rebuild
+# in the working tree during the run (other people work here) cannot change what is measured.
+log "snapshotting the library and the binding; compiling"
+mkdir -p "$TMP/lib" "$TMP/include" "$TMP/py"
+cp "$LIBDIR/libhttpcontent.so.0" "$TMP/lib/"
+cp "$ROOT/include/httpcontent.h" "$TMP/include/"
+cp -R "$ROOT/bindings/python/httpcontent" "$TMP/py/"
+LIB_ID="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+git -C "$ROOT" diff --quiet HEAD -- Sources include bindings 2>/dev/null || LIB_ID="$LIB_ID + uncommitted changes"
+LIB_ID="libhttpcontent.so.0 built $(date -r "$LIBDIR/libhttpcontent.so.0" '+%Y-%m-%d %H:%M:%S'), tree at $LIB_ID"
 cc -O2 -Wall -Wextra -o "$TMP/raw_curl" "$HERE/raw_curl.c" -lcurl
-cc -O2 -Wall -Wextra -I"$ROOT/include" -o "$TMP/hc_bench" "$HERE/hc_bench.c" \
-    "$LIBDIR/libhttpcontent.so.0" -Wl,-rpath,"$LIBDIR"
+cc -O2 -Wall -Wextra -I"$TMP/include" -o "$TMP/hc_bench" "$HERE/hc_bench.c" \
+    "$TMP/lib/libhttpcontent.so.0" -Wl,-rpath,"$TMP/lib"
 
-PYPATH="$ROOT/bindings/python"
-export HTTPCONTENT_LIBRARY="$LIBDIR/libhttpcontent.so.0"
+PYPATH="$TMP/py"
+export HTTPCONTENT_LIBRARY="$TMP/lib/libhttpcontent.so.0"
 PYCURL_NOTE="not measured (BENCH_PYCURL=0)"
 if [ "$WANT_PYCURL" != 0 ]; then
     if "$PYTHON" -c 'import pycurl' 2>/dev/null; then
@@ -240,7 +249,7 @@ LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- Report -----------------------------------------------------------------------------------
 BENCH_META_SIZE_MB=$SIZE_MB BENCH_META_ROUNDS=$ROUNDS BENCH_META_COUNT=$COUNT \
-BENCH_META_PINNING=$PINNING BENCH_META_ELAPSED=$ELAPSED \
+BENCH_META_PINNING=$PINNING BENCH_META_ELAPSED=$ELAPSED BENCH_META_LIB=$LIB_ID \
 BENCH_META_LOAD="$LOAD_BEFORE → $LOAD_AFTER" BENCH_META_PYCURL=$PYCURL_NOTE \
 BENCH_META_NGINX="$("$NGINX" -v 2>&1 | sed 's/.*\///')" \
 BENCH_META_CURL="$(curl-config --version 2>/dev/null || echo '?')" \

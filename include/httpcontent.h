@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/select.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -425,6 +426,62 @@ HC_EXTERN int hc_response_handler_index(const hc_response *response);
  *  total time in seconds. Any pointer may be NULL. */
 HC_EXTERN hc_code hc_response_metrics(const hc_response *response, int64_t *wire_bytes,
                                       int64_t *decoded_bytes, double *total_seconds);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Batches: many requests at once on one thread (libcurl multi)                               */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct hc_batch hc_batch;
+
+/** Called once per request when it completes, on the thread running the batch. On HC_OK,
+ *  `response` is a new response the callee owns and frees with hc_response_free; otherwise it
+ *  is NULL and hc_error_last() describes the failure during the call. The callback may add
+ *  more requests to the batch. */
+typedef void (*hc_done_cb)(void *userdata, hc_code code, hc_response *response);
+
+/** A batch sending on `client`'s settings, at most 64 transfers in flight by default. The batch
+ *  keeps its own reference to the client's settings. The caller owns the result and frees it
+ *  with hc_batch_free. */
+HC_EXTERN hc_batch *hc_batch_new(hc_client *client);
+
+/** Frees the batch; requests still pending complete with HC_ECANCELLED first. */
+HC_EXTERN void hc_batch_free(hc_batch *batch);
+
+/** Most transfers in flight at once (0: no limit; default 64); more wait their turn. */
+HC_EXTERN hc_code hc_batch_set_concurrency(hc_batch *batch, size_t max_in_flight);
+
+/** Most connections to one host at once (0: no limit, the default). */
+HC_EXTERN hc_code hc_batch_set_host_limit(hc_batch *batch, size_t max_per_host);
+
+/** Queues `request` (borrowed: its settings are taken during the call, so it may be freed or
+ *  changed afterwards); `done` is called with `userdata` when it completes. A request that
+ *  cannot start (invalid, or its handler refuses it) completes during this call. */
+HC_EXTERN hc_code hc_batch_add(hc_batch *batch, const hc_request *request, hc_done_cb done,
+                               void *userdata);
+
+/** Runs until every queued request, including those added by callbacks, has completed. */
+HC_EXTERN hc_code hc_batch_run(hc_batch *batch);
+
+/** One non-blocking step for an event loop the caller owns: lets transfers progress, calls the
+ *  callbacks of those that completed, and sets *pending (may be NULL) to how many remain. */
+HC_EXTERN hc_code hc_batch_perform(hc_batch *batch, size_t *pending);
+
+/** Blocks until a socket is ready, libcurl's timer expires, or `timeout_ms` passes. */
+HC_EXTERN hc_code hc_batch_wait(hc_batch *batch, int timeout_ms);
+
+/** How long the caller's event loop may wait before calling hc_batch_perform (-1: no timer). */
+HC_EXTERN hc_code hc_batch_timeout_ms(hc_batch *batch, long *ms);
+
+/** Adds the sockets libcurl waits on to the sets (any may be NULL); *max_fd is the highest, or
+ *  -1 when libcurl has none to offer right now (then wait hc_batch_timeout_ms). */
+HC_EXTERN hc_code hc_batch_fdset(hc_batch *batch, fd_set *read_fds, fd_set *write_fds,
+                                 fd_set *except_fds, int *max_fd);
+
+/** How many requests are queued or running. */
+HC_EXTERN size_t hc_batch_pending(const hc_batch *batch);
+
+/** How many handles of any kind the library has handed out and not had back (a leak check). */
+HC_EXTERN int64_t hc_live_handles(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Request bodies                                                                              */

@@ -111,17 +111,7 @@ public func hc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?,
     guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     let handler = req.handler?.make() ?? Bytes()
-    var cancel = req.cancel
-    var progress: ((TransferProgress) -> Void)? = nil
-    if let cb = req.progress {
-        // A non-zero return from the C callback cancels this send only, not the shared token.
-        let local = CancellationToken(linkedTo: req.cancel)
-        let userdata = req.progressUserdata
-        cancel = local
-        progress = { p in
-            if cb(userdata, p.received, p.expected, p.decoded, p.sent, p.toSend) != 0 { local.cancel() }
-        }
-    }
+    let (cancel, progress) = req.sendOptions()
     do {
         let response = try box.client.send(req.request, anyHandler: handler, cancel: cancel, progress: progress)
         out.pointee = retainHandle(ResponseBox(response))

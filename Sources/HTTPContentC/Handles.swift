@@ -1,14 +1,19 @@
 import HTTPContent
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// How many handles the library has handed out and not yet had back (hc_live_handles).
+let liveHandles = Atomic<Int>(0)
 
 // Every handle crossing the C boundary is a retained Swift object behind an OpaquePointer:
 // `_new` passes a +1 reference out, `_free` takes it back, and everything else borrows.
 
 @inline(__always)
 func retainHandle<T: AnyObject>(_ object: T) -> OpaquePointer {
-    OpaquePointer(Unmanaged.passRetained(object).toOpaque())
+    liveHandles.add(1, ordering: .relaxed)
+    return OpaquePointer(Unmanaged.passRetained(object).toOpaque())
 }
 
 @inline(__always)
@@ -20,6 +25,7 @@ func borrowHandle<T: AnyObject>(_ handle: OpaquePointer?, as _: T.Type) -> T? {
 @inline(__always)
 func releaseHandle<T: AnyObject>(_ handle: OpaquePointer?, as _: T.Type) {
     guard let handle else { return }
+    liveHandles.subtract(1, ordering: .relaxed)
     Unmanaged<T>.fromOpaque(UnsafeRawPointer(handle)).release()
 }
 

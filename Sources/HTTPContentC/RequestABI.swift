@@ -11,6 +11,17 @@ final class RequestBox {
     var progressUserdata: UnsafeMutableRawPointer?
 
     init(_ request: Request) { self.request = request }
+
+    /// The cancellation token and progress closure for one send. A non-zero return from the C
+    /// progress callback cancels that send only, not the shared token.
+    func sendOptions() -> (CancellationToken?, ((TransferProgress) -> Void)?) {
+        guard let cb = progress else { return (cancel, nil) }
+        let local = CancellationToken(linkedTo: cancel)
+        let userdata = progressUserdata
+        return (local, { p in
+            if cb(userdata, p.received, p.expected, p.decoded, p.sent, p.toSend) != 0 { local.cancel() }
+        })
+    }
 }
 
 @_cdecl("hc_request_new")

@@ -1,0 +1,95 @@
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Many requests at once on the calling thread: add them, then `run()` (or step with
+/// `perform()`/`wait()` from an event loop you own). Completions are called on that thread as
+/// transfers finish, and may add more requests. A batch is used by one thread at a time.
+public final class Batch {
+    public let client: Client
+    private let driver: MultiDriver
+
+    /// - Parameters:
+    ///   - maxConcurrent: most transfers in flight; more wait their turn (0: no limit).
+    ///   - maxPerHost: most connections to one host (0: no limit).
+    public init(client: Client, maxConcurrent: Int = 0, maxPerHost: Int = 0) {
+        self.client = client
+        driver = MultiDriver(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost)
+    }
+
+    public var maxConcurrent: Int {
+        get { driver.maxConcurrent }
+        set { driver.maxConcurrent = max(0, newValue) }
+    }
+
+    public func setMaxPerHost(_ n: Int) { driver.setMaxPerHost(max(0, n)) }
+
+    /// Requests added and not yet completed.
+    public var pending: Int { driver.pending }
+
+    /// Queues `request`; `completion` is called once, on the driving thread, when it is done.
+    /// A request that fails before starting (invalid, or its handler's prepare failed) completes
+    /// at once, during this call.
+    public func add<Handler: ContentHandler>(
+        _ request: Request, handler: Handler, cancel: CancellationToken? = nil,
+        progress: ((TransferProgress) -> Void)? = nil,
+        completion: @escaping (Result<Response<Handler.Content>, HTTPContentError>) -> Void
+    ) {
+        let transfer: Transfer
+        do {
+            transfer = try client.start(request, handler: handler, cancel: cancel, progress: progress)
+        } catch {
+            completion(.failure(error))
+            return
+        }
+        let handles = client.handles
+        driver.add(transfer) { code in
+            let outcome = Result { () throws(HTTPContentError) in
+                try Client.deliver(transfer, handler: handler, code: code)
+            }
+            handles.put(transfer.easy)
+            completion(outcome)
+        }
+    }
+
+    /// `add` for a handler known only at run time: the content comes back as `Any`.
+    public func add(
+        _ request: Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
+        progress: ((TransferProgress) -> Void)? = nil,
+        completion: @escaping (Result<Response<Any>, HTTPContentError>) -> Void
+    ) {
+        func open<H: ContentHandler>(_ h: H) {
+            add(request, handler: h, cancel: cancel, progress: progress) { completion($0.map { $0.map { $0 as Any } }) }
+        }
+        open(handler)
+    }
+
+    /// Runs until every request added, including those added by completions, has completed.
+    public func run() { driver.run() }
+
+    /// Makes progress without blocking; returns how many requests are still pending.
+    @discardableResult
+    public func perform() -> Int { driver.perform() }
+
+    /// Blocks until there is something to do or `timeoutMs` passes.
+    public func wait(timeoutMs: Int32) { driver.wait(timeoutMs: timeoutMs) }
+
+    /// How long an event loop may wait before calling `perform` again (-1: no timer set).
+    public var timeoutMs: Int {
+        var ms = -1
+        curl_multi_timeout(driver.multi, &ms)
+        return ms
+    }
+
+    /// The sockets libcurl waits on, for an event loop you own (see curl_multi_fdset).
+    public func fdset(read: UnsafeMutablePointer<fd_set>?, write: UnsafeMutablePointer<fd_set>?,
+                      except: UnsafeMutablePointer<fd_set>?) -> Int32 {
+        var maxFd: Int32 = -1
+        curl_multi_fdset(driver.multi, read, write, except, &maxFd)
+        return maxFd
+    }
+
+    /// Completes every pending request with `.cancelled`.
+    public func cancelAll() { driver.cancelAll() }
+}

@@ -1,0 +1,115 @@
+import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public typealias DoneCallback = @convention(c) (UnsafeMutableRawPointer?, Int32, OpaquePointer?) -> Void
+
+/// An `hc_batch`: a Batch on the client it was made from.
+final class BatchBox {
+    let client: ClientBox
+    let batch: Batch
+
+    init(_ client: ClientBox) {
+        self.client = client
+        batch = Batch(client: client.client, maxConcurrent: 64)
+    }
+}
+
+@_cdecl("hc_batch_new")
+public func hc_batch_new(_ client: OpaquePointer?) -> OpaquePointer? {
+    guard let box = borrowHandle(client, as: ClientBox.self) else {
+        nullArgument("client")
+        return nil
+    }
+    return retainHandle(BatchBox(box))
+}
+
+@_cdecl("hc_batch_free")
+public func hc_batch_free(_ batch: OpaquePointer?) {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return }
+    box.batch.cancelAll()
+    releaseHandle(batch, as: BatchBox.self)
+}
+
+@_cdecl("hc_batch_set_concurrency")
+public func hc_batch_set_concurrency(_ batch: OpaquePointer?, _ max: Int) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    box.batch.maxConcurrent = max
+    return HC_OK
+}
+
+@_cdecl("hc_batch_set_host_limit")
+public func hc_batch_set_host_limit(_ batch: OpaquePointer?, _ max: Int) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    box.batch.setMaxPerHost(max)
+    return HC_OK
+}
+
+@_cdecl("hc_batch_add")
+public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ done: DoneCallback?,
+                         _ userdata: UnsafeMutableRawPointer?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    guard let done else { return nullArgument("done") }
+    let (cancel, progress) = req.sendOptions()
+    box.batch.add(req.request, anyHandler: req.handler?.make() ?? Bytes(), cancel: cancel, progress: progress) { result in
+        switch result {
+        case .success(let response):
+            done(userdata, HC_OK, retainHandle(ResponseBox(response)))
+        case .failure(let error):
+            done(userdata, fail(error), nil)
+        }
+    }
+    return HC_OK
+}
+
+@_cdecl("hc_batch_run")
+public func hc_batch_run(_ batch: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    box.batch.run()
+    return HC_OK
+}
+
+@_cdecl("hc_batch_perform")
+public func hc_batch_perform(_ batch: OpaquePointer?, _ pending: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    let left = box.batch.perform()
+    pending?.pointee = left
+    return HC_OK
+}
+
+@_cdecl("hc_batch_wait")
+public func hc_batch_wait(_ batch: OpaquePointer?, _ timeoutMs: Int32) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    box.batch.wait(timeoutMs: max(0, timeoutMs))
+    return HC_OK
+}
+
+@_cdecl("hc_batch_timeout_ms")
+public func hc_batch_timeout_ms(_ batch: OpaquePointer?, _ ms: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let ms else { return nullArgument("ms") }
+    ms.pointee = box.batch.timeoutMs
+    return HC_OK
+}
+
+@_cdecl("hc_batch_fdset")
+public func hc_batch_fdset(_ batch: OpaquePointer?, _ read: UnsafeMutablePointer<fd_set>?,
+                           _ write: UnsafeMutablePointer<fd_set>?, _ except: UnsafeMutablePointer<fd_set>?,
+                           _ maxFd: UnsafeMutablePointer<Int32>?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let maxFd else { return nullArgument("max_fd") }
+    maxFd.pointee = box.batch.fdset(read: read, write: write, except: except)
+    return HC_OK
+}
+
+@_cdecl("hc_batch_pending")
+public func hc_batch_pending(_ batch: OpaquePointer?) -> Int {
+    borrowHandle(batch, as: BatchBox.self)?.batch.pending ?? 0
+}
+
+@_cdecl("hc_live_handles")
+public func hc_live_handles() -> Int64 {
+    Int64(liveHandles.load(ordering: .relaxed))
+}

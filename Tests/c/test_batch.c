@@ -1,0 +1,200 @@
+/* Many transfers at once from C: a batch of 500 mixed requests at concurrency 32, an event
+ * loop driven by the caller, and a bounded cancel-while-running stress. No leaked handles. */
+#include "testutil.h"
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/stat.h>
+
+struct job {
+    int index;
+    int kind;
+    hc_code code;
+    int status;
+    size_t len;
+    int ok;
+    int done;
+};
+
+static char dir[] = "/tmp/hc-batch-XXXXXX";
+
+static void on_done(void *userdata, hc_code code, hc_response *response) {
+    struct job *job = userdata;
+    job->done++;
+    job->code = code;
+    if (response) {
+        job->status = hc_response_status(response);
+        const uint8_t *data; size_t len;
+        const char *text;
+        switch (job->kind) {
+        case 0: /* bytes: the body is the one this request asked for */
+            if (hc_response_bytes(response, &data, &len) == HC_OK) {
+                job->len = len;
+                job->ok = len == (size_t)(100 + job->index);
+                for (size_t i = 0; job->ok && i < len; i++) job->ok = data[i] == i % 251;
+            }
+            break;
+        case 1: /* text: the text names the request */
+            if (hc_response_text(response, &text, &len) == HC_OK) {
+                char want[32];
+                snprintf(want, sizeof want, "job%d", job->index);
+                job->ok = strcmp(text, want) == 0;
+            }
+            break;
+        case 4: { /* file */
+            int64_t size = 0;
+            job->ok = hc_response_file(response, NULL, NULL, &size, NULL) == HC_OK && size == 1000 + job->index;
+            break;
+        }
+        default:
+            break;
+        }
+        hc_response_free(response);
+    } else {
+        job->status = hc_error_status(hc_error_last());
+        job->ok = (job->kind == 2 && code == HC_EUNACCEPTABLE_STATUS && job->status == 418)
+               || (job->kind == 3 && code == HC_ETIMEOUT);
+    }
+}
+
+static int count_files(const char *path) {
+    DIR *d = opendir(path);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    if (d) closedir(d);
+    return n;
+}
+
+static void test_500_mixed_transfers_each_get_their_own_result(hc_client *client) {
+    enum { N = 500 };
+    static struct job jobs[N];
+    hc_handler *bytes = hc_handler_bytes_new(0);
+    hc_handler *text = hc_handler_text_new(HC_ENCODING_AUTO, 1);
+    hc_batch *batch = hc_batch_new(client);
+    CHECK_CODE(hc_batch_set_concurrency(batch, 32), HC_OK);
+    for (int i = 0; i < N; i++) {
+        char path[128];
+        jobs[i] = (struct job){.index = i, .kind = i % 5};
+        hc_handler *file = NULL;
+        switch (jobs[i].kind) {
+        case 0: snprintf(path, sizeof path, "/bytes/%d", 100 + i); break;
+        case 1: snprintf(path, sizeof path, "/text?text=job%d", i); break;
+        case 2: snprintf(path, sizeof path, "/status/418"); break;
+        case 3: snprintf(path, sizeof path, "/stall?bytes=10"); break;
+        default: {
+            snprintf(path, sizeof path, "/bytes/%d", 1000 + i);
+            char target[256];
+            snprintf(target, sizeof target, "%s/f%d.bin", dir, i);
+            file = hc_handler_file_new(target, 0);
+        }
+        }
+        hc_request *req = hc_request_new("GET", hc_url(path));
+        hc_request_set_handler(req, jobs[i].kind == 1 ? text : file ? file : bytes);
+        if (jobs[i].kind == 3) hc_request_set_timeout_ms(req, 300);
+        CHECK_CODE(hc_batch_add(batch, req, on_done, &jobs[i]), HC_OK);
+        hc_request_free(req); /* the batch took what it needs */
+        hc_handler_free(file);
+    }
+    CHECK(hc_batch_pending(batch) == N);
+    CHECK_CODE(hc_batch_run(batch), HC_OK);
+    CHECK(hc_batch_pending(batch) == 0);
+    int all_once = 1, all_ok = 1;
+    for (int i = 0; i < N; i++) {
+        if (jobs[i].done != 1) all_once = 0;
+        if (!jobs[i].ok) {
+            all_ok = 0;
+            fprintf(stderr, "job %d (kind %d): code %s status %d\n", i, jobs[i].kind,
+                    hc_code_name(jobs[i].code), jobs[i].status);
+        }
+    }
+    CHECK(all_once);
+    CHECK(all_ok);
+    CHECK(count_files(dir) == N / 5); /* every download complete, no temporary file left */
+    hc_batch_free(batch);
+    hc_handler_free(bytes);
+    hc_handler_free(text);
+}
+
+static void test_event_loop_owned_by_the_caller(hc_client *client) {
+    struct job jobs[3] = {{.index = 0}, {.index = 1}, {.index = 2}};
+    hc_batch *batch = hc_batch_new(client);
+    for (int i = 0; i < 3; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/bytes/%d", 100 + i);
+        hc_request *req = hc_request_new("GET", hc_url(path));
+        hc_batch_add(batch, req, on_done, &jobs[i]);
+        hc_request_free(req);
+    }
+    size_t pending = 3;
+    int rounds = 0;
+    while (pending > 0 && rounds++ < 10000) {
+        CHECK_CODE(hc_batch_perform(batch, &pending), HC_OK);
+        if (!pending) break;
+        fd_set r, w, e;
+        FD_ZERO(&r); FD_ZERO(&w); FD_ZERO(&e);
+        int max_fd = -1;
+        long timeout = -1;
+        hc_batch_fdset(batch, &r, &w, &e, &max_fd);
+        hc_batch_timeout_ms(batch, &timeout);
+        struct timeval tv = {0, (timeout < 0 || timeout > 100 ? 100 : timeout) * 1000};
+        if (max_fd >= 0) select(max_fd + 1, &r, &w, &e, &tv);
+        else hc_batch_wait(batch, (int)(tv.tv_usec / 1000));
+    }
+    CHECK(pending == 0);
+    CHECK(jobs[0].ok && jobs[1].ok && jobs[2].ok);
+    hc_batch_free(batch);
+}
+
+struct canceller { hc_cancel **tokens; int n; };
+
+static void *cancel_all_soon(void *arg) {
+    struct canceller *c = arg;
+    usleep(100 * 1000);
+    for (int i = 0; i < c->n; i++) hc_cancel_cancel(c->tokens[i]);
+    return NULL;
+}
+
+static void test_cancel_while_running_stress(hc_client *client) {
+    enum { ROUNDS = 5, PER = 40 };
+    for (int round = 0; round < ROUNDS; round++) {
+        hc_cancel *tokens[PER];
+        struct job jobs[PER];
+        hc_batch *batch = hc_batch_new(client);
+        for (int i = 0; i < PER; i++) {
+            tokens[i] = hc_cancel_new();
+            jobs[i] = (struct job){.index = i, .kind = 9};
+            hc_request *req = hc_request_new("GET", hc_url("/slow?bytes=2000&delay=0.05&chunk=10"));
+            hc_request_set_cancel(req, tokens[i]);
+            hc_batch_add(batch, req, on_done, &jobs[i]);
+            hc_request_free(req);
+        }
+        pthread_t t;
+        struct canceller c = {tokens, PER};
+        pthread_create(&t, NULL, cancel_all_soon, &c);
+        hc_batch_run(batch);
+        pthread_join(t, NULL);
+        int cancelled = 0;
+        for (int i = 0; i < PER; i++) {
+            cancelled += jobs[i].done == 1 && jobs[i].code == HC_ECANCELLED;
+            hc_cancel_free(tokens[i]);
+        }
+        CHECK(cancelled == PER);
+        hc_batch_free(batch);
+    }
+}
+
+int main(void) {
+    hc_test_server_start();
+    CHECK(mkdtemp(dir) != NULL);
+    int64_t before = hc_live_handles();
+    hc_client *client = hc_client_new();
+    test_500_mixed_transfers_each_get_their_own_result(client);
+    test_event_loop_owned_by_the_caller(client);
+    test_cancel_while_running_stress(client);
+    hc_client_free(client);
+    CHECK(hc_live_handles() == before);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    return hc_test_finish();
+}
