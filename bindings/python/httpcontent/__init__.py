@@ -8,7 +8,7 @@
 
 from ._ffi import lib as _lib
 from .bodies import BytesPart, Field, FilePart, form_encode
-from .client import CancelToken, Client, Headers, Response
+from .client import CancelToken, Client, Headers, Request, Response
 from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgument, LocalIOError,
                      Timeout, TooLarge, TooManyRedirects, TransportError, UnacceptableContentType,
                      UnacceptableStatus)
@@ -23,10 +23,15 @@ def library_version() -> str:
     return _lib().hc_version().decode()
 
 
-__all__ = ["Client", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
+__all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
            "set_default_accept_status", "reset_defaults", "form_encode", "Field", "FilePart",
            "BytesPart",
            "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
            "Cancelled", "LocalIOError", "CallbackError", "library_version"]
+
+
+def live_handles() -> int:
+    """How many library handles are alive (a leak check for tests)."""
+    return _lib().hc_live_handles()

@@ -23,6 +23,7 @@ WRITE_CB = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t)
 ACCEPT_CB = CFUNCTYPE(c_int, c_void_p, c_void_p)
 FINISH_CB = CFUNCTYPE(c_int, c_void_p)
 CLEANUP_CB = CFUNCTYPE(None, c_void_p, c_int)
+DONE_CB = CFUNCTYPE(None, c_void_p, c_int, c_void_p)
 READ_CB = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, POINTER(c_size_t))
 
 
@@ -101,6 +102,14 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
                                  POINTER(c_int)]),
     ("hc_response_streamed", c_int64, [c_void_p]),
     ("hc_response_handler_index", c_int, [c_void_p]),
+    ("hc_batch_new", c_void_p, [c_void_p]),
+    ("hc_batch_free", None, [c_void_p]),
+    ("hc_batch_set_concurrency", c_int, [c_void_p, c_size_t]),
+    ("hc_batch_set_host_limit", c_int, [c_void_p, c_size_t]),
+    ("hc_batch_add", c_int, [c_void_p, c_void_p, DONE_CB, c_void_p]),
+    ("hc_batch_run", c_int, [c_void_p]),
+    ("hc_batch_pending", c_size_t, [c_void_p]),
+    ("hc_live_handles", c_int64, []),
 ]
 
 _lock = threading.Lock()

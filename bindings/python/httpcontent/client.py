@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import _ffi
 from ._handle import Handle
-from .errors import CallbackError, check, raise_last
+from .errors import CallbackError, check, last_error
 from .bodies import apply_body
 from .handlers import Bytes, Handler
 
@@ -179,42 +179,66 @@ class Client(Handle):
         of `hc.Field`, `hc.FilePart`, `hc.BytesPart`). `params=` adds query pairs to the URL.
 
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
-        move; returning True from it cancels the transfer. An exception it raises stops the
-        transfer and is re-raised here."""
+        move; returning True from it cancels the transfer. An exception raised by it, by a
+        handler of yours or by an upload source stops the transfer and is re-raised here."""
         self._check_open()
         lib = _ffi.lib()
-        handler = handler if handler is not None else Bytes()
-        with _Request(lib.hc_request_new(_ffi.text(method), _ffi.text(url))) as req:
-            for name, value in _pairs(headers):
-                check(lib.hc_request_add_header(req, _ffi.text(name), _ffi.text(value)))
-            raised: list[BaseException] = []
-            keep: list = []
-            apply_body(req, keep, params=params, form=form, json=json, data=data,
-                       multipart=multipart, content_type=content_type, raised=raised)
-            check(lib.hc_request_set_handler(req, handler._handle()))
-            if timeout is not None:
-                check(lib.hc_request_set_timeout_ms(req, _ms(timeout)))
-            if follow_redirects is not None:
-                check(lib.hc_request_set_follow_redirects(req, int(follow_redirects)))
-            if cancel is not None:
-                check(lib.hc_request_set_cancel(req, cancel))
-            callback = None
-            if progress is not None:
-                callback = _progress_callback(progress, raised)
-                check(lib.hc_request_set_progress(req, callback, None))
+        prepared = _prepare(Request(method, url, handler=handler, headers=headers, data=data,
+                                    content_type=content_type, params=params, form=form,
+                                    json=json, multipart=multipart, timeout=timeout,
+                                    follow_redirects=follow_redirects, progress=progress,
+                                    cancel=cancel))
+        with prepared.native as req:
             out = ctypes.c_void_p()
             code = lib.hc_client_send(self, req, ctypes.byref(out))
-            from_handler = handler._take_exception()
-            if from_handler is not None or raised:
-                if out.value:
-                    lib.hc_response_free(out.value)
-                raise from_handler if from_handler is not None else raised[0]
-            if code != 0:
-                raise_last()
+            return prepared.outcome(code, out.value, raise_errors=True)
+
+    def map(self, requests: Iterable["Request"], *, concurrency: int = 16,
+            host_limit: int = 0) -> list[Any]:
+        """Sends many requests at once (libcurl multi, on this thread, with the GIL released
+        while transfers run) and returns, in order, a `Response` or the `hc.Error` (or other
+        exception) of each request: one failure does not stop the rest. At most `concurrency`
+        transfers run at once, and at most `host_limit` connections per host (0: no limit).
+        Built-in handlers may be shared between requests; a handler of your own may not."""
+        self._check_open()
+        lib = _ffi.lib()
+        items = list(requests)
+        results: list[Any] = [None] * len(items)
+        prepared: list[_Prepared | None] = []
+
+        def done(userdata, code, response):
+            i = userdata or 0
             try:
-                return Response(out.value, handler)
-            finally:
-                lib.hc_response_free(out.value)
+                results[i] = prepared[i].outcome(code, response, raise_errors=False)
+            except BaseException as exc:  # noqa: BLE001 - the result of that request
+                results[i] = exc
+
+        callback = _ffi.DONE_CB(done)
+        with _Batch(lib.hc_batch_new(self)) as batch:
+            check(lib.hc_batch_set_concurrency(batch, max(0, int(concurrency))))
+            check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
+            for i, item in enumerate(items):
+                try:
+                    prepared.append(_prepare(item))
+                except Exception as exc:  # noqa: BLE001 - the result of that request
+                    prepared.append(None)
+                    results[i] = exc
+                    continue
+                with prepared[i].native as req:
+                    check(lib.hc_batch_add(batch, req, callback, i))
+            check(lib.hc_batch_run(batch))
+        return results
+
+    async def arequest(self, method: str, url: str, **kwargs: Any) -> Response:
+        """`request` without blocking the event loop: the transfer runs in a worker thread,
+        with the GIL released while it waits on the network."""
+        import asyncio
+        return await asyncio.to_thread(self.request, method, url, **kwargs)
+
+    async def amap(self, requests: Iterable["Request"], **kwargs: Any) -> list[Any]:
+        """`map` without blocking the event loop."""
+        import asyncio
+        return await asyncio.to_thread(self.map, list(requests), **kwargs)
 
     def get(self, url: str, **kwargs: Any) -> Response:
         return self.request("GET", url, **kwargs)
@@ -233,6 +257,88 @@ class Client(Handle):
 
     def delete(self, url: str, **kwargs: Any) -> Response:
         return self.request("DELETE", url, **kwargs)
+
+
+class Request:
+    """A request to send later, with `client.map`: the same arguments as `client.request`."""
+
+    __slots__ = ("method", "url", "options")
+
+    def __init__(self, method: str, url: str, **options: Any) -> None:
+        self.method = method
+        self.url = url
+        self.options = options
+
+    def __repr__(self) -> str:
+        return f"<Request {self.method} {self.url}>"
+
+
+class _Batch(Handle):
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_batch_free(ptr)
+
+
+class _Prepared:
+    """A native request ready to send, with what must stay alive while it runs."""
+
+    __slots__ = ("native", "handler", "keep", "raised")
+
+    def __init__(self, native: "_Request", handler: Handler, keep: list, raised: list) -> None:
+        self.native = native
+        self.handler = handler
+        self.keep = keep
+        self.raised = raised
+
+    def outcome(self, code: int, response: int | None, *, raise_errors: bool) -> Any:
+        """The Response, or the error: raised, or returned when `raise_errors` is False."""
+        lib = _ffi.lib()
+        try:
+            exc = self.handler._take_exception() or (self.raised[0] if self.raised else None)
+            if exc is None and code != 0:
+                exc = last_error()
+            if exc is not None:
+                if raise_errors:
+                    raise exc
+                return exc
+            return Response(response, self.handler)
+        finally:
+            if response:
+                lib.hc_response_free(response)
+
+
+def _prepare(request: Request) -> _Prepared:
+    lib = _ffi.lib()
+    o = request.options
+    unknown = set(o) - {"handler", "headers", "data", "content_type", "params", "form", "json",
+                        "multipart", "timeout", "follow_redirects", "progress", "cancel"}
+    if unknown:
+        raise TypeError(f"unknown request options: {', '.join(sorted(unknown))}")
+    handler = o.get("handler") or Bytes()
+    native = _Request(lib.hc_request_new(_ffi.text(request.method), _ffi.text(request.url)))
+    raised: list[BaseException] = []
+    keep: list = []
+    try:
+        for name, value in _pairs(o.get("headers")):
+            check(lib.hc_request_add_header(native, _ffi.text(name), _ffi.text(value)))
+        apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
+                   data=o.get("data"), multipart=o.get("multipart"),
+                   content_type=o.get("content_type"), raised=raised)
+        check(lib.hc_request_set_handler(native, handler._handle()))
+        if o.get("timeout") is not None:
+            check(lib.hc_request_set_timeout_ms(native, _ms(o["timeout"])))
+        if o.get("follow_redirects") is not None:
+            check(lib.hc_request_set_follow_redirects(native, int(o["follow_redirects"])))
+        if o.get("cancel") is not None:
+            check(lib.hc_request_set_cancel(native, o["cancel"]))
+        if o.get("progress") is not None:
+            callback = _progress_callback(o["progress"], raised)
+            keep.append(callback)
+            check(lib.hc_request_set_progress(native, callback, None))
+    except BaseException:
+        native.close()
+        raise
+    return _Prepared(native, handler, keep, raised)
 
 
 def _progress_callback(progress: Progress, raised: list[BaseException]):
@@ -262,4 +368,4 @@ def _pairs(headers: Mapping[str, str] | Iterable[tuple[str, str]] | None):
     return list(headers)
 
 
-__all__ = ["Client", "Response", "Headers", "CancelToken", "CallbackError"]
+__all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "CallbackError"]

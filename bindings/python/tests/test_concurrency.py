@@ -1,0 +1,126 @@
+"""Many requests at once from Python: client.map over libcurl multi, asyncio, cancellation."""
+
+import asyncio
+import gc
+import os
+import threading
+import time
+
+import pytest
+
+import httpcontent as hc
+
+
+def live_handles():
+    gc.collect()
+    return hc.live_handles()
+
+
+def test_500_mixed_requests_return_in_order(client, base_url, tmp_path):
+    before = live_handles()
+    requests, expected = [], []
+    text, data = hc.Text(), hc.Bytes()
+    for i in range(500):
+        kind = i % 5
+        if kind == 0:
+            requests.append(hc.Request("GET", f"{base_url}/bytes/{100 + i}", handler=data))
+        elif kind == 1:
+            requests.append(hc.Request("GET", f"{base_url}/text?text=job{i}", handler=text))
+        elif kind == 2:
+            requests.append(hc.Request("GET", f"{base_url}/status/418"))
+        elif kind == 3:
+            requests.append(hc.Request("GET", f"{base_url}/stall?bytes=5", timeout=0.3))
+        else:
+            requests.append(hc.Request("GET", f"{base_url}/bytes/{1000 + i}",
+                                       handler=hc.File(tmp_path / f"f{i}.bin")))
+        expected.append(kind)
+    results = client.map(requests, concurrency=32)
+    assert len(results) == 500
+    for i, (kind, r) in enumerate(zip(expected, results)):
+        if kind == 0:
+            assert r.content == bytes(j % 251 for j in range(100 + i))
+        elif kind == 1:
+            assert r.content == f"job{i}"
+        elif kind == 2:
+            assert isinstance(r, hc.UnacceptableStatus) and r.status == 418
+        elif kind == 3:
+            assert isinstance(r, hc.Timeout)
+        else:
+            assert r.content.size == 1000 + i
+    assert len(os.listdir(tmp_path)) == 100  # complete downloads only, no partial files
+    del results, requests
+    assert live_handles() == before + 2  # just the two shared handlers' natives
+    text.close()
+    data.close()
+
+
+def test_a_request_that_cannot_start_is_its_own_result(client, base_url):
+    results = client.map([hc.Request("GET", f"{base_url}/bytes/3"),
+                          hc.Request("GET", "http://x/bad url"),
+                          hc.Request("GET", f"{base_url}/bytes/4", headers={"X": "a\nb"})])
+    assert results[0].content == b"\x00\x01\x02"
+    assert isinstance(results[1], hc.InvalidArgument) and isinstance(results[2], hc.InvalidArgument)
+
+
+def test_map_releases_the_gil(client, base_url):
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set() and len(ticks) < 1000:
+            ticks.append(1)
+            time.sleep(0.01)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    client.map([hc.Request("GET", f"{base_url}/slow?bytes=5&delay=0.1") for _ in range(4)])
+    stop.set()
+    t.join()
+    assert len(ticks) >= 10
+
+
+def test_cancel_tokens_inside_a_batch(client, base_url):
+    tokens = [hc.CancelToken() for _ in range(20)]
+    requests = [hc.Request("GET", f"{base_url}/slow?bytes=2000&delay=0.05&chunk=10", cancel=t)
+                for t in tokens]
+    requests.append(hc.Request("GET", f"{base_url}/bytes/10"))
+    threading.Timer(0.2, lambda: [t.cancel() for t in tokens]).start()
+    start = time.monotonic()
+    results = client.map(requests, concurrency=32)
+    assert time.monotonic() - start < 5
+    assert all(isinstance(r, hc.Cancelled) for r in results[:-1])
+    assert results[-1].content == bytes(range(10))
+
+
+def test_custom_handler_exception_is_that_requests_result(client, base_url):
+    class Boom(hc.Handler):
+        def consume(self, chunk):
+            raise RuntimeError("boom")
+
+    results = client.map([hc.Request("GET", f"{base_url}/bytes/10", handler=Boom()),
+                          hc.Request("GET", f"{base_url}/bytes/2")])
+    assert isinstance(results[0], RuntimeError) and results[1].content == b"\x00\x01"
+
+
+def test_asyncio_forms(client, base_url):
+    async def main():
+        one = await client.arequest("GET", f"{base_url}/bytes/5")
+        many = await client.amap([hc.Request("GET", f"{base_url}/bytes/{n}") for n in (1, 2, 3)])
+        return one, many
+
+    one, many = asyncio.run(main())
+    assert len(one.content) == 5 and [len(r.content) for r in many] == [1, 2, 3]
+
+
+@pytest.mark.parametrize("rounds", [5])
+def test_repeated_cancel_while_running_does_not_leak(client, base_url, rounds):
+    before = live_handles()
+    for _ in range(rounds):
+        token = hc.CancelToken()
+        threading.Timer(0.05, token.cancel).start()
+        results = client.map([hc.Request("GET", f"{base_url}/slow?bytes=500&delay=0.02&chunk=5",
+                                         cancel=token) for _ in range(10)])
+        assert all(isinstance(r, hc.Cancelled) for r in results)
+        token.close()
+    del results
+    assert live_handles() == before
