@@ -8,6 +8,10 @@ final class HandlerSpec {
     var acceptance: Acceptance
     /// Largest body accepted, for handlers that take a limit (0: none).
     var maxSize = 0
+    /// For bytes handlers: the caller's memory for bodies of known length.
+    var allocate: AllocCallback?
+    var release: ReleaseCallback?
+    var allocUserdata: UnsafeMutableRawPointer?
 
     init(acceptance: Acceptance = Acceptance(), factory: @escaping (HandlerSpec) -> any ContentHandler) {
         self.acceptance = acceptance
@@ -26,7 +30,17 @@ public func hc_handler_discard_new() -> OpaquePointer? {
 
 @_cdecl("hc_handler_bytes_new")
 public func hc_handler_bytes_new(_ maxSize: Int) -> OpaquePointer? {
-    let spec = HandlerSpec { Bytes(maxSize: $0.limit, acceptance: $0.acceptance) }
+    let spec = HandlerSpec { spec in
+        let bytes = Bytes(maxSize: spec.limit, acceptance: spec.acceptance)
+        if let allocate = spec.allocate {
+            let release = spec.release, userdata = spec.allocUserdata
+            bytes.storage = { size in
+                guard let memory = allocate(userdata, size) else { return nil }
+                return (memory, { release?(userdata, memory) })
+            }
+        }
+        return bytes
+    }
     spec.maxSize = maxSize
     return retainHandle(spec)
 }
@@ -89,4 +103,17 @@ public func hc_defaults_accept_status(_ pairs: UnsafePointer<Int32>?, _ count: I
 @_cdecl("hc_defaults_reset")
 public func hc_defaults_reset() {
     Acceptance.resetDefaults()
+}
+
+public typealias AllocCallback = @convention(c) (UnsafeMutableRawPointer?, Int) -> UnsafeMutableRawPointer?
+public typealias ReleaseCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+
+@_cdecl("hc_handler_bytes_set_allocator")
+public func hc_handler_bytes_set_allocator(_ handler: OpaquePointer?, _ allocate: AllocCallback?,
+                                           _ release: ReleaseCallback?, _ userdata: UnsafeMutableRawPointer?) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    spec.allocate = allocate
+    spec.release = release
+    spec.allocUserdata = userdata
+    return HC_OK
 }

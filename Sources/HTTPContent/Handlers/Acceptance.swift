@@ -69,7 +69,7 @@ public struct Acceptance: Sendable, Equatable {
         if !acceptsStatus(head.status) {
             throw HTTPContentError(.unacceptableStatus, head.statusLine, response: head)
         }
-        if !acceptsType(head.contentType, bodyIsEmpty: head.bodyIsEmpty) {
+        if !contentTypes.isEmpty, !acceptsType(head.contentType, bodyIsEmpty: head.bodyIsEmpty) {
             let got = head.headers["content-type"].map { "\"\($0)\"" } ?? "no Content-Type"
             let wanted = contentTypes.map(\.description).joined(separator: ", ")
             throw HTTPContentError(.unacceptableContentType,

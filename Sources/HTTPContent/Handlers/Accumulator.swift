@@ -8,6 +8,10 @@ open class Accumulator<Content>: SelectiveHandler {
     public let maxSize: Int?
     /// The response head, once accepted.
     public private(set) var head: ResponseHead?
+    /// Provides the memory for a body whose length the server declared, so it can be filled
+    /// in place (the Python binding fills a `bytes` object this way); nil to use the library's
+    /// own. Returns the memory and what to call once it is no longer used, or nil to decline.
+    public var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
     private var buffer = ByteBuffer()
 
     public init(maxSize: Int? = nil, acceptance: Acceptance = Acceptance()) {
@@ -23,8 +27,14 @@ open class Accumulator<Content>: SelectiveHandler {
                 throw HTTPContentError(.tooLarge,
                     "body of \(length) bytes exceeds the limit of \(maxSize) bytes", response: head)
             }
-            // Capped so a lying Content-Length cannot make us reserve gigabytes up front.
-            buffer.reserve(Int(min(length, 64 << 20)))
+            // A compressed body's length is its wire size, not what the handler receives.
+            if let storage, head.headers["content-encoding"] == nil,
+               let (memory, release) = storage(Int(length)) {
+                buffer = ByteBuffer(lending: memory, capacity: Int(length), release: release)
+            } else {
+                // Capped so a lying Content-Length cannot make us reserve gigabytes up front.
+                buffer.reserve(Int(min(length, 64 << 20)))
+            }
         }
         return true
     }

@@ -8,9 +8,22 @@ public final class ByteBuffer: @unchecked Sendable, RandomAccessCollection {
     public private(set) var baseAddress: UnsafeMutablePointer<UInt8>?
     public private(set) var count = 0
     private var capacity = 0
+    /// Memory lent by the caller (see `init(lending:capacity:release:)`): not ours to free.
+    private var lent = false
+    private var release: (() -> Void)?
 
     public init(capacity: Int = 0) {
         if capacity > 0 { reserve(capacity) }
+    }
+
+    /// A buffer that fills `capacity` bytes of the caller's memory, so a body of known length
+    /// lands where the caller wants it with no copy. Should more arrive, the buffer moves to
+    /// memory of its own. `release` is called once the buffer no longer uses the memory.
+    public init(lending memory: UnsafeMutableRawPointer, capacity: Int, release: (() -> Void)? = nil) {
+        baseAddress = memory.assumingMemoryBound(to: UInt8.self)
+        self.capacity = capacity
+        self.release = release
+        lent = true
     }
 
     public convenience init(_ bytes: some Sequence<UInt8>) {
@@ -18,7 +31,9 @@ public final class ByteBuffer: @unchecked Sendable, RandomAccessCollection {
         for b in bytes { append(b) }
     }
 
-    deinit { free(baseAddress) }
+    deinit {
+        if lent { release?() } else { free(baseAddress) }
+    }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
@@ -30,6 +45,16 @@ public final class ByteBuffer: @unchecked Sendable, RandomAccessCollection {
     /// Ensures room for `total` bytes in all.
     public func reserve(_ total: Int) {
         guard total > capacity else { return }
+        if lent {
+            guard let own = malloc(total) else { fatalError("httpcontent: out of memory for \(total) bytes") }
+            if let baseAddress, count > 0 { own.copyMemory(from: baseAddress, byteCount: count) }
+            baseAddress = own.assumingMemoryBound(to: UInt8.self)
+            capacity = total
+            lent = false
+            release?()
+            release = nil
+            return
+        }
         guard let grown = realloc(baseAddress, total) else {
             fatalError("httpcontent: out of memory growing a buffer to \(total) bytes")
         }

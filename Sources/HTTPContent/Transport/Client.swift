@@ -69,7 +69,7 @@ public final class Client: Sendable {
     ) throws(HTTPContentError) -> Transfer {
         var prepared = request
         do {
-            try request.validate()
+            // Validated once, after the handler's prepare (which may add headers).
             try handler.prepare(&prepared)
             try prepared.validate()
         } catch {

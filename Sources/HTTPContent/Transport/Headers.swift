@@ -47,6 +47,11 @@ public struct Headers: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
         add(name, value)
     }
 
+    mutating func appendToLastValue(_ more: String) {
+        guard !fields.isEmpty else { return }
+        fields[fields.count - 1].value += more
+    }
+
     public mutating func remove(_ name: String) {
         fields.removeAll { asciiCaseInsensitiveEqual($0.name, name) }
     }
@@ -87,6 +92,8 @@ func asciiLower(_ b: UInt8) -> UInt8 {
 }
 
 func asciiCaseInsensitiveEqual(_ a: String, _ b: String) -> Bool {
+    // Header lookups run for every response: compare lengths first (O(1) for native strings).
+    guard a.utf8.count == b.utf8.count else { return false }
     var ia = a.utf8.makeIterator()
     var ib = b.utf8.makeIterator()
     while true {

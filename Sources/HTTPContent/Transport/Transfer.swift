@@ -119,26 +119,44 @@ final class Transfer {
 
     // MARK: - Callbacks
 
+    /// One header line from libcurl (status line, field, or the blank end). Parsed on bytes:
+    /// this runs for every header of every response, so it avoids Character-level String work.
     fileprivate func receiveHeader(_ line: UnsafeBufferPointer<UInt8>) {
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: line[0..<end]), as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
-            let parts = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-            httpVersion = parts.first.map(String.init) ?? ""
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            reason = parts.count > 2 ? String(parts[2]) : ""
+        guard end > 0 else { return }
+        func text(_ from: Int, _ to: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: line[from..<to]), as: UTF8.self)
+        }
+        func trimmed(_ from: Int, _ to: Int) -> (Int, Int) {
+            var a = from, b = to
+            while a < b, line[a] == 0x20 || line[a] == 0x09 { a += 1 }
+            while b > a, line[b - 1] == 0x20 || line[b - 1] == 0x09 { b -= 1 }
+            return (a, b)
+        }
+        if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2F {
+            // "HTTP/1.1 200 OK": version, status, reason.
+            var i = 0
+            while i < end, line[i] != 0x20 { i += 1 }
+            httpVersion = text(0, i)
+            while i < end, line[i] == 0x20 { i += 1 }
+            var code = 0
+            while i < end, line[i] >= 0x30, line[i] <= 0x39, code < 1000 {
+                code = code * 10 + Int(line[i] - 0x30)
+                i += 1
+            }
+            status = code
+            while i < end, line[i] == 0x20 { i += 1 }
+            reason = text(i, end)
             fields = Headers()
-        } else if let first = text.utf8.first, first == 0x20 || first == 0x09, fields.count > 0 {
+        } else if line[0] == 0x20 || line[0] == 0x09 {
             // Obsolete line folding: a continuation of the previous field's value.
-            var last = fields.fields[fields.count - 1]
-            last.value += " " + text.trimmingSpaces()
-            fields.remove(last.name)
-            fields.add(last.name, last.value)
-        } else if let colon = text.firstIndex(of: ":") {
-            let name = String(text[..<colon])
-            let value = String(text[text.index(after: colon)...]).trimmingSpaces()
-            fields.add(name, value)
+            guard fields.count > 0 else { return }
+            let (a, b) = trimmed(0, end)
+            fields.appendToLastValue(" " + text(a, b))
+        } else if let colon = UnsafeBufferPointer(rebasing: line[0..<end]).firstIndex(of: 0x3A) {
+            let (a, b) = trimmed(colon + 1, end)
+            fields.add(text(0, colon), text(a, b))
         }
     }
 

@@ -23,6 +23,12 @@ from ._handle import Handle
 from .errors import Error, check
 
 StatusSpec = Union[int, range, tuple, str]
+
+# A bytes object of a given size, to be filled before anyone else sees it (CPython's own way
+# of building bytes).
+_new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
+_new_bytes.restype = ctypes.py_object
+_new_bytes.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
 _CALLBACK_FAILED = 11  # HC_ECALLBACK
 
 
@@ -214,12 +220,37 @@ class Bytes(Handler):
 
     def __init__(self, max_size: int | None = None, **options: Any) -> None:
         super().__init__(max_size=max_size, **options)
+        # Bodies of declared length are written by the library straight into a bytes object
+        # made here, so the content needs no second copy; keyed by the object's data address.
+        self._filling: dict[int, bytes] = {}
 
     def _new_native(self) -> int:
-        return _ffi.lib().hc_handler_bytes_new(self.max_size or 0)
+        native = _ffi.lib().hc_handler_bytes_new(self.max_size or 0)
+        if native:
+            self._keep = (_ffi.ALLOC_CB(self._allocate), _ffi.RELEASE_CB(self._release))
+            check(_ffi.lib().hc_handler_bytes_set_allocator(native, *self._keep, None))
+        return native
+
+    def _allocate(self, _userdata, size):
+        if size < 65536:
+            return None  # small bodies: copying is cheaper than the bookkeeping
+        body = _new_bytes(None, size)
+        address = ctypes.cast(body, ctypes.c_void_p).value
+        self._filling[address] = body
+        return address
+
+    def _release(self, _userdata, memory):
+        self._filling.pop(memory, None)
 
     def _content(self, response_ptr: int) -> Any:
-        return self.convert(_ffi.borrowed_bytes(_ffi.lib().hc_response_bytes, response_ptr))
+        data = _ffi.c_ubyte_p()
+        size = ctypes.c_size_t()
+        check(_ffi.lib().hc_response_bytes(response_ptr, ctypes.byref(data), ctypes.byref(size)))
+        address = ctypes.cast(data, ctypes.c_void_p).value
+        body = self._filling.get(address) if address else None
+        if body is None or len(body) != size.value:
+            body = ctypes.string_at(data, size.value) if size.value else b""
+        return self.convert(body)
 
     def convert(self, data: bytes) -> Any:
         return data

@@ -208,3 +208,18 @@ def test_error_codes_match_the_c_header():
             hc.DecodeError, hc.TooLarge, hc.Cancelled, hc.LocalIOError, hc.CallbackError)] == list(range(1, 12))
     assert issubclass(hc.Timeout, hc.TransportError) and issubclass(hc.TooManyRedirects, hc.TransportError)
     assert hc.library_version() == hc.__version__
+
+
+def test_large_bodies_are_filled_in_place_and_released(client, base_url):
+    import gc
+    h = hc.Bytes()
+    r = client.get(f"{base_url}/bytes/1000000", handler=h)
+    assert r.content == expected_bytes(1000000)
+    assert h._filling == {}  # the library released the memory it was lent
+    # Bodies without a declared length, or compressed ones, take the copying path.
+    assert client.get(f"{base_url}/bytes/200000?chunked=1", handler=h).content == expected_bytes(200000)
+    assert client.get(f"{base_url}/gzip/300000", handler=h).content == expected_bytes(300000)
+    with pytest.raises(hc.TransportError):
+        client.get(f"{base_url}/truncated?bytes=70000&declared=140000", handler=h)
+    gc.collect()
+    assert h._filling == {}
