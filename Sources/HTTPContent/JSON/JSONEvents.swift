@@ -1,0 +1,205 @@
+/// One parse event, as ijson names them.
+public enum JSONEvent: Sendable, Equatable {
+    case startMap
+    /// A member name; the path is the object's.
+    case mapKey(String)
+    case endMap
+    case startArray
+    case endArray
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    /// A number kept as text (`keepNumberText`).
+    case number(String)
+    case string(String)
+}
+
+/// Where an event happened: the path from the top-level value to the value concerned.
+public struct JSONPath: Sendable, Equatable, CustomStringConvertible {
+    public enum Component: Sendable, Equatable {
+        case key(String)
+        case index(Int)
+    }
+
+    public let components: ArraySlice<Component>
+
+    public init(_ components: [Component]) { self.components = components[...] }
+    init(slice: ArraySlice<Component>) { components = slice }
+
+    /// The ijson prefix of this path: keys joined with dots, `item` for array indices.
+    public var prefix: String {
+        components.map { if case .key(let k) = $0 { return k } else { return "item" } }.joined(separator: ".")
+    }
+
+    /// Keys and indices joined with dots (`results.3.name`), as `JSONValue[_:]` reads them.
+    public var description: String {
+        components.map { switch $0 { case .key(let k): return k; case .index(let i): return String(i) } }
+            .joined(separator: ".")
+    }
+}
+
+/// The lower-level event stream: every parse event with its path, for callers who build their
+/// own structures. Feed chunks; `onEvent` runs for each event as it is parsed (throw
+/// `StopTransfer` to stop, anything else to fail).
+public final class JSONEventParser {
+    private let sink: EventSink
+    private let parser: YajlParser
+    private var stoppedEarly = false
+
+    public init(options: JSONOptions = JSONOptions(), onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
+        sink = EventSink(keepNumberText: options.keepNumberText, onEvent: onEvent)
+        parser = YajlParser(options: options, sink: sink)
+    }
+
+    public var bytesFed: Int { parser.bytesFed }
+    /// True once `onEvent` threw `StopTransfer`.
+    public var isStopped: Bool { stoppedEarly }
+
+    /// Parses a chunk. - Returns: false once stopped. - Throws: `.decode`, `.tooLarge`, or
+    /// what `onEvent` threw (as `.callback` unless an `HTTPContentError`).
+    @discardableResult
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) -> Bool {
+        guard !stoppedEarly else { return false }
+        do {
+            try parser.feed(chunk)
+        } catch is StopTransfer {
+            stoppedEarly = true
+            return false
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+        return true
+    }
+
+    @discardableResult
+    public func feed(_ chunk: [UInt8]) throws(HTTPContentError) -> Bool {
+        do {
+            return try chunk.withUnsafeBytes { raw in try feed(raw) }
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+    }
+
+    /// Ends the input. - Throws: `.decode` when it ends inside a value (or is empty).
+    public func finish() throws(HTTPContentError) {
+        guard !stoppedEarly else { return }
+        do {
+            try parser.finish()
+        } catch is StopTransfer {
+            stoppedEarly = true
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+    }
+}
+
+/// Tracks the path and turns yajl's callbacks into `JSONEvent`s.
+final class EventSink: JSONEventSink {
+    private let keepNumberText: Bool
+    private let onEvent: (JSONEvent, JSONPath) throws -> Void
+    /// The path of the value being parsed; inside a container, its last component is the
+    /// current key or index (`.index(-1)` before the first element).
+    private var path: [JSONPath.Component] = []
+    private var inArray: [Bool] = []
+
+    init(keepNumberText: Bool, onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
+        self.keepNumberText = keepNumberText
+        self.onEvent = onEvent
+    }
+
+    /// Steps to the next element when a value starts inside an array.
+    @inline(__always)
+    private func valueStarts() {
+        if inArray.last == true, case .index(let i)? = path.last {
+            path[path.count - 1] = .index(i + 1)
+        }
+    }
+
+    @inline(__always)
+    private func emit(_ event: JSONEvent, depth: Int) throws {
+        try onEvent(event, JSONPath(slice: path[..<depth]))
+    }
+
+    private func scalar(_ event: JSONEvent) throws {
+        valueStarts()
+        try emit(event, depth: path.count)
+    }
+
+    func null() throws { try scalar(.null) }
+    func bool(_ value: Bool) throws { try scalar(.bool(value)) }
+    func number(_ token: UnsafeRawBufferPointer) throws {
+        switch try JSONNumberText.value(token, keep: keepNumberText) {
+        case .int(let i): try scalar(.int(i))
+        case .double(let d): try scalar(.double(d))
+        case .number(let t): try scalar(.number(t))
+        default: break
+        }
+    }
+    func string(_ bytes: UnsafeRawBufferPointer) throws { try scalar(.string(String(decoding: bytes, as: UTF8.self))) }
+
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
+        let key = String(decoding: bytes, as: UTF8.self)
+        try emit(.mapKey(key), depth: path.count - 1)
+        path[path.count - 1] = .key(key)
+    }
+
+    func startMap() throws {
+        valueStarts()
+        try emit(.startMap, depth: path.count)
+        path.append(.key(""))
+        inArray.append(false)
+    }
+
+    func startArray() throws {
+        valueStarts()
+        try emit(.startArray, depth: path.count)
+        path.append(.index(-1))
+        inArray.append(true)
+    }
+
+    func endMap() throws { try end(.endMap) }
+    func endArray() throws { try end(.endArray) }
+
+    private func end(_ event: JSONEvent) throws {
+        path.removeLast()
+        inArray.removeLast()
+        try emit(event, depth: path.count)
+    }
+}
+
+/// The event stream over HTTP. Content: nothing (the events went to `onEvent`); stopping early
+/// with `StopTransfer` ends the transfer with success. Empty bodies and acceptance: as `JSON`.
+public final class JSONEvents: SelectiveHandler {
+    public var acceptance: Acceptance
+    public let allowEmpty: Bool
+    private let parser: JSONEventParser
+    private var head: ResponseHead?
+
+    public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
+                acceptance: Acceptance = JSON.defaultAcceptance(),
+                onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
+        parser = JSONEventParser(options: options, onEvent: onEvent)
+        self.allowEmpty = allowEmpty
+        self.acceptance = acceptance
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        if try !parser.feed(chunk) { throw StopTransfer() }
+    }
+
+    public func finish() throws {
+        if parser.bytesFed == 0 {
+            if allowEmpty || JSON.expectsNoBody(head) { return }
+            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
+                                   response: head, offset: 0)
+        }
+        try parser.finish()
+    }
+}

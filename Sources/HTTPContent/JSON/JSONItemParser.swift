@@ -1,0 +1,199 @@
+/// One value found by path streaming.
+public struct JSONItem: Sendable {
+    /// Which of the given prefixes it was found under (index into the prefixes).
+    public var prefixIndex: Int
+    public var prefix: JSONPrefix
+    public var value: JSONValue
+}
+
+/// What a path-streaming parse or transfer did.
+public struct JSONItemsSummary: Sendable, Equatable {
+    /// Values delivered.
+    public var count: Int
+    /// True when it stopped before the end of the input (limit reached, prefixes closed, or a
+    /// callback threw `StopTransfer`).
+    public var stoppedEarly: Bool
+}
+
+/// Path streaming without a transfer: feed chunks, and each complete value found under the
+/// prefixes is handed to `onItem` as soon as its last byte is parsed. Only the value being built
+/// is held in memory.
+public final class JSONItemParser {
+    public let prefixes: [JSONPrefix]
+    public let options: JSONOptions
+    private let matcher: JSONPrefixMatcher
+    private let parser: YajlParser
+    private var stoppedEarly = false
+
+    /// - Parameters:
+    ///   - prefixes: ijson-style prefixes, 1 to 64, none inside another.
+    ///   - limit: stop after this many values (nil: no limit).
+    ///   - stopWhenPrefixCloses: stop once every prefix has closed (no further value can match).
+    ///   - requirePrefix: a prefix with no value (and, for `…item`, no array) is a decode error.
+    ///   - onItem: called with each value; throw `StopTransfer` to stop, anything else to fail.
+    /// - Throws: `.invalidArgument` for bad prefixes or limit.
+    public convenience init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
+                stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false,
+                onItem: @escaping (JSONItem) throws -> Void) throws(HTTPContentError) {
+        let capture = TreeCapture(options: options, prefixes: prefixes, onItem: onItem)
+        try self.init(prefixes: prefixes, options: options, limit: limit, stopWhenPrefixCloses: stopWhenPrefixCloses,
+                      requirePrefix: requirePrefix, capture: capture)
+    }
+
+    init(prefixes: [JSONPrefix], options: JSONOptions, limit: Int?, stopWhenPrefixCloses: Bool,
+         requirePrefix: Bool, capture: any JSONPrefixMatcher.Capture) throws(HTTPContentError) {
+        self.prefixes = prefixes
+        self.options = options
+        matcher = try JSONPrefixMatcher(prefixes: prefixes, capture: capture,
+                                        multipleValues: options.allowMultipleValues, limit: limit,
+                                        stopWhenClosed: stopWhenPrefixCloses, requirePrefixes: requirePrefix)
+        parser = YajlParser(options: options, sink: matcher)
+    }
+
+    public var bytesFed: Int { parser.bytesFed }
+    public var summary: JSONItemsSummary { JSONItemsSummary(count: matcher.delivered, stoppedEarly: stoppedEarly) }
+
+    /// Parses a chunk, delivering the values it completes.
+    /// - Returns: false once parsing has stopped early (further chunks are ignored).
+    /// - Throws: `.decode`/`.tooLarge` for bad input, or what `onItem` threw (wrapped as
+    ///   `.callback` unless it is an `HTTPContentError`).
+    @discardableResult
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) -> Bool {
+        guard !stoppedEarly else { return false }
+        do {
+            try parser.feed(chunk)
+        } catch is StopTransfer {
+            stoppedEarly = true
+            return false
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+        return true
+    }
+
+    @discardableResult
+    public func feed(_ chunk: [UInt8]) throws(HTTPContentError) -> Bool {
+        do {
+            return try chunk.withUnsafeBytes { raw in try feed(raw) }
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+    }
+
+    /// Ends the input (nothing to check if parsing stopped early).
+    public func finish() throws(HTTPContentError) -> JSONItemsSummary {
+        if !stoppedEarly {
+            do {
+                try parser.finish()
+            } catch is StopTransfer {
+                stoppedEarly = true
+            } catch {
+                throw HTTPContentError.wrapping(error)
+            }
+            if !stoppedEarly { try matcher.finish() }
+        }
+        return summary
+    }
+}
+
+// MARK: - Captures
+
+/// Builds each matched value as a tree and hands it over.
+final class TreeCapture: JSONPrefixMatcher.Capture {
+    private let builder: JSONTreeBuilder
+    private let prefixes: [JSONPrefix]
+    private let onItem: (JSONItem) throws -> Void
+    private var prefixIndex = 0
+
+    init(options: JSONOptions, prefixes: [JSONPrefix], onItem: @escaping (JSONItem) throws -> Void) {
+        builder = JSONTreeBuilder(options: options)
+        self.prefixes = prefixes
+        self.onItem = onItem
+    }
+
+    func begin(prefix: Int) { prefixIndex = prefix }
+    func end() throws {
+        guard let value = builder.documents.popLast() else { return }
+        try onItem(JSONItem(prefixIndex: prefixIndex, prefix: prefixes[prefixIndex], value: value))
+    }
+
+    func null() throws { builder.null() }
+    func bool(_ value: Bool) throws { builder.bool(value) }
+    func number(_ token: UnsafeRawBufferPointer) throws { try builder.number(token) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws { builder.string(bytes) }
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws { builder.mapKey(bytes) }
+    func startMap() throws { builder.startMap() }
+    func endMap() throws { builder.endMap() }
+    func startArray() throws { builder.startArray() }
+    func endArray() throws { builder.endArray() }
+}
+
+/// Writes matched values straight into a JSON array text (`[v1,v2,...]`) with yajl_gen, with no
+/// tree in between, and hands over the batch when it reaches `batchBytes`, when the prefix
+/// changes, or when `flush` is called (the handler flushes after every chunk). Numbers keep
+/// their text. Values nested deeper than 127 levels cannot be batched (yajl_gen's limit).
+final class BatchCapture: JSONPrefixMatcher.Capture {
+    typealias Deliver = (_ prefixIndex: Int, _ json: UnsafeRawBufferPointer, _ count: Int) throws -> Void
+
+    private let gen = JSONGenerator()
+    private let batchBytes: Int
+    private let removeNulls: Bool
+    private let deliver: Deliver
+    private var batchPrefix = -1
+    private var count = 0
+    /// With removeNulls, a member's key waits for its value (a null drops both).
+    private var pendingKey: [UInt8]? = nil
+
+    init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
+        self.batchBytes = max(batchBytes, 1)
+        removeNulls = options.removeNulls
+        self.deliver = deliver
+    }
+
+    func begin(prefix: Int) throws {
+        if count > 0, prefix != batchPrefix { try flush() }
+        if count == 0 { try gen.startArray() }
+        batchPrefix = prefix
+    }
+
+    func end() throws {
+        count += 1
+        if gen.outputSize >= batchBytes { try flush() }
+    }
+
+    /// Hands over the pending batch, if any.
+    func flush() throws {
+        guard count > 0 else { return }
+        try gen.endArray()
+        let n = count
+        count = 0
+        try gen.withOutput { try deliver(batchPrefix, $0, n) }
+        gen.reset()
+    }
+
+    @inline(__always)
+    private func beforeValue() throws {
+        if let key = pendingKey {
+            pendingKey = nil
+            try key.withUnsafeBytes { raw in try gen.string(bytes: raw) }
+        }
+    }
+
+    func null() throws {
+        if pendingKey != nil {
+            pendingKey = nil
+            return
+        }
+        try gen.null()
+    }
+    func bool(_ value: Bool) throws { try beforeValue(); try gen.bool(value) }
+    func number(_ token: UnsafeRawBufferPointer) throws { try beforeValue(); try gen.number(token: token) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws { try beforeValue(); try gen.string(bytes: bytes) }
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
+        if removeNulls { pendingKey = Array(bytes) } else { try gen.string(bytes: bytes) }
+    }
+    func startMap() throws { try beforeValue(); try gen.startMap() }
+    func endMap() throws { try gen.endMap() }
+    func startArray() throws { try beforeValue(); try gen.startArray() }
+    func endArray() throws { try gen.endArray() }
+}
