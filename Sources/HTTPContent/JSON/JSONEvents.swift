@@ -48,7 +48,7 @@ public final class JSONEventParser {
     private var stoppedEarly = false
 
     public init(options: JSONOptions = JSONOptions(), onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
-        sink = EventSink(keepNumberText: options.keepNumberText, onEvent: onEvent)
+        sink = EventSink(keepNumberText: options.keepNumberText, strictUTF8: options.strictUTF8, onEvent: onEvent)
         parser = YajlParser(options: options, sink: sink)
     }
 
@@ -97,14 +97,16 @@ public final class JSONEventParser {
 /// Tracks the path and turns yajl's callbacks into `JSONEvent`s.
 final class EventSink: JSONEventSink {
     private let keepNumberText: Bool
+    private let strictUTF8: Bool
     private let onEvent: (JSONEvent, JSONPath) throws -> Void
     /// The path of the value being parsed; inside a container, its last component is the
     /// current key or index (`.index(-1)` before the first element).
     private var path: [JSONPath.Component] = []
     private var inArray: [Bool] = []
 
-    init(keepNumberText: Bool, onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
+    init(keepNumberText: Bool, strictUTF8: Bool, onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
         self.keepNumberText = keepNumberText
+        self.strictUTF8 = strictUTF8
         self.onEvent = onEvent
     }
 
@@ -136,10 +138,10 @@ final class EventSink: JSONEventSink {
         default: break
         }
     }
-    func string(_ bytes: UnsafeRawBufferPointer) throws { try scalar(.string(String(decoding: bytes, as: UTF8.self))) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws { try scalar(.string(JSONStrings.make(bytes, strict: strictUTF8))) }
 
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
-        let key = String(decoding: bytes, as: UTF8.self)
+        let key = try JSONStrings.make(bytes, strict: strictUTF8)
         try emit(.mapKey(key), depth: path.count - 1)
         path[path.count - 1] = .key(key)
     }

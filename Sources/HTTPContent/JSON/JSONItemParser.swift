@@ -120,8 +120,8 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
     func null() throws { builder.null() }
     func bool(_ value: Bool) throws { builder.bool(value) }
     func number(_ token: UnsafeRawBufferPointer) throws { try builder.number(token) }
-    func string(_ bytes: UnsafeRawBufferPointer) throws { builder.string(bytes) }
-    func mapKey(_ bytes: UnsafeRawBufferPointer) throws { builder.mapKey(bytes) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws { try builder.string(bytes) }
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws { try builder.mapKey(bytes) }
     func startMap() throws { builder.startMap() }
     func endMap() throws { builder.endMap() }
     func startArray() throws { builder.startArray() }
@@ -138,6 +138,7 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     private let gen = JSONGenerator()
     private let batchBytes: Int
     private let removeNulls: Bool
+    private let strictUTF8: Bool
     private let deliver: Deliver
     private var batchPrefix = -1
     private var count = 0
@@ -147,6 +148,7 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
         self.batchBytes = max(batchBytes, 1)
         removeNulls = options.removeNulls
+        strictUTF8 = options.strictUTF8
         self.deliver = deliver
     }
 
@@ -188,8 +190,13 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     }
     func bool(_ value: Bool) throws { try beforeValue(); try gen.bool(value) }
     func number(_ token: UnsafeRawBufferPointer) throws { try beforeValue(); try gen.number(token: token) }
-    func string(_ bytes: UnsafeRawBufferPointer) throws { try beforeValue(); try gen.string(bytes: bytes) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws {
+        if strictUTF8 { try JSONStrings.validate(bytes) }
+        try beforeValue()
+        try gen.string(bytes: bytes)
+    }
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
+        if strictUTF8 { try JSONStrings.validate(bytes) }
         if removeNulls { pendingKey = Array(bytes) } else { try gen.string(bytes: bytes) }
     }
     func startMap() throws { try beforeValue(); try gen.startMap() }

@@ -10,6 +10,7 @@ final class JSONTreeBuilder: JSONEventSink {
 
     private let removeNulls: Bool
     private let keepNumberText: Bool
+    private let strictUTF8: Bool
     /// The container being filled. At the bottom of the stack is the root frame, an array that
     /// collects completed top-level values.
     private var top = Frame(isObject: false)
@@ -18,6 +19,7 @@ final class JSONTreeBuilder: JSONEventSink {
     init(options: JSONOptions) {
         removeNulls = options.removeNulls
         keepNumberText = options.keepNumberText
+        strictUTF8 = options.strictUTF8
     }
 
     /// True while a value is being built.
@@ -46,8 +48,12 @@ final class JSONTreeBuilder: JSONEventSink {
     func number(_ token: UnsafeRawBufferPointer) throws {
         add(try JSONNumberText.value(token, keep: keepNumberText))
     }
-    func string(_ bytes: UnsafeRawBufferPointer) { add(.string(String(decoding: bytes, as: UTF8.self))) }
-    func mapKey(_ bytes: UnsafeRawBufferPointer) { top.key = String(decoding: bytes, as: UTF8.self) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws {
+        add(.string(try JSONStrings.make(bytes, strict: strictUTF8)))
+    }
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
+        top.key = try JSONStrings.make(bytes, strict: strictUTF8)
+    }
 
     func startMap() { push(Frame(isObject: true)) }
     func startArray() { push(Frame(isObject: false)) }
