@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An object member: a key and its value.
 public struct JSONMember: Sendable, Equatable {
     public var key: String
@@ -143,16 +147,37 @@ final class JSONObjectStorage: @unchecked Sendable {
     }
 }
 
-enum JSONTeardown {
-    /// Releases `values` without recursion: every container about to die has its children moved
-    /// to a work list first, so each storage's own deinit finds nothing nested to release.
+/// Releases nested values without recursion. The first dying container on a thread becomes the
+/// dismantler: it moves its children to a work list and releases them one by one. A container
+/// that dies meanwhile (on the same thread) only moves its own children to that list (it owns
+/// them, being in its deinit), so recursion never goes deeper than one level, however deep the
+/// value. No uniqueness checks are needed: shared children simply do not die yet.
+final class JSONTeardown {
+    private var work: [JSONValue] = []
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     static func dismantle(_ values: inout [JSONValue]) {
         guard values.contains(where: \.isContainer) else { return }
-        var work = values
-        values = []
-        while var value = work.popLast() {
-            value.moveChildren(into: &work)
+        if let active = pthread_getspecific(key) {
+            let dismantler = Unmanaged<JSONTeardown>.fromOpaque(active).takeUnretainedValue()
+            dismantler.work.append(contentsOf: values)
+            values = []
+            return
         }
+        let dismantler = JSONTeardown()
+        dismantler.work = values
+        values = []
+        pthread_setspecific(key, Unmanaged.passUnretained(dismantler).toOpaque())
+        while let value = dismantler.work.popLast() {
+            // Releasing `value` here may run a storage deinit, which appends to the work list.
+            _ = consume value
+        }
+        pthread_setspecific(key, nil)
     }
 }
 
@@ -161,26 +186,6 @@ extension JSONValue {
         switch self {
         case .array, .object: return true
         default: return false
-        }
-    }
-
-    /// Empties this container's storage into `work` if nothing else shares it.
-    fileprivate mutating func moveChildren(into work: inout [JSONValue]) {
-        switch self {
-        case .array(var a):
-            self = .null
-            if isKnownUniquelyReferenced(&a.storage) {
-                work.append(contentsOf: a.storage.elements)
-                a.storage.elements = []
-            }
-        case .object(var o):
-            self = .null
-            if isKnownUniquelyReferenced(&o.storage) {
-                for m in o.storage.members where m.value.isContainer { work.append(m.value) }
-                o.storage.members = []
-            }
-        default:
-            break
         }
     }
 }

@@ -19,7 +19,11 @@ public final class JSONGenerator {
         gen = yajl_gen_alloc(nil)
         if let gen, pretty {
             _ = hc_yajl_gen_config_int(gen, yajl_gen_beautify, 1)
-            _ = hc_yajl_gen_config_str(gen, yajl_gen_indent_string, "  ")
+            // yajl keeps the indent pointer (no copy): static storage.
+            let indent: StaticString = "  "
+            _ = UnsafeRawPointer(indent.utf8Start).withMemoryRebound(to: CChar.self, capacity: 3) {
+                hc_yajl_gen_config_str(gen, yajl_gen_indent_string, $0)
+            }
         }
     }
 

@@ -33,6 +33,8 @@ final class YajlParser {
     private var callbackError: (any Error)?
     private var failed: (any Error)?
     private var finished = false
+    /// Whether any event was delivered (an empty stream of multiple values is no error).
+    private var sawEvent = false
     /// The first `options.errorBodyLimit` bytes, for the error's `body`; dropped on success.
     private var head: [UInt8] = []
 
@@ -81,9 +83,11 @@ final class YajlParser {
             }
         }
         if let at = formFeedAt {
+            // Offsets count the bytes consumed through the bad one, as yajl's do.
+            let offset = bytesFed + at + 1
             throw fail(HTTPContentError(.decode,
-                "invalid JSON at byte \(bytesFed + at): lexical error: form feed (0x0C) is not allowed in JSON text (RFC 8259)",
-                body: head, offset: bytesFed + at))
+                "invalid JSON at byte \(offset): lexical error: form feed (0x0C) is not allowed in JSON text (RFC 8259)",
+                body: head, offset: offset))
         }
         bytesFed += chunk.count
     }
@@ -99,7 +103,9 @@ final class YajlParser {
         guard let handle else { throw fail(HTTPContentError(.decode, "yajl could not allocate a parser")) }
         finished = true
         let status = yajl_complete_parse(handle)
-        if status != yajl_status_ok { throw fail(parseError(handle, status, consumed: nil)) }
+        if status != yajl_status_ok, !(options.allowMultipleValues && !sawEvent && callbackError == nil) {
+            throw fail(parseError(handle, status, consumed: nil))
+        }
         head = []
     }
 
@@ -142,6 +148,7 @@ final class YajlParser {
 
     @inline(__always)
     fileprivate func deliver(_ event: () throws -> Void) -> Int32 {
+        sawEvent = true
         do {
             try event()
             return 1
