@@ -144,6 +144,10 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     private var count = 0
     /// With removeNulls, a member's key waits for its value (a null drops both).
     private var pendingKey: [UInt8]? = nil
+    /// Between `begin` and `end`: the batch cannot be cut now.
+    private var inItem = false
+    /// A flush was asked for mid-item: done as soon as the item ends.
+    private var flushWhenItemEnds = false
 
     init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
         self.batchBytes = max(batchBytes, 1)
@@ -156,15 +160,22 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
         if count > 0, prefix != batchPrefix { try flush() }
         if count == 0 { try gen.startArray() }
         batchPrefix = prefix
+        inItem = true
     }
 
     func end() throws {
         count += 1
-        if gen.outputSize >= batchBytes { try flush() }
+        inItem = false
+        if gen.outputSize >= batchBytes || flushWhenItemEnds { try flush() }
     }
 
-    /// Hands over the pending batch, if any.
+    /// Hands over the pending batch, if any (mid-item: once the item ends).
     func flush() throws {
+        if inItem {
+            flushWhenItemEnds = true
+            return
+        }
+        flushWhenItemEnds = false
         guard count > 0 else { return }
         try gen.endArray()
         let n = count
