@@ -84,8 +84,7 @@ public enum JSONValue: Sendable, Equatable {
     /// member name in an object and a decimal index in an array. The empty path is the value
     /// itself. Use `value[path:]` for keys that contain dots.
     public subscript(keyPath: String) -> JSONValue? {
-        if keyPath.isEmpty { return self }
-        return self[path: keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)]
+        self[path: JSONValue.keyPathComponents(keyPath)]
     }
 
     /// The value at a path given component by component: `value[path: ["a.b", "0"]]`.
@@ -107,6 +106,23 @@ public enum JSONValue: Sendable, Equatable {
             return a[i]
         default: return nil
         }
+    }
+
+    /// Where one key-path component leads in this value: the index of the last member with that
+    /// name in an object, or the element index in an array; nil when there is none.
+    public func childIndex(_ component: String) -> Int? {
+        switch self {
+        case .object(let o): return o.members.lastIndex { $0.key == component }
+        case .array(let a):
+            guard let i = JSONValue.arrayIndex(component), i < a.count else { return nil }
+            return i
+        default: return nil
+        }
+    }
+
+    /// The key-path components of a dot-separated path (`""` is the value itself: no component).
+    public static func keyPathComponents(_ keyPath: String) -> [String] {
+        keyPath.isEmpty ? [] : keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// A non-negative decimal index ("0", "17"), without sign or leading zeros.
