@@ -127,6 +127,31 @@ struct JSONParserTests {
         #expect(decodeError("[[[1]]]", JSONOptions(maxDepth: 2))?.message.contains("maximum depth of 2") == true)
     }
 
+    @Test func aHugeStringClaimCutShortIsAnErrorAndMaxSizeBoundsIt() throws {
+        // A string that claims to go on for ever and is cut short: premature EOF.
+        let parser = JSONStreamParser()
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
+        try parser.feed(Array(#"{"s": ""#.utf8))
+        for _ in 0..<8 { try parser.feed(chunk) }
+        do {
+            _ = try parser.finish()
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == .decode && error.message.contains("premature EOF"))
+            #expect(error.offset == 7 + 8 << 20)
+            #expect(error.body.count == 65536)
+        }
+        // With a size limit, yajl never buffers more than the limit.
+        let limited = JSONStreamParser(options: JSONOptions(maxSize: 4 << 20))
+        do {
+            try limited.feed(Array(#"{"s": ""#.utf8))
+            for _ in 0..<8 { try limited.feed(chunk) }
+            Issue.record("no limit")
+        } catch {
+            #expect(error.code == .tooLarge)
+        }
+    }
+
     @Test func maxSizeIsTooLarge() throws {
         let e = try #require(decodeError("[1,2,3,4,5]", JSONOptions(maxSize: 5), chunk: 2))
         #expect(e.code == .tooLarge)
