@@ -141,9 +141,10 @@ final class JSONObjectStorage: @unchecked Sendable {
     init(_ members: [JSONMember]) { self.members = members }
     deinit {
         guard members.contains(where: { $0.value.isContainer }) else { return }
-        var values = members.map(\.value)
-        members = []
-        JSONTeardown.dismantle(&values)
+        JSONTeardown.dismantle { work in
+            for m in members where m.value.isContainer { work.append(m.value) }
+            members = []
+        }
     }
 }
 
@@ -153,7 +154,7 @@ final class JSONObjectStorage: @unchecked Sendable {
 /// them, being in its deinit), so recursion never goes deeper than one level, however deep the
 /// value. No uniqueness checks are needed: shared children simply do not die yet.
 final class JSONTeardown {
-    private var work: [JSONValue] = []
+    @exclusivity(unchecked) private var work: [JSONValue] = []
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -163,15 +164,20 @@ final class JSONTeardown {
 
     static func dismantle(_ values: inout [JSONValue]) {
         guard values.contains(where: \.isContainer) else { return }
-        if let active = pthread_getspecific(key) {
-            let dismantler = Unmanaged<JSONTeardown>.fromOpaque(active).takeUnretainedValue()
-            dismantler.work.append(contentsOf: values)
+        dismantle { work in
+            work.append(contentsOf: values)
             values = []
+        }
+    }
+
+    /// `collect` moves the dying container's children to the work list.
+    static func dismantle(_ collect: (inout [JSONValue]) -> Void) {
+        if let active = pthread_getspecific(key) {
+            collect(&Unmanaged<JSONTeardown>.fromOpaque(active).takeUnretainedValue().work)
             return
         }
         let dismantler = JSONTeardown()
-        dismantler.work = values
-        values = []
+        collect(&dismantler.work)
         pthread_setspecific(key, Unmanaged.passUnretained(dismantler).toOpaque())
         while let value = dismantler.work.popLast() {
             // Releasing `value` here may run a storage deinit, which appends to the work list.

@@ -101,8 +101,8 @@ final class EventSink: JSONEventSink {
     private let onEvent: (JSONEvent, JSONPath) throws -> Void
     /// The path of the value being parsed; inside a container, its last component is the
     /// current key or index (`.index(-1)` before the first element).
-    private var path: [JSONPath.Component] = []
-    private var inArray: [Bool] = []
+    @exclusivity(unchecked) private var path: [JSONPath.Component] = []
+    @exclusivity(unchecked) private var inArray: [Bool] = []
 
     init(keepNumberText: Bool, strictUTF8: Bool, onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
         self.keepNumberText = keepNumberText

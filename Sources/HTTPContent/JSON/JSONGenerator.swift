@@ -12,7 +12,7 @@ public final class JSONGenerator {
     public static let maxDepth = Int(YAJL_MAX_DEPTH)
 
     private let gen: yajl_gen?
-    private var depth = 0
+    @exclusivity(unchecked) private var depth = 0
 
     /// - Parameter pretty: indent with two spaces and put each member on its own line.
     public init(pretty: Bool = false) {

@@ -103,7 +103,7 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
     private let builder: JSONTreeBuilder
     private let prefixes: [JSONPrefix]
     private let onItem: (JSONItem) throws -> Void
-    private var prefixIndex = 0
+    @exclusivity(unchecked) private var prefixIndex = 0
 
     init(options: JSONOptions, prefixes: [JSONPrefix], onItem: @escaping (JSONItem) throws -> Void) {
         builder = JSONTreeBuilder(options: options)
@@ -140,14 +140,14 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     private let removeNulls: Bool
     private let strictUTF8: Bool
     private let deliver: Deliver
-    private var batchPrefix = -1
-    private var count = 0
+    @exclusivity(unchecked) private var batchPrefix = -1
+    @exclusivity(unchecked) private var count = 0
     /// With removeNulls, a member's key waits for its value (a null drops both).
-    private var pendingKey: [UInt8]? = nil
+    @exclusivity(unchecked) private var pendingKey: [UInt8]? = nil
     /// Between `begin` and `end`: the batch cannot be cut now.
-    private var inItem = false
+    @exclusivity(unchecked) private var inItem = false
     /// A flush was asked for mid-item: done as soon as the item ends.
-    private var flushWhenItemEnds = false
+    @exclusivity(unchecked) private var flushWhenItemEnds = false
 
     init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
         self.batchBytes = max(batchBytes, 1)

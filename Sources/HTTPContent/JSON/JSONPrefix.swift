@@ -69,13 +69,13 @@ final class JSONPrefixMatcher: JSONEventSink {
     private let stopWhenClosed: Bool
     private let requirePrefixes: Bool
 
-    private var frames: [Frame] = []
-    private var capturing = false
-    private var captureNesting = 0
-    private(set) var seen: UInt64 = 0
-    private(set) var closed: UInt64 = 0
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) private var capturing = false
+    @exclusivity(unchecked) private var captureNesting = 0
+    @exclusivity(unchecked) private(set) var seen: UInt64 = 0
+    @exclusivity(unchecked) private(set) var closed: UInt64 = 0
     /// Values delivered so far.
-    private(set) var delivered = 0
+    @exclusivity(unchecked) private(set) var delivered = 0
     /// Set when the matcher asked to stop (limit reached, or every prefix closed).
     private(set) var stopped = false
 

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Strings from the bytes yajl delivers (already unescaped).
 ///
 /// yajl's own UTF-8 check lets through overlong forms, UTF-8-encoded surrogates and code points
@@ -7,21 +11,47 @@
 enum JSONStrings {
     @inline(__always)
     static func make(_ bytes: UnsafeRawBufferPointer, strict: Bool) throws(HTTPContentError) -> String {
-        let utf8 = bytes.bindMemory(to: UInt8.self)
-        guard strict else { return String(decoding: utf8, as: UTF8.self) }
-        guard let s = String(validating: utf8, as: UTF8.self) else { throw invalid() }
+        let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        let s = String(decoding: utf8, as: UTF8.self)
+        if strict, !isASCII(bytes), !unchanged(s, utf8) { throw invalid() }
         return s
     }
 
-    /// Checks without making a string (batches copy the bytes as they are).
+    /// Checks without keeping a string (batches copy the bytes as they are).
     @inline(__always)
     static func validate(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
-        var ascii = true
-        for b in bytes where b >= 0x80 {
-            ascii = false
-            break
+        if isASCII(bytes) { return }
+        let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+        if !unchanged(String(decoding: utf8, as: UTF8.self), utf8) { throw invalid() }
+    }
+
+    /// Decoding repairs invalid input (U+FFFD), so valid input is exactly input that decodes to
+    /// the same bytes. (The generic `String(validating:as:)` costs runtime metadata lookups on
+    /// every call; this stays on the specialised UTF-8 fast path.)
+    private static func unchanged(_ s: String, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        var s = s
+        return s.withUTF8 { decoded in
+            guard decoded.count == utf8.count else { return false }
+            guard let a = decoded.baseAddress, let b = utf8.baseAddress else { return true }
+            return memcmp(a, b, utf8.count) == 0
         }
-        if !ascii, String(validating: bytes.bindMemory(to: UInt8.self), as: UTF8.self) == nil { throw invalid() }
+    }
+
+    /// True when every byte is below 0x80 (eight at a time).
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = bytes.count
+        var i = 0
+        var acc: UInt64 = 0
+        while i + 8 <= n {
+            acc |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < n {
+            acc |= UInt64(bytes[i])
+            i += 1
+        }
+        return acc & 0x8080_8080_8080_8080 == 0
     }
 
     static func invalid() -> HTTPContentError {

@@ -13,8 +13,8 @@ final class JSONTreeBuilder: JSONEventSink {
     private let strictUTF8: Bool
     /// The container being filled. At the bottom of the stack is the root frame, an array that
     /// collects completed top-level values.
-    private var top = Frame(isObject: false)
-    private var parents: [Frame] = []
+    @exclusivity(unchecked) private var top = Frame(isObject: false)
+    @exclusivity(unchecked) private var parents: [Frame] = []
 
     init(options: JSONOptions) {
         removeNulls = options.removeNulls

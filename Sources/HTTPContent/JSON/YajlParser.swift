@@ -27,14 +27,14 @@ final class YajlParser {
     private var handle: yajl_handle?
     /// Bytes given to yajl before the current `feed`.
     private(set) var bytesFed = 0
-    private(set) var depth = 0
+    @exclusivity(unchecked) private(set) var depth = 0
     /// An error thrown inside a callback (our own limits or the sink's), reported instead of
     /// yajl's "client cancelled".
-    private var callbackError: (any Error)?
+    @exclusivity(unchecked) private var callbackError: (any Error)?
     private var failed: (any Error)?
     private var finished = false
     /// Whether any event was delivered (an empty stream of multiple values is no error).
-    private var sawEvent = false
+    @exclusivity(unchecked) private var sawEvent = false
     /// The first `options.errorBodyLimit` bytes, for the error's `body`; dropped on success.
     private var head: [UInt8] = []
 
