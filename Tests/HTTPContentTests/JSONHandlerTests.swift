@@ -166,5 +166,10 @@ final class JSONDecodingOverHTTPTests: XCTestCase {
         XCTAssertEqual(items.count, 100)
         XCTAssertEqual(items[7].name, "item 7")
         XCTAssertEqual(items[7].value, 10.5)
+        let direct = try Client().get(s.url("/big-json-array?n=10"), handler: JSON.decoding([Item].self))
+        XCTAssertEqual(direct.content.map(\.id), Array(0..<10))
+        XCTAssertThrowsError(try Client().get(s.url("/big-json-array?n=10"), handler: JSON.decoding([String].self))) { error in
+            XCTAssertEqual((error as? HTTPContentError)?.code, .decode)
+        }
     }
 }

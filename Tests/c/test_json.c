@@ -219,7 +219,7 @@ static void test_items_handler(void) {
     CHECK(hc_handler_json_items_new(prefixes, 1, NULL, NULL, &it) == NULL);
 }
 
-struct batches { size_t items; int calls; int bad; };
+struct batches { size_t items; int calls; int bad; int stop_after; };
 
 static int on_batch(void *userdata, size_t prefix_index, const uint8_t *json, size_t len, size_t count) {
     struct batches *b = userdata;
@@ -228,12 +228,12 @@ static int on_batch(void *userdata, size_t prefix_index, const uint8_t *json, si
     hc_json_free(arr);
     b->items += count;
     b->calls++;
-    return 0;
+    return b->stop_after && b->calls >= b->stop_after ? HC_JSON_STOP : 0;
 }
 
 static void test_batches_handler(void) {
     const char *prefixes[] = {"item"};
-    struct batches b = {0, 0, 0};
+    struct batches b = {0, 0, 0, 0};
     hc_json_options *o = hc_json_options_new();
     hc_json_options_set(o, HC_JSON_BATCH_BYTES, 4096);
     hc_handler *h = hc_handler_json_batches_new(prefixes, 1, o, on_batch, &b);
@@ -241,6 +241,15 @@ static void test_batches_handler(void) {
     hc_response *resp = NULL;
     CHECK_CODE(fetch("/big-json-array?n=20000", h, &resp), HC_OK);
     CHECK(b.items == 20000 && b.bad == 0 && b.calls > 20);
+    hc_response_free(resp);
+
+    /* HC_JSON_STOP from a batch callback ends the transfer with success. */
+    b = (struct batches){0, 0, 0, 2};
+    CHECK_CODE(fetch("/big-json-array?n=100000", h, &resp), HC_OK);
+    CHECK(b.calls == 2 && b.items < 100000);
+    size_t count = 0; int stopped = 0;
+    CHECK_CODE(hc_response_json_items(resp, &count, &stopped), HC_OK);
+    CHECK(stopped == 1 && count >= b.items);
     hc_response_free(resp);
     hc_handler_free(h);
 }

@@ -186,6 +186,10 @@ public final class JSONEvents: SelectiveHandler {
         self.acceptance = acceptance
     }
 
+    public func prepare(_ request: inout Request) throws {
+        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+    }
+
     public func accept(_ head: ResponseHead) throws -> Bool {
         try acceptance.check(head)
         self.head = head

@@ -63,3 +63,32 @@ public final class JSON: SelectiveHandler {
         return head.method == "HEAD" || [204, 205, 304].contains(head.status) || (100..<200).contains(head.status)
     }
 }
+
+/// Parses the body as JSON while it arrives, then decodes `T` from it with `JSONValueDecoder`.
+/// Empty bodies, options and acceptance: as `JSON` (an empty body decodes as nil only when `T`
+/// is an `Optional`; otherwise it is a decode error).
+public final class DecodedJSON<T: Decodable>: SelectiveHandler {
+    private let json: JSON
+    public var acceptance: Acceptance {
+        get { json.acceptance }
+        set { json.acceptance = newValue }
+    }
+
+    public init(_ type: T.Type = T.self, options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
+                acceptance: Acceptance = JSON.defaultAcceptance()) {
+        json = JSON(options: options, allowEmpty: allowEmpty, acceptance: acceptance)
+    }
+
+    public func prepare(_ request: inout Request) throws { try json.prepare(&request) }
+    public func accept(_ head: ResponseHead) throws -> Bool { try json.accept(head) }
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws { try json.consume(chunk) }
+    public func finish() throws -> T { try (json.finish() ?? .null).decode(T.self) }
+    public func cleanup(failed: Bool) { json.cleanup(failed: failed) }
+}
+
+extension JSON {
+    /// A handler that decodes `type` from the JSON body: `client.get(url, handler: JSON.decoding(User.self))`.
+    public static func decoding<T: Decodable>(_ type: T.Type, options: JSONOptions = JSONOptions()) -> DecodedJSON<T> {
+        DecodedJSON(type, options: options)
+    }
+}

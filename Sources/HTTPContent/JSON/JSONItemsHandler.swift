@@ -74,6 +74,8 @@ public final class JSONItemBatches: SelectiveHandler {
     private let capture: BatchCapture
     private let parser: JSONItemParser
     private var head: ResponseHead?
+    /// `onBatch` threw `StopTransfer` while a batch was handed over between chunks.
+    private var stoppedByCallback = false
 
     /// - Parameter batchBytes: hand a batch over once its text reaches this size. Default 64 KiB.
     public init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
@@ -106,17 +108,25 @@ public final class JSONItemBatches: SelectiveHandler {
     }
 
     public func finish() throws -> JSONItemsSummary {
+        if stoppedByCallback { return JSONItemsSummary(count: parser.summary.count, stoppedEarly: true) }
         if parser.bytesFed == 0 {
             if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
             throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                    response: head, offset: 0)
         }
         let summary = try parser.finish()
-        try flush()
+        do { try flush() } catch is StopTransfer { return JSONItemsSummary(count: summary.count, stoppedEarly: true) }
         return summary
     }
 
     private func flush() throws {
-        do { try capture.flush() } catch { throw HTTPContentError.wrapping(error) }
+        do {
+            try capture.flush()
+        } catch is StopTransfer {
+            stoppedByCallback = true
+            throw StopTransfer()
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
     }
 }

@@ -178,10 +178,12 @@ final class YajlParser {
 
 // MARK: - The callbacks table (non-capturing C functions; the parser travels as ctx)
 
+/// Runs `body` with the parser behind `ctx`, without retaining it (yajl only calls back from
+/// inside `yajl_parse`/`yajl_complete_parse`, while the parser is alive and busy).
 @inline(__always)
-private func parser(_ ctx: UnsafeMutableRawPointer?) -> YajlParser? {
-    guard let ctx else { return nil }
-    return Unmanaged<YajlParser>.fromOpaque(ctx).takeUnretainedValue()
+private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (YajlParser) -> Int32) -> Int32 {
+    guard let ctx else { return 0 }
+    return Unmanaged<YajlParser>.fromOpaque(ctx)._withUnsafeGuaranteedRef(body)
 }
 
 @inline(__always)
@@ -193,42 +195,33 @@ nonisolated(unsafe) private let yajlCallbacks: UnsafeMutablePointer<yajl_callbac
     let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
     table.initialize(to: yajl_callbacks(
         yajl_null: { ctx in
-            guard let me = parser(ctx) else { return 0 }
-            return me.deliver { try me.sink.null() }
+            withParser(ctx) { me in me.deliver { try me.sink.null() } }
         },
         yajl_boolean: { ctx, b in
-            guard let me = parser(ctx) else { return 0 }
-            return me.deliver { try me.sink.bool(b != 0) }
+            withParser(ctx) { me in me.deliver { try me.sink.bool(b != 0) } }
         },
         yajl_integer: nil,
         yajl_double: nil,
         yajl_number: { ctx, p, n in
-            guard let me = parser(ctx) else { return 0 }
-            return me.deliver { try me.sink.number(UnsafeRawBufferPointer(start: p, count: n)) }
+            withParser(ctx) { me in me.deliver { try me.sink.number(UnsafeRawBufferPointer(start: p, count: n)) } }
         },
         yajl_string: { ctx, p, n in
-            guard let me = parser(ctx) else { return 0 }
-            return me.deliver { try me.sink.string(buffer(p, n)) }
+            withParser(ctx) { me in me.deliver { try me.sink.string(buffer(p, n)) } }
         },
         yajl_start_map: { ctx in
-            guard let me = parser(ctx) else { return 0 }
-            return me.open { try me.sink.startMap() }
+            withParser(ctx) { me in me.open { try me.sink.startMap() } }
         },
         yajl_map_key: { ctx, p, n in
-            guard let me = parser(ctx) else { return 0 }
-            return me.deliver { try me.sink.mapKey(buffer(p, n)) }
+            withParser(ctx) { me in me.deliver { try me.sink.mapKey(buffer(p, n)) } }
         },
         yajl_end_map: { ctx in
-            guard let me = parser(ctx) else { return 0 }
-            return me.close { try me.sink.endMap() }
+            withParser(ctx) { me in me.close { try me.sink.endMap() } }
         },
         yajl_start_array: { ctx in
-            guard let me = parser(ctx) else { return 0 }
-            return me.open { try me.sink.startArray() }
+            withParser(ctx) { me in me.open { try me.sink.startArray() } }
         },
         yajl_end_array: { ctx in
-            guard let me = parser(ctx) else { return 0 }
-            return me.close { try me.sink.endArray() }
+            withParser(ctx) { me in me.close { try me.sink.endArray() } }
         }))
     return table
 }()
