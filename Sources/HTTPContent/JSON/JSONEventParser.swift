@@ -1,44 +1,3 @@
-/// One parse event, as ijson names them.
-public enum JSONEvent: Sendable, Equatable {
-    case startMap
-    /// A member name; the path is the object's.
-    case mapKey(String)
-    case endMap
-    case startArray
-    case endArray
-    case null
-    case bool(Bool)
-    case int(Int64)
-    case double(Double)
-    /// A number kept as text (`keepNumberText`).
-    case number(String)
-    case string(String)
-}
-
-/// Where an event happened: the path from the top-level value to the value concerned.
-public struct JSONPath: Sendable, Equatable, CustomStringConvertible {
-    public enum Component: Sendable, Equatable {
-        case key(String)
-        case index(Int)
-    }
-
-    public let components: ArraySlice<Component>
-
-    public init(_ components: [Component]) { self.components = components[...] }
-    init(slice: ArraySlice<Component>) { components = slice }
-
-    /// The ijson prefix of this path: keys joined with dots, `item` for array indices.
-    public var prefix: String {
-        components.map { if case .key(let k) = $0 { return k } else { return "item" } }.joined(separator: ".")
-    }
-
-    /// Keys and indices joined with dots (`results.3.name`), as `JSONValue[_:]` reads them.
-    public var description: String {
-        components.map { switch $0 { case .key(let k): return k; case .index(let i): return String(i) } }
-            .joined(separator: ".")
-    }
-}
-
 /// The lower-level event stream: every parse event with its path, for callers who build their
 /// own structures. Feed chunks; `onEvent` runs for each event as it is parsed (throw
 /// `StopTransfer` to stop, anything else to fail).
@@ -167,45 +126,5 @@ final class EventSink: JSONEventSink {
         path.removeLast()
         inArray.removeLast()
         try emit(event, depth: path.count)
-    }
-}
-
-/// The event stream over HTTP. Content: nothing (the events went to `onEvent`); stopping early
-/// with `StopTransfer` ends the transfer with success. Empty bodies and acceptance: as `JSON`.
-public final class JSONEvents: SelectiveHandler {
-    public var acceptance: Acceptance
-    public let allowEmpty: Bool
-    private let parser: JSONEventParser
-    private var head: ResponseHead?
-
-    public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
-                acceptance: Acceptance = JSON.defaultAcceptance(),
-                onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
-        parser = JSONEventParser(options: options, onEvent: onEvent)
-        self.allowEmpty = allowEmpty
-        self.acceptance = acceptance
-    }
-
-    public func prepare(_ request: inout Request) throws {
-        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
-    }
-
-    public func accept(_ head: ResponseHead) throws -> Bool {
-        try acceptance.check(head)
-        self.head = head
-        return true
-    }
-
-    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
-        if try !parser.feed(chunk) { throw StopTransfer() }
-    }
-
-    public func finish() throws {
-        if parser.bytesFed == 0 {
-            if allowEmpty || JSON.expectsNoBody(head) { return }
-            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
-                                   response: head, offset: 0)
-        }
-        try parser.finish()
     }
 }
