@@ -9,7 +9,8 @@ final class JSONNode {
     let value: JSONValue
     /// True for roots from hc_json_parse, which the caller frees; borrowed nodes ignore hc_json_free.
     let ownedByCaller: Bool
-    private var children: [Int: JSONNode] = [:]
+    /// Child handles by member/element index, allocated on first use.
+    private var children: [JSONNode?] = []
     private var keys: [Int: (UnsafeMutablePointer<CChar>, Int)] = [:]
     private var text: (UnsafeMutablePointer<CChar>, Int)?
 
@@ -22,18 +23,19 @@ final class JSONNode {
         for (p, _) in keys.values { free(p) }
         if let (p, _) = text { free(p) }
         // Child nodes may nest as deep as the caller walked: release them iteratively.
-        if !children.isEmpty { JSONNodeTeardown.release(Array(children.values)) }
+        if !children.isEmpty { JSONNodeTeardown.release(children.compactMap { $0 }) }
     }
 
     /// The child at a member or element index (the caller checked the range).
     func child(_ index: Int) -> JSONNode? {
-        if let c = children[index] { return c }
+        if index >= 0, index < children.count, let c = children[index] { return c }
         let v: JSONValue
         switch value {
         case .array(let a) where index >= 0 && index < a.count: v = a[index]
         case .object(let o) where index >= 0 && index < o.count: v = o[index].value
         default: return nil
         }
+        if children.isEmpty { children = Array(repeating: nil, count: value.count) }
         let node = JSONNode(v)
         children[index] = node
         return node
