@@ -72,6 +72,23 @@ struct JSONStreamingTests {
         #expect(try items(#"{"error": "nope"}"#, ["results.item"]).values.isEmpty)
     }
 
+    @Test func missingDeepPrefixIsReportedAtTheEnd() throws {
+        do {
+            _ = try items(#"{"x": 1}"#, ["a.b.item"], requirePrefix: true)
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .decode && error.message.contains("a.b.item"))
+        }
+    }
+
+    @Test func prefixComponentsReachAMemberNamedItem() throws {
+        let p = JSONPrefix(components: [.key("item"), .item])
+        #expect(p.description == "item.item")
+        #expect(JSONPrefix("item.item").components == [.item, .item])
+        #expect(try items(#"{"item": [1, 2]}"#, [p]).values == ["item.item=1", "item.item=2"])
+        #expect(try items(#"[[1], [2, 3]]"#, ["item.item"]).values == ["item.item=1", "item.item=2", "item.item=3"])
+    }
+
     @Test func overlappingPrefixesAreRefused() {
         #expect(throws: HTTPContentError.self) { try items("[]", ["a", "a.b"]) }
         #expect(throws: HTTPContentError.self) { try items("[]", ["x", "x"]) }
