@@ -170,6 +170,25 @@ struct JSONParserTests {
         #expect(big["0"] == .double(1e300))
     }
 
+    @Test func doublesMatchStrtodOnTheFastPathAndOff() throws {
+        let texts = ["0.1", "-0.0", "1.5", "123456789012345.6", "1234567890123456.7", "9007199254740993.0",
+                     "1e22", "1e23", "1.7976931348623157e308", "5e-324", "2.2250738585072014e-308", "0.30000000000000004",
+                     "3.14159", "-2.5E-3", "1E+2", "100e-2", "0.000001", "4.35", "8.589973e9", "1e-22", "123.456e-20"]
+        for t in texts {
+            let v = try parse("[\(t)]")["0"]
+            #expect(v == .double(strtod(t, nil)), "\(t)")
+            if let d = v?.doubleValue { #expect(d.sign == strtod(t, nil).sign, "\(t) sign") }
+        }
+        // Random decimals against strtod.
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let m = UInt64.random(in: 0...999_999_999_999_999, using: &rng)
+            let e = Int.random(in: -30...30, using: &rng)
+            let text = Bool.random(using: &rng) ? "\(m)e\(e)" : "-\(m / 10).\(m % 10)e\(e)"
+            #expect(try parse("[\(text)]")["0"]?.doubleValue == strtod(text, nil), "\(text)")
+        }
+    }
+
     @Test func emptyInputIsAnError() throws {
         #expect(decodeError("")?.code == .decode)
         #expect(decodeError("   ")?.code == .decode)

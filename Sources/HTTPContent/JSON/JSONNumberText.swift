@@ -11,7 +11,7 @@ enum JSONNumberText {
     static func value(_ token: UnsafeRawBufferPointer, keep: Bool) throws(HTTPContentError) -> JSONValue {
         if keep { return .number(String(decoding: token, as: UTF8.self)) }
         if let i = integer(token) { return .int(i) }
-        let d = strtod(token)
+        let d = fastDouble(token) ?? strtod(token)
         guard d.isFinite else {
             let text = String(decoding: token.prefix(40), as: UTF8.self) + (token.count > 40 ? "…" : "")
             throw HTTPContentError(.decode,
@@ -51,6 +51,62 @@ enum JSONNumberText {
         }
         if negative { return acc }
         return acc == .min ? nil : -acc
+    }
+
+    private static let powersOf10: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// Clinger's fast path: a number token with at most 15 significant digits and a decimal
+    /// exponent within ±22 is `m × 10^e` with both factors exact doubles, so one IEEE
+    /// multiplication or division rounds it correctly. nil when it does not apply.
+    @inline(__always)
+    static func fastDouble(_ token: UnsafeRawBufferPointer) -> Double? {
+        let n = token.count
+        var i = 0
+        let negative = n > 0 && token[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var sawDot = false
+        while i < n {
+            let b = token[i]
+            if b == UInt8(ascii: ".") {
+                sawDot = true
+            } else if b &- 0x30 <= 9 {
+                if mantissa != 0 || b != 0x30 { digits += 1 }
+                if digits > 15 { return nil }
+                mantissa = mantissa &* 10 &+ UInt64(b &- 0x30)
+                if sawDot { exponent -= 1 }
+            } else {
+                break
+            }
+            i += 1
+        }
+        if i < n {
+            // An exponent: e or E, an optional sign, digits.
+            i += 1
+            var expNegative = false
+            if i < n, token[i] == UInt8(ascii: "-") || token[i] == UInt8(ascii: "+") {
+                expNegative = token[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var e = 0
+            while i < n {
+                let d = token[i] &- 0x30
+                guard d <= 9 else { return nil }
+                e = e * 10 + Int(d)
+                if e > 400 { return nil }
+                i += 1
+            }
+            exponent += expNegative ? -e : e
+        }
+        guard exponent >= -22, exponent <= 22 else { return nil }
+        var value = Double(mantissa)
+        if exponent < 0 { value /= powersOf10[-exponent] } else { value *= powersOf10[exponent] }
+        return negative ? -value : value
     }
 
     /// C's strtod on a token that is not NUL-terminated.

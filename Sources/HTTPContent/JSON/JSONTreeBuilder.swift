@@ -55,8 +55,17 @@ final class JSONTreeBuilder: JSONEventSink {
         top.key = try JSONStrings.make(bytes, strict: strictUTF8)
     }
 
-    func startMap() { push(Frame(isObject: true)) }
-    func startArray() { push(Frame(isObject: false)) }
+    func startMap() {
+        var frame = Frame(isObject: true)
+        // Most objects are small: one allocation instead of three growth steps up to four.
+        frame.members.reserveCapacity(4)
+        push(frame)
+    }
+    func startArray() {
+        var frame = Frame(isObject: false)
+        frame.elements.reserveCapacity(4)
+        push(frame)
+    }
     func endMap() { pop() }
     func endArray() { pop() }
 
