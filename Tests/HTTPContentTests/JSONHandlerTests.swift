@@ -99,6 +99,27 @@ struct JSONHandlerTests {
         #expect(try client.get(s.jsonURL("[2]"), handler: JSON()).content == [2])
     }
 
+    @Test func stoppingInsideTheFirstChunkIsStillASuccess() throws {
+        var got: [JSONValue] = []
+        let items = try JSONItems(prefix: "item", limit: 1) { got.append($0.value) }
+        let r = try client.get(s.jsonURL("[1,2,3]"), handler: items)
+        #expect(got == [1] && r.content == JSONItemsSummary(count: 1, stoppedEarly: true))
+        var batches = 0
+        let b = try JSONItemBatches(prefixes: ["item"], limit: 2) { _, json, n in
+            #expect(String(decoding: json, as: UTF8.self) == "[1,2]" && n == 2)
+            batches += 1
+        }
+        #expect(try client.get(s.jsonURL("[1,2,3]"), handler: b).content == JSONItemsSummary(count: 2, stoppedEarly: true))
+        #expect(batches == 1)
+        var events = 0
+        let e = JSONEvents { _, _ in
+            events += 1
+            if events == 2 { throw StopTransfer() }
+        }
+        _ = try client.get(s.jsonURL("[1,2,3]"), handler: e)
+        #expect(events == 2)
+    }
+
     @Test func ndjsonDocumentsWithRootPrefix() throws {
         var n = 0
         var acceptance = JSON.defaultAcceptance()

@@ -12,6 +12,8 @@ public final class JSONEventParser {
     }
 
     public var bytesFed: Int { parser.bytesFed }
+    /// Every byte received, including a chunk whose parse stopped early or failed.
+    public var bytesReceived: Int { parser.bytesReceived }
     /// True once `onEvent` threw `StopTransfer`.
     public var isStopped: Bool { stoppedEarly }
 

@@ -29,7 +29,7 @@ public final class JSONEvents: SelectiveHandler {
     }
 
     public func finish() throws {
-        if parser.bytesFed == 0 {
+        if parser.bytesReceived == 0 {
             if allowEmpty || JSON.expectsNoBody(head) { return }
             throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                    response: head, offset: 0)

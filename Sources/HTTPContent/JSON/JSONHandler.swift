@@ -47,7 +47,7 @@ public final class JSON: SelectiveHandler {
     }
 
     public func finish() throws -> JSONValue? {
-        guard let parser, parser.bytesFed > 0 else {
+        guard let parser, parser.bytesReceived > 0 else {
             if allowEmpty || JSON.expectsNoBody(head) { return nil }
             throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                    response: head, offset: 0)

@@ -51,6 +51,8 @@ public final class JSONItemParser {
     }
 
     public var bytesFed: Int { parser.bytesFed }
+    /// Every byte received, including a chunk whose parse stopped early or failed.
+    public var bytesReceived: Int { parser.bytesReceived }
     public var summary: JSONItemsSummary { JSONItemsSummary(count: matcher.delivered, stoppedEarly: stoppedEarly) }
 
     /// Parses a chunk, delivering the values it completes.

@@ -48,7 +48,7 @@ public final class JSONItems: SelectiveHandler {
     }
 
     public func finish() throws -> JSONItemsSummary {
-        if parser.bytesFed == 0 {
+        if parser.bytesReceived == 0 {
             if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
             throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                    response: head, offset: 0)
@@ -109,7 +109,7 @@ public final class JSONItemBatches: SelectiveHandler {
 
     public func finish() throws -> JSONItemsSummary {
         if stoppedByCallback { return JSONItemsSummary(count: parser.summary.count, stoppedEarly: true) }
-        if parser.bytesFed == 0 {
+        if parser.bytesReceived == 0 {
             if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
             throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                    response: head, offset: 0)

@@ -19,6 +19,8 @@ public final class JSONStreamParser {
 
     /// Bytes fed so far.
     public var bytesFed: Int { parser.bytesFed }
+    /// Every byte received, including a chunk whose parse stopped early or failed.
+    public var bytesReceived: Int { parser.bytesReceived }
 
     /// Parses `chunk`.
     /// - Throws: `HTTPContentError` `.decode` (with `offset` and `body`) or `.tooLarge`.

@@ -27,6 +27,8 @@ final class YajlParser {
     private var handle: yajl_handle?
     /// Bytes given to yajl before the current `feed`.
     private(set) var bytesFed = 0
+    /// Every byte received, including a chunk whose parse stopped or failed.
+    private(set) var bytesReceived = 0
     @exclusivity(unchecked) private(set) var depth = 0
     /// An error thrown inside a callback (our own limits or the sink's), reported instead of
     /// yajl's "client cancelled".
@@ -65,6 +67,7 @@ final class YajlParser {
             throw fail(HTTPContentError(.tooLarge, "JSON body exceeds the limit of \(maxSize) bytes",
                                         offset: maxSize))
         }
+        bytesReceived += chunk.count
         keepHead(chunk)
         // RFC 8259 has no form feed outside strings, and a raw one inside a string is invalid
         // too; yajl takes it for whitespace, so any 0x0C byte ends the parse here.
