@@ -120,6 +120,22 @@ struct JSONHandlerTests {
         #expect(events == 2)
     }
 
+    @Test func batchesDeliverWhatPrecedesAParseError() throws {
+        var texts: [String] = []
+        let b = try JSONItemBatches(prefixes: ["item"]) { _, json, _ in texts.append(String(decoding: json, as: UTF8.self)) }
+        do {
+            _ = try client.get(s.jsonURL(#"[{"a":1},{"a":2},{"a":tru},{"a":4}]"#), handler: b)
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .decode)
+        }
+        #expect(texts == [#"[{"a":1},{"a":2}]"#])
+        texts = []
+        let truncated = try JSONItemBatches(prefixes: ["item"]) { _, json, _ in texts.append(String(decoding: json, as: UTF8.self)) }
+        #expect(throws: HTTPContentError.self) { try client.get(s.jsonURL(#"[1,2,[3"#), handler: truncated) }
+        #expect(texts == ["[1,2]"])
+    }
+
     @Test func ndjsonDocumentsWithRootPrefix() throws {
         var n = 0
         var acceptance = JSON.defaultAcceptance()

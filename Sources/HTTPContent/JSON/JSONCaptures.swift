@@ -46,6 +46,8 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     @exclusivity(unchecked) private var pendingKey: [UInt8]? = nil
     /// Between `begin` and `end`: the batch cannot be cut now.
     @exclusivity(unchecked) private var inItem = false
+    /// Output size at the end of the last complete item (to cut off a broken one).
+    @exclusivity(unchecked) private var completedBytes = 0
     /// A flush was asked for mid-item: done as soon as the item ends.
     @exclusivity(unchecked) private var flushWhenItemEnds = false
 
@@ -66,6 +68,7 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     func end() throws {
         count += 1
         inItem = false
+        completedBytes = gen.outputSize
         if gen.outputSize >= batchBytes || flushWhenItemEnds { try flush() }
     }
 
@@ -82,6 +85,23 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
         count = 0
         try gen.withOutput { try deliver(batchPrefix, $0, n) }
         gen.reset()
+    }
+
+    /// After a parse error: hands over the items completed before it, dropping the broken one.
+    func flushCompleted() throws {
+        guard inItem else { return try flush() }
+        inItem = false
+        flushWhenItemEnds = false
+        guard count > 0 else {
+            gen.reset()
+            return
+        }
+        var text = gen.withOutput { Array($0.prefix(completedBytes)) }
+        text.append(UInt8(ascii: "]"))
+        let n = count
+        count = 0
+        gen.reset()
+        try text.withUnsafeBytes { try deliver(batchPrefix, $0, n) }
     }
 
     @inline(__always)

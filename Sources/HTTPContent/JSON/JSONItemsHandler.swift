@@ -102,7 +102,14 @@ public final class JSONItemBatches: SelectiveHandler {
     }
 
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
-        let more = try parser.feed(chunk)
+        let more: Bool
+        do {
+            more = try parser.feed(chunk)
+        } catch {
+            // The values completed before the bad byte are delivered first, as `JSONItems` does.
+            try? capture.flushCompleted()
+            throw error
+        }
         try flush()
         if !more { throw StopTransfer() }
     }
@@ -114,7 +121,13 @@ public final class JSONItemBatches: SelectiveHandler {
             throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                    response: head, offset: 0)
         }
-        let summary = try parser.finish()
+        let summary: JSONItemsSummary
+        do {
+            summary = try parser.finish()
+        } catch {
+            try? capture.flushCompleted()
+            throw error
+        }
         do { try flush() } catch is StopTransfer { return JSONItemsSummary(count: summary.count, stoppedEarly: true) }
         return summary
     }
