@@ -4,7 +4,8 @@
 /// 1. `accept(_:)` once the final response's headers are complete, before the first body byte.
 ///    Return false or throw to reject: the body then never reaches `consume` (no error page is
 ///    saved as a download); it is kept, capped, inside the error instead.
-/// 2. `consume(_:)` for each chunk as libcurl delivers it. Throwing aborts the transfer at once.
+/// 2. `consume(_:)` for each chunk as libcurl delivers it. Throwing aborts the transfer at once;
+///    throwing `StopTransfer` ends it early with success (the handler has what it needs).
 /// 3. `finish()` once the body is complete, to produce the content (or throw a decode error).
 /// 4. `cleanup(failed:)` last, always, whether the transfer succeeded or not.
 /// `prepare(_:)` runs before anything is sent, so a handler can refuse early (an unwritable
@@ -19,6 +20,13 @@ public protocol ContentHandler: AnyObject {
     func consume(_ chunk: UnsafeRawBufferPointer) throws
     func finish() throws -> Content
     func cleanup(failed: Bool)
+}
+
+/// Thrown by a handler's `consume` to end the transfer early with success: the transfer stops
+/// receiving (the connection is closed, not reused), reports no error, and `finish` produces
+/// the content from what was received.
+public struct StopTransfer: Error, Sendable {
+    public init() {}
 }
 
 extension ContentHandler {

@@ -31,6 +31,8 @@ final class Transfer {
     private var rejection: HTTPContentError?
     private var rejectedBody: [UInt8] = []
     private var failure: HTTPContentError?
+    /// The handler threw `StopTransfer`: the write error libcurl reports is our own doing.
+    private var stoppedByHandler = false
     private(set) var decodedBytes: Int64 = 0
 
     init(easy: EasyHandle, request: Request, handler: any ContentHandler,
@@ -175,6 +177,10 @@ final class Transfer {
         }
         do {
             try handler.consume(chunk)
+        } catch is StopTransfer {
+            stoppedByHandler = true
+            decodedBytes += Int64(chunk.count)
+            return 0
         } catch {
             failure = attach(HTTPContentError.wrapping(error))
             return 0
@@ -244,7 +250,9 @@ final class Transfer {
             }
             return .failure(rejection)
         }
-        if code != CURLE_OK { return .failure(transportError(code)) }
+        if code != CURLE_OK, !(stoppedByHandler && code == CURLE_WRITE_ERROR) {
+            return .failure(transportError(code))
+        }
         if accepted == nil {
             decide(bodyEnded: true)
             if let rejection { return .failure(rejection) }

@@ -1,0 +1,137 @@
+/// Builds each matched value as a tree and hands it over.
+final class TreeCapture: JSONPrefixMatcher.Capture {
+    private let builder: JSONTreeBuilder
+    private let prefixes: [JSONPrefix]
+    private let onItem: (JSONItem) throws -> Void
+    @exclusivity(unchecked) private var prefixIndex = 0
+
+    init(options: JSONOptions, prefixes: [JSONPrefix], onItem: @escaping (JSONItem) throws -> Void) {
+        builder = JSONTreeBuilder(options: options)
+        self.prefixes = prefixes
+        self.onItem = onItem
+    }
+
+    func begin(prefix: Int) { prefixIndex = prefix }
+    func end() throws {
+        guard let value = builder.documents.popLast() else { return }
+        try onItem(JSONItem(prefixIndex: prefixIndex, prefix: prefixes[prefixIndex], value: value))
+    }
+
+    func null() throws { builder.null() }
+    func bool(_ value: Bool) throws { builder.bool(value) }
+    func number(_ token: UnsafeRawBufferPointer) throws { try builder.number(token) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws { try builder.string(bytes) }
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws { try builder.mapKey(bytes) }
+    func startMap() throws { builder.startMap() }
+    func endMap() throws { builder.endMap() }
+    func startArray() throws { builder.startArray() }
+    func endArray() throws { builder.endArray() }
+}
+
+/// Writes matched values straight into a JSON array text (`[v1,v2,...]`) with yajl_gen, with no
+/// tree in between, and hands over the batch when it reaches `batchBytes`, when the prefix
+/// changes, or when `flush` is called (the handler flushes after every chunk). Numbers keep
+/// their text. Values nested deeper than 127 levels cannot be batched (yajl_gen's limit).
+final class BatchCapture: JSONPrefixMatcher.Capture {
+    typealias Deliver = (_ prefixIndex: Int, _ json: UnsafeRawBufferPointer, _ count: Int) throws -> Void
+
+    private let gen = JSONGenerator()
+    private let batchBytes: Int
+    private let removeNulls: Bool
+    private let strictUTF8: Bool
+    private let deliver: Deliver
+    @exclusivity(unchecked) private var batchPrefix = -1
+    @exclusivity(unchecked) private var count = 0
+    /// With removeNulls, a member's key waits for its value (a null drops both).
+    @exclusivity(unchecked) private var pendingKey: [UInt8]? = nil
+    /// Between `begin` and `end`: the batch cannot be cut now.
+    @exclusivity(unchecked) private var inItem = false
+    /// Output size at the end of the last complete item (to cut off a broken one).
+    @exclusivity(unchecked) private var completedBytes = 0
+    /// A flush was asked for mid-item: done as soon as the item ends.
+    @exclusivity(unchecked) private var flushWhenItemEnds = false
+
+    init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
+        self.batchBytes = max(batchBytes, 1)
+        removeNulls = options.removeNulls
+        strictUTF8 = options.strictUTF8
+        self.deliver = deliver
+    }
+
+    func begin(prefix: Int) throws {
+        if count > 0, prefix != batchPrefix { try flush() }
+        if count == 0 { try gen.startArray() }
+        batchPrefix = prefix
+        inItem = true
+    }
+
+    func end() throws {
+        count += 1
+        inItem = false
+        completedBytes = gen.outputSize
+        if gen.outputSize >= batchBytes || flushWhenItemEnds { try flush() }
+    }
+
+    /// Hands over the pending batch, if any (mid-item: once the item ends).
+    func flush() throws {
+        if inItem {
+            flushWhenItemEnds = true
+            return
+        }
+        flushWhenItemEnds = false
+        guard count > 0 else { return }
+        try gen.endArray()
+        let n = count
+        count = 0
+        try gen.withOutput { try deliver(batchPrefix, $0, n) }
+        gen.reset()
+    }
+
+    /// After a parse error: hands over the items completed before it, dropping the broken one.
+    func flushCompleted() throws {
+        guard inItem else { return try flush() }
+        inItem = false
+        flushWhenItemEnds = false
+        guard count > 0 else {
+            gen.reset()
+            return
+        }
+        var text = gen.withOutput { Array($0.prefix(completedBytes)) }
+        text.append(UInt8(ascii: "]"))
+        let n = count
+        count = 0
+        gen.reset()
+        try text.withUnsafeBytes { try deliver(batchPrefix, $0, n) }
+    }
+
+    @inline(__always)
+    private func beforeValue() throws {
+        if let key = pendingKey {
+            pendingKey = nil
+            try key.withUnsafeBytes { raw in try gen.string(bytes: raw) }
+        }
+    }
+
+    func null() throws {
+        if pendingKey != nil {
+            pendingKey = nil
+            return
+        }
+        try gen.null()
+    }
+    func bool(_ value: Bool) throws { try beforeValue(); try gen.bool(value) }
+    func number(_ token: UnsafeRawBufferPointer) throws { try beforeValue(); try gen.number(token: token) }
+    func string(_ bytes: UnsafeRawBufferPointer) throws {
+        if strictUTF8 { try JSONStrings.validate(bytes) }
+        try beforeValue()
+        try gen.string(bytes: bytes)
+    }
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
+        if strictUTF8 { try JSONStrings.validate(bytes) }
+        if removeNulls { pendingKey = Array(bytes) } else { try gen.string(bytes: bytes) }
+    }
+    func startMap() throws { try beforeValue(); try gen.startMap() }
+    func endMap() throws { try gen.endMap() }
+    func startArray() throws { try beforeValue(); try gen.startArray() }
+    func endArray() throws { try gen.endArray() }
+}

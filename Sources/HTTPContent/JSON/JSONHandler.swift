@@ -1,0 +1,94 @@
+/// Parses the body as JSON while it arrives (each chunk goes to yajl at once, so a malformed or
+/// oversized document fails at the chunk holding the bad byte) and produces a `JSONValue`.
+///
+/// Content: the value; nil for an empty body on a 204, 205 or 304 response, a HEAD request, or
+/// (with `allowEmpty`) any empty body. An empty 200 body is a decode error by default. With
+/// `options.allowMultipleValues`, the value is an array of every top-level document.
+/// Default acceptance: status 200–299; types `application/json`, `text/json`,
+/// `text/javascript`, `*/*+json`. Sends `Accept: application/json` unless the request sets one.
+public final class JSON: SelectiveHandler {
+    public var acceptance: Acceptance
+    public let options: JSONOptions
+    /// An empty body on any status gives nil instead of a decode error. Default: false.
+    public let allowEmpty: Bool
+    private var head: ResponseHead?
+    private var parser: JSONStreamParser?
+
+    public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
+                acceptance: Acceptance = JSON.defaultAcceptance()) {
+        self.options = options
+        self.allowEmpty = allowEmpty
+        self.acceptance = acceptance
+    }
+
+    /// The process-wide default status codes with the JSON media types.
+    public static func defaultAcceptance() -> Acceptance {
+        Acceptance(statusCodes: Acceptance().statusCodes, contentTypes: JSONOptions.defaultContentTypes)
+    }
+
+    public func prepare(_ request: inout Request) throws {
+        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize) {
+            throw HTTPContentError(.tooLarge, "JSON body of \(length) bytes exceeds the limit of \(maxSize) bytes",
+                                   response: head)
+        }
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        let parser = self.parser ?? JSONStreamParser(options: options)
+        self.parser = parser
+        try parser.feed(chunk)
+    }
+
+    public func finish() throws -> JSONValue? {
+        guard let parser, parser.bytesReceived > 0 else {
+            if allowEmpty || JSON.expectsNoBody(head) { return nil }
+            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
+                                   response: head, offset: 0)
+        }
+        return try parser.finish()
+    }
+
+    public func cleanup(failed: Bool) { parser = nil }
+
+    /// 1xx, 204, 205, 304 and HEAD responses carry no body by definition.
+    static func expectsNoBody(_ head: ResponseHead?) -> Bool {
+        guard let head else { return false }
+        return head.method == "HEAD" || [204, 205, 304].contains(head.status) || (100..<200).contains(head.status)
+    }
+}
+
+/// Parses the body as JSON while it arrives, then decodes `T` from it with `JSONValueDecoder`.
+/// Empty bodies, options and acceptance: as `JSON` (an empty body decodes as nil only when `T`
+/// is an `Optional`; otherwise it is a decode error).
+public final class DecodedJSON<T: Decodable>: SelectiveHandler {
+    private let json: JSON
+    public var acceptance: Acceptance {
+        get { json.acceptance }
+        set { json.acceptance = newValue }
+    }
+
+    public init(_ type: T.Type = T.self, options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
+                acceptance: Acceptance = JSON.defaultAcceptance()) {
+        json = JSON(options: options, allowEmpty: allowEmpty, acceptance: acceptance)
+    }
+
+    public func prepare(_ request: inout Request) throws { try json.prepare(&request) }
+    public func accept(_ head: ResponseHead) throws -> Bool { try json.accept(head) }
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws { try json.consume(chunk) }
+    public func finish() throws -> T { try (json.finish() ?? .null).decode(T.self) }
+    public func cleanup(failed: Bool) { json.cleanup(failed: failed) }
+}
+
+extension JSON {
+    /// A handler that decodes `type` from the JSON body: `client.get(url, handler: JSON.decoding(User.self))`.
+    public static func decoding<T: Decodable>(_ type: T.Type, options: JSONOptions = JSONOptions()) -> DecodedJSON<T> {
+        DecodedJSON(type, options: options)
+    }
+}

@@ -1,0 +1,145 @@
+/// Path streaming over HTTP (ijson's `items`): each complete value under the prefixes is handed
+/// to `onItem` as soon as its last byte arrives, keeping at most one such value in memory.
+///
+///     let handler = try JSONItems(prefix: "results.item") { item in print(item.value) }
+///     try client.get(url, handler: handler)
+///
+/// Content: a summary (values delivered, whether it stopped early). Stopping early (a `limit`,
+/// `stopWhenPrefixCloses`, or `onItem` throwing `StopTransfer`) ends the transfer with success.
+/// Empty bodies follow the `JSON` handler's rule. Default acceptance: as `JSON`.
+public final class JSONItems: SelectiveHandler {
+    public var acceptance: Acceptance
+    public let allowEmpty: Bool
+    private let parser: JSONItemParser
+    private var head: ResponseHead?
+
+    /// - Parameters: as `JSONItemParser`; `allowEmpty` as `JSON`.
+    /// - Throws: `.invalidArgument` for bad prefixes or limit.
+    public init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
+                stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false, allowEmpty: Bool = false,
+                acceptance: Acceptance = JSON.defaultAcceptance(),
+                onItem: @escaping (JSONItem) throws -> Void) throws(HTTPContentError) {
+        parser = try JSONItemParser(prefixes: prefixes, options: options, limit: limit,
+                                    stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
+                                    onItem: onItem)
+        self.allowEmpty = allowEmpty
+        self.acceptance = acceptance
+    }
+
+    public convenience init(prefix: JSONPrefix, options: JSONOptions = JSONOptions(), limit: Int? = nil,
+                            stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false,
+                            onItem: @escaping (JSONItem) throws -> Void) throws(HTTPContentError) {
+        try self.init(prefixes: [prefix], options: options, limit: limit, stopWhenPrefixCloses: stopWhenPrefixCloses,
+                      requirePrefix: requirePrefix, onItem: onItem)
+    }
+
+    public func prepare(_ request: inout Request) throws {
+        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        if try !parser.feed(chunk) { throw StopTransfer() }
+    }
+
+    public func finish() throws -> JSONItemsSummary {
+        if parser.bytesReceived == 0 {
+            if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
+            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
+                                   response: head, offset: 0)
+        }
+        return try parser.finish()
+    }
+}
+
+/// Path streaming in batches, for callers that cross a slow boundary per call (Python through
+/// ctypes): matched values are written, without building trees, into one JSON array text
+/// `[v1,v2,...]` per batch, handed to `onBatch` when it reaches `batchBytes`, when the prefix
+/// changes, and at the end of every received chunk (so values are never held back waiting for
+/// more data). Numbers keep their exact text. Values nested deeper than 127 levels cannot be
+/// batched (yajl_gen's limit).
+///
+/// Content, acceptance and stopping: as `JSONItems`; `limit` counts values.
+public final class JSONItemBatches: SelectiveHandler {
+    /// A batch: the prefix index, the array text (valid only during the call) and its length.
+    public typealias OnBatch = (_ prefixIndex: Int, _ json: UnsafeRawBufferPointer, _ count: Int) throws -> Void
+
+    public var acceptance: Acceptance
+    public let allowEmpty: Bool
+    private let capture: BatchCapture
+    private let parser: JSONItemParser
+    private var head: ResponseHead?
+    /// `onBatch` threw `StopTransfer` while a batch was handed over between chunks.
+    private var stoppedByCallback = false
+
+    /// - Parameter batchBytes: hand a batch over once its text reaches this size. Default 64 KiB.
+    public init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
+                stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false, allowEmpty: Bool = false,
+                batchBytes: Int = 64 * 1024, acceptance: Acceptance = JSON.defaultAcceptance(),
+                onBatch: @escaping OnBatch) throws(HTTPContentError) {
+        let capture = BatchCapture(options: options, batchBytes: batchBytes, deliver: onBatch)
+        self.capture = capture
+        parser = try JSONItemParser(prefixes: prefixes, options: options, limit: limit,
+                                    stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
+                                    capture: capture)
+        self.allowEmpty = allowEmpty
+        self.acceptance = acceptance
+    }
+
+    public func prepare(_ request: inout Request) throws {
+        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        let more: Bool
+        do {
+            more = try parser.feed(chunk)
+        } catch {
+            // The values completed before the bad byte are delivered first, as `JSONItems` does.
+            try? capture.flushCompleted()
+            throw error
+        }
+        try flush()
+        if !more { throw StopTransfer() }
+    }
+
+    public func finish() throws -> JSONItemsSummary {
+        if stoppedByCallback { return JSONItemsSummary(count: parser.summary.count, stoppedEarly: true) }
+        if parser.bytesReceived == 0 {
+            if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
+            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
+                                   response: head, offset: 0)
+        }
+        let summary: JSONItemsSummary
+        do {
+            summary = try parser.finish()
+        } catch {
+            try? capture.flushCompleted()
+            throw error
+        }
+        do { try flush() } catch is StopTransfer { return JSONItemsSummary(count: summary.count, stoppedEarly: true) }
+        return summary
+    }
+
+    private func flush() throws {
+        do {
+            try capture.flush()
+        } catch is StopTransfer {
+            stoppedByCallback = true
+            throw StopTransfer()
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Number text to and from numbers, without Foundation.
+enum JSONNumberText {
+    /// The scalar a number token becomes: `.int` when it is an integer that fits `Int64`, else
+    /// `.double`; `.number(text)` when `keep`. A finite-looking token whose value overflows
+    /// `Double` (`1e400`, a 400-digit integer) is a decode error unless `keep`.
+    @inline(__always)
+    static func value(_ token: UnsafeRawBufferPointer, keep: Bool) throws(HTTPContentError) -> JSONValue {
+        if keep { return .number(String(decoding: token, as: UTF8.self)) }
+        if let i = integer(token) { return .int(i) }
+        let d = fastDouble(token) ?? strtod(token)
+        guard d.isFinite else {
+            let text = String(decoding: token.prefix(40), as: UTF8.self) + (token.count > 40 ? "…" : "")
+            throw HTTPContentError(.decode,
+                "number \(text) is out of range for a double (keepNumberText keeps such numbers as text)")
+        }
+        return .double(d)
+    }
+
+    /// The token as an Int64 if it is a plain integer that fits, else nil.
+    @inline(__always)
+    static func integer(_ token: UnsafeRawBufferPointer) -> Int64? {
+        let n = token.count
+        guard n > 0 else { return nil }
+        var i = 0
+        let negative = token[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        guard i < n else { return nil }
+        // Accumulate negatively so Int64.min fits.
+        var acc: Int64 = 0
+        if n - i <= 18 {
+            while i < n {
+                let d = token[i] &- 0x30
+                if d > 9 { return nil }
+                acc = acc &* 10 &- Int64(d)
+                i += 1
+            }
+        } else {
+            while i < n {
+                let d = token[i] &- 0x30
+                if d > 9 { return nil }
+                let (m, o1) = acc.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.subtractingReportingOverflow(Int64(d))
+                if o1 || o2 { return nil }
+                acc = s
+                i += 1
+            }
+        }
+        if negative { return acc }
+        return acc == .min ? nil : -acc
+    }
+
+    private static let powersOf10: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
+
+    /// Clinger's fast path: a number token with at most 15 significant digits and a decimal
+    /// exponent within ±22 is `m × 10^e` with both factors exact doubles, so one IEEE
+    /// multiplication or division rounds it correctly. nil when it does not apply.
+    @inline(__always)
+    static func fastDouble(_ token: UnsafeRawBufferPointer) -> Double? {
+        let n = token.count
+        var i = 0
+        let negative = n > 0 && token[0] == UInt8(ascii: "-")
+        if negative { i = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        var sawDot = false
+        while i < n {
+            let b = token[i]
+            if b == UInt8(ascii: ".") {
+                sawDot = true
+            } else if b &- 0x30 <= 9 {
+                if mantissa != 0 || b != 0x30 { digits += 1 }
+                if digits > 15 { return nil }
+                mantissa = mantissa &* 10 &+ UInt64(b &- 0x30)
+                if sawDot { exponent -= 1 }
+            } else {
+                break
+            }
+            i += 1
+        }
+        if i < n {
+            // An exponent: e or E, an optional sign, digits.
+            i += 1
+            var expNegative = false
+            if i < n, token[i] == UInt8(ascii: "-") || token[i] == UInt8(ascii: "+") {
+                expNegative = token[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var e = 0
+            while i < n {
+                let d = token[i] &- 0x30
+                guard d <= 9 else { return nil }
+                e = e * 10 + Int(d)
+                if e > 400 { return nil }
+                i += 1
+            }
+            exponent += expNegative ? -e : e
+        }
+        guard exponent >= -22, exponent <= 22 else { return nil }
+        var value = Double(mantissa)
+        if exponent < 0 { value /= powersOf10[-exponent] } else { value *= powersOf10[exponent] }
+        return negative ? -value : value
+    }
+
+    /// C's strtod on a token that is not NUL-terminated.
+    static func strtod(_ token: UnsafeRawBufferPointer) -> Double {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: token.count + 1) { buf in
+            guard let base = buf.baseAddress else { return .nan }
+            for i in 0..<token.count { base[i] = CChar(bitPattern: token[i]) }
+            base[token.count] = 0
+            return Glibc.strtod(base, nil)
+        }
+    }
+
+    static func double(_ text: String) -> Double? {
+        var t = text
+        return t.withUTF8 { strtod(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// True when `text` is a JSON number token (RFC 8259 §6).
+    static func isValid(_ text: String) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        func digits() -> Int {
+            var n = 0
+            while let b = bytes.first, b >= 0x30, b <= 0x39 { bytes = bytes.dropFirst(); n += 1 }
+            return n
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        guard let first = bytes.first else { return false }
+        if first == UInt8(ascii: "0") { bytes = bytes.dropFirst() } else if digits() == 0 { return false }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            if digits() == 0 { return false }
+        }
+        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let s = bytes.first, s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return bytes.isEmpty
+    }
+
+    /// The shortest text that reads back as `d` (Swift's own), which is valid JSON for finite `d`.
+    static func format(_ d: Double) -> String {
+        d.description
+    }
+}

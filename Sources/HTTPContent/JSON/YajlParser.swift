@@ -1,0 +1,231 @@
+import CYajl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the yajl callbacks deliver. Byte buffers are yajl's, valid only during the call.
+/// Throwing stops the parse; the parser rethrows the error from `feed` or `finish`.
+protocol JSONEventSink: AnyObject {
+    func null() throws
+    func bool(_ value: Bool) throws
+    func number(_ token: UnsafeRawBufferPointer) throws
+    func string(_ bytes: UnsafeRawBufferPointer) throws
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws
+    func startMap() throws
+    func endMap() throws
+    func startArray() throws
+    func endArray() throws
+}
+
+/// One yajl parse: feeds chunks to `yajl_parse`, ends with `yajl_complete_parse`, enforces the
+/// options yajl lacks (depth, size, form feed) and turns failures into decode errors carrying
+/// the byte offset, yajl's reason and the first bytes of the input.
+final class YajlParser {
+    let options: JSONOptions
+    let sink: any JSONEventSink
+    /// nil only if yajl could not allocate (then every feed fails).
+    private var handle: yajl_handle?
+    /// Bytes given to yajl before the current `feed`.
+    private(set) var bytesFed = 0
+    /// Every byte received, including a chunk whose parse stopped or failed.
+    private(set) var bytesReceived = 0
+    @exclusivity(unchecked) private(set) var depth = 0
+    /// An error thrown inside a callback (our own limits or the sink's), reported instead of
+    /// yajl's "client cancelled".
+    @exclusivity(unchecked) private var callbackError: (any Error)?
+    private var failed: (any Error)?
+    private var finished = false
+    /// Whether any event was delivered (an empty stream of multiple values is no error).
+    @exclusivity(unchecked) private var sawEvent = false
+    /// The first `options.errorBodyLimit` bytes, for the error's `body`; dropped on success.
+    private var head: [UInt8] = []
+
+    init(options: JSONOptions, sink: any JSONEventSink) {
+        self.options = options
+        self.sink = sink
+        // yajl keeps the callbacks pointer: a process-lifetime table. The context is this
+        // parser, unretained (the parser owns the handle).
+        handle = yajl_alloc(yajlCallbacks, nil, Unmanaged.passUnretained(self).toOpaque())
+        guard let handle else { return }
+        _ = hc_yajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
+        _ = hc_yajl_config(handle, yajl_dont_validate_strings, options.strictUTF8 ? 0 : 1)
+        _ = hc_yajl_config(handle, yajl_allow_multiple_values, options.allowMultipleValues ? 1 : 0)
+        _ = hc_yajl_config(handle, yajl_allow_trailing_garbage, options.allowTrailingGarbage ? 1 : 0)
+        _ = hc_yajl_config(handle, yajl_allow_partial_values, options.allowPartialValues ? 1 : 0)
+    }
+
+    deinit { if let handle { yajl_free(handle) } }
+
+    // MARK: - Feeding
+
+    /// Parses one chunk. Events for every value completed in it have been delivered on return.
+    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        if let failed { throw failed }
+        guard let handle else { throw fail(HTTPContentError(.decode, "yajl could not allocate a parser")) }
+        guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+        if let maxSize = options.maxSize, bytesFed + chunk.count > maxSize {
+            throw fail(HTTPContentError(.tooLarge, "JSON body exceeds the limit of \(maxSize) bytes",
+                                        offset: maxSize))
+        }
+        bytesReceived += chunk.count
+        keepHead(chunk)
+        // RFC 8259 has no form feed outside strings, and a raw one inside a string is invalid
+        // too; yajl takes it for whitespace, so any 0x0C byte ends the parse here.
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        var length = chunk.count
+        var formFeedAt: Int? = nil
+        if let ff = memchr(base, 0x0C, chunk.count) {
+            let at = base.distance(to: UnsafeRawPointer(ff))
+            formFeedAt = at
+            length = at
+        }
+        if length > 0 {
+            let status = yajl_parse(handle, bytes, length)
+            if status != yajl_status_ok {
+                throw fail(parseError(handle, status, consumed: Int(yajl_get_bytes_consumed(handle))))
+            }
+        }
+        if let at = formFeedAt {
+            // Offsets count the bytes consumed through the bad one, as yajl's do.
+            let offset = bytesFed + at + 1
+            throw fail(HTTPContentError(.decode,
+                "invalid JSON at byte \(offset): lexical error: form feed (0x0C) is not allowed in JSON text (RFC 8259)",
+                body: head, offset: offset))
+        }
+        bytesFed += chunk.count
+    }
+
+    func feed(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try feed($0) }
+    }
+
+    /// Ends the input: an unfinished document is a decode error (unless partial values are allowed).
+    func finish() throws {
+        if let failed { throw failed }
+        guard !finished else { return }
+        guard let handle else { throw fail(HTTPContentError(.decode, "yajl could not allocate a parser")) }
+        finished = true
+        let status = yajl_complete_parse(handle)
+        if status != yajl_status_ok, !(options.allowMultipleValues && !sawEvent && callbackError == nil) {
+            throw fail(parseError(handle, status, consumed: nil))
+        }
+        head = []
+    }
+
+    // MARK: - Errors
+
+    private func keepHead(_ chunk: UnsafeRawBufferPointer) {
+        let room = options.errorBodyLimit - head.count
+        if room > 0 { head.append(contentsOf: chunk.prefix(room)) }
+    }
+
+    @discardableResult
+    private func fail(_ error: any Error) -> any Error {
+        failed = error
+        return error
+    }
+
+    private func parseError(_ handle: yajl_handle, _ status: yajl_status, consumed: Int?) -> any Error {
+        let offset = bytesFed + (consumed ?? 0)
+        if status == yajl_status_client_canceled, let error = callbackError {
+            // Our limits and the sink's decode errors get the offset and body here.
+            guard var own = error as? HTTPContentError, own.code == .decode else { return error }
+            if own.offset == nil {
+                own.offset = offset
+                own.message = "invalid JSON at byte \(offset): \(own.message)"
+            }
+            if own.body.isEmpty { own.body = head }
+            return own
+        }
+        var reason = "parse error"
+        if let text = yajl_get_error(handle, 0, nil, 0) {
+            reason = String(cString: text)
+            yajl_free_error(handle, text)
+        }
+        while let last = reason.last, last == "\n" || last == " " { reason.removeLast() }
+        let at = consumed == nil ? bytesFed : offset
+        return HTTPContentError(.decode, "invalid JSON at byte \(at): \(reason)", body: head, offset: at)
+    }
+
+    // MARK: - Callback entry points
+
+    @inline(__always)
+    fileprivate func deliver(_ event: () throws -> Void) -> Int32 {
+        sawEvent = true
+        do {
+            try event()
+            return 1
+        } catch {
+            callbackError = error
+            return 0
+        }
+    }
+
+    @inline(__always)
+    fileprivate func open(_ event: () throws -> Void) -> Int32 {
+        depth += 1
+        if depth > options.maxDepth {
+            callbackError = HTTPContentError(.decode,
+                "nesting deeper than the maximum depth of \(options.maxDepth)")
+            return 0
+        }
+        return deliver(event)
+    }
+
+    @inline(__always)
+    fileprivate func close(_ event: () throws -> Void) -> Int32 {
+        depth -= 1
+        return deliver(event)
+    }
+}
+
+// MARK: - The callbacks table (non-capturing C functions; the parser travels as ctx)
+
+/// Runs `body` with the parser behind `ctx`, without retaining it (yajl only calls back from
+/// inside `yajl_parse`/`yajl_complete_parse`, while the parser is alive and busy).
+@inline(__always)
+private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (YajlParser) -> Int32) -> Int32 {
+    guard let ctx else { return 0 }
+    return Unmanaged<YajlParser>.fromOpaque(ctx)._withUnsafeGuaranteedRef(body)
+}
+
+@inline(__always)
+private func buffer(_ p: UnsafePointer<UInt8>?, _ n: Int) -> UnsafeRawBufferPointer {
+    UnsafeRawBufferPointer(start: p, count: n)
+}
+
+nonisolated(unsafe) private let yajlCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(to: yajl_callbacks(
+        yajl_null: { ctx in
+            withParser(ctx) { me in me.deliver { try me.sink.null() } }
+        },
+        yajl_boolean: { ctx, b in
+            withParser(ctx) { me in me.deliver { try me.sink.bool(b != 0) } }
+        },
+        yajl_integer: nil,
+        yajl_double: nil,
+        yajl_number: { ctx, p, n in
+            withParser(ctx) { me in me.deliver { try me.sink.number(UnsafeRawBufferPointer(start: p, count: n)) } }
+        },
+        yajl_string: { ctx, p, n in
+            withParser(ctx) { me in me.deliver { try me.sink.string(buffer(p, n)) } }
+        },
+        yajl_start_map: { ctx in
+            withParser(ctx) { me in me.open { try me.sink.startMap() } }
+        },
+        yajl_map_key: { ctx, p, n in
+            withParser(ctx) { me in me.deliver { try me.sink.mapKey(buffer(p, n)) } }
+        },
+        yajl_end_map: { ctx in
+            withParser(ctx) { me in me.close { try me.sink.endMap() } }
+        },
+        yajl_start_array: { ctx in
+            withParser(ctx) { me in me.open { try me.sink.startArray() } }
+        },
+        yajl_end_array: { ctx in
+            withParser(ctx) { me in me.close { try me.sink.endArray() } }
+        }))
+    return table
+}()
+

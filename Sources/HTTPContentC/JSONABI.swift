@@ -1,0 +1,274 @@
+import HTTPContent
+
+/// An `hc_json_options`: the parse options plus the handler-level ones, copied into each
+/// handler or parse that uses them.
+final class JSONOptionsBox {
+    var options = JSONOptions()
+    var allowEmpty = false
+    var limit: Int? = nil
+    var stopWhenClosed = false
+    var requirePrefix = false
+    var batchBytes = 64 * 1024
+}
+
+/// The `hc_json_option` values.
+private enum JSONOption: Int32 {
+    case removeNulls = 1, allowComments, allowMultipleValues, maxDepth, maxSize, strictUTF8, keepNumberText,
+         allowEmpty, itemsLimit, itemsStopWhenClosed, itemsRequirePrefix, batchBytes, allowTrailingGarbage,
+         allowPartialValues, errorBodyLimit
+}
+
+@_cdecl("hc_json_options_new")
+public func hc_json_options_new() -> OpaquePointer? {
+    retainHandle(JSONOptionsBox())
+}
+
+@_cdecl("hc_json_options_free")
+public func hc_json_options_free(_ opts: OpaquePointer?) {
+    releaseHandle(opts, as: JSONOptionsBox.self)
+}
+
+@_cdecl("hc_json_options_set")
+public func hc_json_options_set(_ opts: OpaquePointer?, _ option: Int32, _ value: Int64) -> Int32 {
+    guard let box = borrowHandle(opts, as: JSONOptionsBox.self) else { return nullArgument("opts") }
+    guard let which = JSONOption(rawValue: option) else {
+        return fail(.invalidArgument, "hc_json_options_set: unknown option \(option)")
+    }
+    guard value >= 0, value <= Int64(Int32.max) || which == .maxSize || which == .errorBodyLimit else {
+        return fail(.invalidArgument, "hc_json_options_set: value \(value) out of range for option \(option)")
+    }
+    let on = value != 0
+    let n = Int(value)
+    switch which {
+    case .removeNulls: box.options.removeNulls = on
+    case .allowComments: box.options.allowComments = on
+    case .allowMultipleValues: box.options.allowMultipleValues = on
+    case .maxDepth:
+        guard n >= 1 else { return fail(.invalidArgument, "hc_json_options_set: max depth must be at least 1") }
+        box.options.maxDepth = n
+    case .maxSize: box.options.maxSize = n > 0 ? n : nil
+    case .strictUTF8: box.options.strictUTF8 = on
+    case .keepNumberText: box.options.keepNumberText = on
+    case .allowEmpty: box.allowEmpty = on
+    case .itemsLimit: box.limit = n > 0 ? n : nil
+    case .itemsStopWhenClosed: box.stopWhenClosed = on
+    case .itemsRequirePrefix: box.requirePrefix = on
+    case .batchBytes:
+        guard n >= 1 else { return fail(.invalidArgument, "hc_json_options_set: batch size must be at least 1") }
+        box.batchBytes = n
+    case .allowTrailingGarbage: box.options.allowTrailingGarbage = on
+    case .allowPartialValues: box.options.allowPartialValues = on
+    case .errorBodyLimit: box.options.errorBodyLimit = n
+    }
+    return HC_OK
+}
+
+@_cdecl("hc_json_options_get")
+public func hc_json_options_get(_ opts: OpaquePointer?, _ option: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
+    guard let box = borrowHandle(opts, as: JSONOptionsBox.self) else { return nullArgument("opts") }
+    guard let out else { return nullArgument("value") }
+    guard let which = JSONOption(rawValue: option) else {
+        return fail(.invalidArgument, "hc_json_options_get: unknown option \(option)")
+    }
+    let o = box.options
+    func flag(_ b: Bool) -> Int64 { b ? 1 : 0 }
+    switch which {
+    case .removeNulls: out.pointee = flag(o.removeNulls)
+    case .allowComments: out.pointee = flag(o.allowComments)
+    case .allowMultipleValues: out.pointee = flag(o.allowMultipleValues)
+    case .maxDepth: out.pointee = Int64(o.maxDepth)
+    case .maxSize: out.pointee = Int64(o.maxSize ?? 0)
+    case .strictUTF8: out.pointee = flag(o.strictUTF8)
+    case .keepNumberText: out.pointee = flag(o.keepNumberText)
+    case .allowEmpty: out.pointee = flag(box.allowEmpty)
+    case .itemsLimit: out.pointee = Int64(box.limit ?? 0)
+    case .itemsStopWhenClosed: out.pointee = flag(box.stopWhenClosed)
+    case .itemsRequirePrefix: out.pointee = flag(box.requirePrefix)
+    case .batchBytes: out.pointee = Int64(box.batchBytes)
+    case .allowTrailingGarbage: out.pointee = flag(o.allowTrailingGarbage)
+    case .allowPartialValues: out.pointee = flag(o.allowPartialValues)
+    case .errorBodyLimit: out.pointee = Int64(o.errorBodyLimit)
+    }
+    return HC_OK
+}
+
+/// A copy of the options (the defaults for NULL).
+private func snapshot(_ opts: OpaquePointer?) -> JSONOptionsBox {
+    let copy = JSONOptionsBox()
+    if let box = borrowHandle(opts, as: JSONOptionsBox.self) {
+        copy.options = box.options
+        copy.allowEmpty = box.allowEmpty
+        copy.limit = box.limit
+        copy.stopWhenClosed = box.stopWhenClosed
+        copy.requirePrefix = box.requirePrefix
+        copy.batchBytes = box.batchBytes
+    }
+    return copy
+}
+
+// MARK: - Handlers
+
+/// The content of a C JSON tree response: the root node (nil for an empty body), which lends
+/// out every borrowed hc_json of the response.
+final class JSONResponseContent {
+    let root: JSONNode?
+    init(_ value: JSONValue?) { root = value.map { JSONNode($0) } }
+}
+
+/// Runs a Swift handler and converts its content for the C side.
+final class MappedHandler<Inner: ContentHandler, Content>: ContentHandler {
+    let inner: Inner
+    let transform: (Inner.Content) -> Content
+    init(_ inner: Inner, _ transform: @escaping (Inner.Content) -> Content) {
+        self.inner = inner
+        self.transform = transform
+    }
+    func prepare(_ request: inout Request) throws { try inner.prepare(&request) }
+    func accept(_ head: ResponseHead) throws -> Bool { try inner.accept(head) }
+    func consume(_ chunk: UnsafeRawBufferPointer) throws { try inner.consume(chunk) }
+    func finish() throws -> Content { transform(try inner.finish()) }
+    func cleanup(failed: Bool) { inner.cleanup(failed: failed) }
+}
+
+/// A handler that could not be made: every transfer fails with the reason (never reached when
+/// the spec was validated at creation, but no trap either way).
+final class FailingHandler: ContentHandler {
+    let error: HTTPContentError
+    init(_ error: HTTPContentError) { self.error = error }
+    func accept(_ head: ResponseHead) throws -> Bool { throw error }
+    func consume(_ chunk: UnsafeRawBufferPointer) throws { throw error }
+    func finish() throws { throw error }
+}
+
+@_cdecl("hc_handler_json_new")
+public func hc_handler_json_new(_ opts: OpaquePointer?) -> OpaquePointer? {
+    let o = snapshot(opts)
+    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec in
+        MappedHandler(JSON(options: o.options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
+            JSONResponseContent($0)
+        }
+    }
+    return retainHandle(spec)
+}
+
+public typealias JSONItemCallback = @convention(c) (UnsafeMutableRawPointer?, Int, OpaquePointer?) -> Int32
+public typealias JSONBatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafePointer<UInt8>?, Int, Int) -> Int32
+
+/// The callback's verdict: 0 continues, HC_JSON_STOP (-1) stops with success, others abort.
+private func verdict(_ rc: Int32, _ what: String) throws {
+    if rc == 0 { return }
+    if rc == -1 { throw StopTransfer() }
+    throw HTTPContentError(.callback, "the \(what) callback returned \(rc)")
+}
+
+private func prefixList(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> [JSONPrefix]? {
+    guard let prefixes, count > 0 else { return nil }
+    var list: [JSONPrefix] = []
+    for i in 0..<count {
+        guard let p = string(prefixes[i]) else { return nil }
+        list.append(JSONPrefix(p))
+    }
+    return list
+}
+
+@_cdecl("hc_handler_json_items_new")
+public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+                                      _ opts: OpaquePointer?, _ cb: JSONItemCallback?,
+                                      _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let list = prefixList(prefixes, count) else { nullArgument("prefixes"); return nil }
+    guard let cb else { nullArgument("cb"); return nil }
+    let o = snapshot(opts)
+    func make(_ acceptance: Acceptance) throws(HTTPContentError) -> JSONItems {
+        try JSONItems(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
+                      requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, acceptance: acceptance) { item in
+            let node = JSONNode(item.value)
+            let rc = withExtendedLifetime(node) {
+                cb(userdata, item.prefixIndex, OpaquePointer(Unmanaged.passUnretained(node).toOpaque()))
+            }
+            try verdict(rc, "item")
+        }
+    }
+    do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
+    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
+        do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
+    }
+    return retainHandle(spec)
+}
+
+@_cdecl("hc_handler_json_batches_new")
+public func hc_handler_json_batches_new(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+                                        _ opts: OpaquePointer?, _ cb: JSONBatchCallback?,
+                                        _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let list = prefixList(prefixes, count) else { nullArgument("prefixes"); return nil }
+    guard let cb else { nullArgument("cb"); return nil }
+    let o = snapshot(opts)
+    func make(_ acceptance: Acceptance) throws(HTTPContentError) -> JSONItemBatches {
+        try JSONItemBatches(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
+                            requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, batchBytes: o.batchBytes,
+                            acceptance: acceptance) { index, json, n in
+            let rc = cb(userdata, index, json.baseAddress?.assumingMemoryBound(to: UInt8.self), json.count, n)
+            try verdict(rc, "batch")
+        }
+    }
+    do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
+    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
+        do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
+    }
+    return retainHandle(spec)
+}
+
+// MARK: - Responses, parsing, request bodies
+
+@_cdecl("hc_response_json")
+public func hc_response_json(_ response: OpaquePointer?) -> OpaquePointer? {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
+    guard let content = box.response.content as? JSONResponseContent else {
+        fail(.invalidArgument, "hc_response_json: the response's handler is not a JSON tree handler")
+        return nil
+    }
+    guard let root = content.root else {
+        ErrorBox.clearLast()
+        return nil
+    }
+    return OpaquePointer(Unmanaged.passUnretained(root).toOpaque())
+}
+
+@_cdecl("hc_response_json_items")
+public func hc_response_json_items(_ response: OpaquePointer?, _ count: UnsafeMutablePointer<Int>?,
+                                   _ stoppedEarly: UnsafeMutablePointer<Int32>?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let summary = box.response.content as? JSONItemsSummary else {
+        return fail(.invalidArgument, "hc_response_json_items: the response's handler is not a JSON items handler")
+    }
+    count?.pointee = summary.count
+    stoppedEarly?.pointee = summary.stoppedEarly ? 1 : 0
+    return HC_OK
+}
+
+@_cdecl("hc_json_parse")
+public func hc_json_parse(_ data: UnsafePointer<UInt8>?, _ len: Int, _ opts: OpaquePointer?,
+                          _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {
+    guard let out else { return nullArgument("out") }
+    out.pointee = nil
+    guard data != nil || len == 0, len >= 0 else { return nullArgument("data") }
+    let parser = JSONStreamParser(options: snapshot(opts).options)
+    do {
+        try parser.feed(UnsafeRawBufferPointer(start: data, count: len))
+        out.pointee = retainHandle(JSONNode(try parser.finish(), ownedByCaller: true))
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("hc_request_set_json_value")
+public func hc_request_set_json_value(_ request: OpaquePointer?, _ value: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    guard let node = borrowHandle(value, as: JSONNode.self) else { return nullArgument("value") }
+    do {
+        box.request.body = try RequestBody.json(node.value)
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
