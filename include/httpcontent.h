@@ -171,6 +171,10 @@ HC_EXTERN hc_code hc_handler_accept_any_status(hc_handler *handler);
  *  replace the default, call hc_handler_accept_any_status first. */
 HC_EXTERN hc_code hc_handler_accept_status(hc_handler *handler, int low, int high);
 
+/** Empties the handler's set of acceptable content types: any type (or none) is accepted, until
+ *  media ranges are added with hc_handler_accept_type. */
+HC_EXTERN hc_code hc_handler_accept_any_type(hc_handler *handler);
+
 /** Adds a media range ("application/json", "image/ *" without the space, "* / *+json" likewise)
  *  to the content types accepted; with none added, any type is accepted. */
 HC_EXTERN hc_code hc_handler_accept_type(hc_handler *handler, const char *media_range);

@@ -67,6 +67,13 @@ public func hc_handler_accept_status(_ handler: OpaquePointer?, _ low: Int32, _ 
     return HC_OK
 }
 
+@_cdecl("hc_handler_accept_any_type")
+public func hc_handler_accept_any_type(_ handler: OpaquePointer?) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    spec.acceptance.contentTypes = []
+    return HC_OK
+}
+
 @_cdecl("hc_handler_accept_type")
 public func hc_handler_accept_type(_ handler: OpaquePointer?, _ range: UnsafePointer<CChar>?) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }

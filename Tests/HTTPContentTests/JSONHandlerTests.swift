@@ -34,7 +34,7 @@ struct JSONHandlerTests {
             Issue.record("no error")
         } catch {
             #expect(error.code == .decode)
-            #expect(error.offset == 12)
+            #expect(error.offset == 11)
             #expect(error.body == Array(#"{"a": [1, 2}"#.utf8))
             #expect(error.response?.status == 200)
         }

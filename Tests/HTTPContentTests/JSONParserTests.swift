@@ -85,7 +85,7 @@ struct JSONParserTests {
         let text = "[" + String(repeating: "1,", count: 1000) + "x]"
         let e = try #require(decodeError(text, JSONOptions(errorBodyLimit: 100), chunk: 64))
         #expect(e.body.count == 100)
-        #expect(e.offset == 2002)  // bytes consumed through the bad one
+        #expect(e.offset == 2001)  // the index of the bad byte
     }
 
     @Test func invalidUTF8InStringsIsRejectedUnlessLax() throws {
@@ -106,7 +106,7 @@ struct JSONParserTests {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         let e = try #require(decodeError(deep, chunk: 4096))
         #expect(e.code == .decode && e.message.contains("maximum depth of 512"))
-        #expect(e.offset == 513)
+        #expect(e.offset == 512)
         // Allowed, it parses, and the value tears down without recursion.
         var v: JSONValue? = try parse(deep, JSONOptions(maxDepth: 200_000))
         var depth = 0

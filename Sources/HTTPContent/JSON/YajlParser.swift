@@ -86,8 +86,8 @@ final class YajlParser {
             }
         }
         if let at = formFeedAt {
-            // Offsets count the bytes consumed through the bad one, as yajl's do.
-            let offset = bytesFed + at + 1
+            // The offset is the bad byte's index in the body, as for every decode error.
+            let offset = bytesFed + at
             throw fail(HTTPContentError(.decode,
                 "invalid JSON at byte \(offset): lexical error: form feed (0x0C) is not allowed in JSON text (RFC 8259)",
                 body: head, offset: offset))
@@ -126,7 +126,9 @@ final class YajlParser {
     }
 
     private func parseError(_ handle: yajl_handle, _ status: yajl_status, consumed: Int?) -> any Error {
-        let offset = bytesFed + (consumed ?? 0)
+        // yajl counts the bytes consumed through the offending one; report that byte's index, so
+        // every decode error's offset (JSON, text) means the same thing.
+        let offset = bytesFed + max((consumed ?? 0) - 1, 0)
         if status == yajl_status_client_canceled, let error = callbackError {
             // Our limits and the sink's decode errors get the offset and body here.
             guard var own = error as? HTTPContentError, own.code == .decode else { return error }

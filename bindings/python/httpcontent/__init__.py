@@ -12,6 +12,7 @@ from .client import CancelToken, Client, Headers, Request, Response
 from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgument, LocalIOError,
                      Timeout, TooLarge, TooManyRedirects, TransportError, UnacceptableContentType,
                      UnacceptableStatus)
+from .jsoncontent import JSON, JSONItems
 from .handlers import (Bytes, Compound, Discard, Download, File, Handler, Image, ImageContent,
                        ResponseHead, Stream, Text, reset_defaults, set_default_accept_status)
 
@@ -25,7 +26,7 @@ def library_version() -> str:
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
-           "set_default_accept_status", "reset_defaults", "form_encode", "Field", "FilePart",
+           "JSON", "JSONItems", "set_default_accept_status", "reset_defaults", "form_encode", "Field", "FilePart",
            "BytesPart",
            "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",

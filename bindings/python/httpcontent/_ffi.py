@@ -60,6 +60,7 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
     ("hc_handler_accept_any_status", c_int, [c_void_p]),
     ("hc_handler_accept_status", c_int, [c_void_p, c_int, c_int]),
     ("hc_handler_accept_type", c_int, [c_void_p, c_char_p]),
+    ("hc_handler_accept_any_type", c_int, [c_void_p]),
     ("hc_request_new", c_void_p, [c_char_p, c_char_p]),
     ("hc_request_free", None, [c_void_p]),
     ("hc_request_add_header", c_int, [c_void_p, c_char_p, c_char_p]),

@@ -229,6 +229,14 @@ class Client(Handle):
             check(lib.hc_batch_run(batch))
         return results
 
+    def iter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> Iterator[Any]:
+        """Yields each JSON value under the ijson `prefix` ("item": each element of a top-level
+        array; "results.item": each element of the array at member "results"; "": each
+        document of an NDJSON stream with `multiple_values=True`) while the body is still
+        arriving, in bounded memory. Stopping early stops the transfer."""
+        from .jsoncontent import iter_json
+        return iter_json(self, url, prefix, **kwargs)
+
     async def arequest(self, method: str, url: str, **kwargs: Any) -> Response:
         """`request` without blocking the event loop: the transfer runs in a worker thread,
         with the GIL released while it waits on the network."""

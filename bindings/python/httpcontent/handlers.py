@@ -4,7 +4,8 @@ A handler describes the handling; each request creates fresh handling state from
 handler, so one built-in handler object may serve many requests. Every built-in takes
 `accept_status=` (codes, ranges, `(low, high)` pairs or `"200-299"` strings; an empty list
 accepts any status) and `accept_types=` (media ranges such as `"application/json"`,
-`"image/*"`, `"*/*+json"`).
+`"image/*"`, `"*/*+json"`; they replace the handler's defaults, and an empty list accepts any
+type).
 
 Write your own by subclassing `Handler` and overriding `accept`, `consume`, `finish` and
 `cleanup`; or subclass `Bytes` and override `convert` when you only want the whole body.
@@ -146,8 +147,10 @@ class Handler:
                 check(lib.hc_handler_accept_any_status(native))
                 for low, high in self.accept_status:
                     check(lib.hc_handler_accept_status(native, low, high))
-            for media_range in self.accept_types or ():
-                check(lib.hc_handler_accept_type(native, _ffi.text(media_range)))
+            if self.accept_types is not None:
+                check(lib.hc_handler_accept_any_type(native))  # replace the handler's defaults
+                for media_range in self.accept_types:
+                    check(lib.hc_handler_accept_type(native, _ffi.text(media_range)))
             if self.max_size is not None:
                 check(lib.hc_handler_set_max_size(native, self.max_size))
             self._native = native

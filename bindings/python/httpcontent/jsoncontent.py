@@ -1,0 +1,217 @@
+"""JSON: whole documents parsed by yajl as the bytes arrive, and path streaming (ijson-style
+prefixes) that yields values one by one in bounded memory."""
+
+from __future__ import annotations
+
+import ctypes
+import decimal
+import json as _json
+import queue
+import threading
+from typing import Any, Callable, Iterable, Iterator
+
+from . import _ffi
+from ._handle import Handle
+from .errors import check
+from .handlers import Handler
+from . import bodies as _bodies  # noqa: F401  (declares hc_buffer_free)
+
+_ITEMS_BATCH_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
+                                   ctypes.c_size_t, ctypes.c_size_t)
+_STOP = -1          # HC_JSON_STOP
+_CALLBACK_FAILED = 11
+
+for _name, _res, _args in [
+    ("hc_json_options_new", ctypes.c_void_p, []),
+    ("hc_json_options_free", None, [ctypes.c_void_p]),
+    ("hc_json_options_set", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64]),
+    ("hc_handler_json_new", ctypes.c_void_p, [ctypes.c_void_p]),
+    ("hc_handler_json_batches_new", ctypes.c_void_p, [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                                      ctypes.c_void_p, _ITEMS_BATCH_CB, ctypes.c_void_p]),
+    ("hc_response_json", ctypes.c_void_p, [ctypes.c_void_p]),
+    ("hc_response_json_items", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
+                                              ctypes.POINTER(ctypes.c_int)]),
+    ("hc_json_serialize", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+                                         ctypes.POINTER(ctypes.c_size_t)]),
+]:
+    _ffi.declare(_name, _res, _args)
+
+_OPTIONS = {"remove_nulls": 1, "allow_comments": 2, "multiple_values": 3, "max_depth": 4,
+            "max_size": 5, "strict_utf8": 6, "keep_number_text": 7, "allow_empty": 8,
+            "limit": 9, "stop_when_closed": 10, "require_prefix": 11}
+
+
+class _Options(Handle):
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_json_options_free(ptr)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(_ffi.lib().hc_json_options_new())
+        for name, value in values.items():
+            if value is None:
+                continue
+            if name not in _OPTIONS:
+                raise TypeError(f"unknown JSON option {name!r}")
+            check(_ffi.lib().hc_json_options_set(self, _OPTIONS[name], int(value)))
+
+
+def _loads(text: bytes, keep_number_text: bool) -> Any:
+    if keep_number_text:
+        return _json.loads(text, parse_float=decimal.Decimal)
+    return _json.loads(text)
+
+
+class JSON(Handler):
+    """Parses the body as JSON with yajl while it arrives, and gives plain Python objects
+    (dict, list, str, int, float, bool, None). A malformed document raises `hc.DecodeError`
+    (its message has the byte offset) as soon as the bad byte arrives. Options:
+    `remove_nulls` (drop null members at every depth), `allow_comments`, `multiple_values`
+    (NDJSON: a list of documents), `max_depth` (512), `max_size`, `strict_utf8` (True),
+    `keep_number_text` (floats become `decimal.Decimal`, nothing is rounded), `allow_empty`.
+    Content is None for an empty 204/HEAD response. Accepts 200-299 and application/json,
+    text/json, text/javascript, */*+json."""
+
+    def __init__(self, *, remove_nulls: bool = False, allow_comments: bool = False,
+                 multiple_values: bool = False, max_depth: int | None = None,
+                 max_size: int | None = None, strict_utf8: bool = True,
+                 keep_number_text: bool = False, allow_empty: bool = False, **options: Any) -> None:
+        super().__init__(**options)
+        self._options = dict(remove_nulls=remove_nulls, allow_comments=allow_comments,
+                             multiple_values=multiple_values, max_depth=max_depth,
+                             max_size=max_size, strict_utf8=strict_utf8,
+                             keep_number_text=keep_number_text, allow_empty=allow_empty)
+
+    def _new_native(self) -> int:
+        with _Options(**self._options) as opts:
+            return _ffi.lib().hc_handler_json_new(opts)
+
+    def _content(self, response_ptr: int) -> Any:
+        lib = _ffi.lib()
+        lib.hc_error_clear()
+        tree = lib.hc_response_json(response_ptr)
+        if not tree:
+            check(lib.hc_error_code(lib.hc_error_last()))
+            return None
+        out, size = ctypes.c_void_p(), ctypes.c_size_t()
+        check(lib.hc_json_serialize(tree, 0, ctypes.byref(out), ctypes.byref(size)))
+        try:
+            return _loads(ctypes.string_at(out, size.value), self._options["keep_number_text"])
+        finally:
+            lib.hc_buffer_free(out)
+
+
+class JSONItems(Handler):
+    """Path streaming: calls `on_item(value)` (or `on_item(prefix, value)` with several
+    prefixes) with each value found under the ijson `prefix` — dot-joined keys, `item` for an
+    array element, "" the whole document — as soon as it is parsed, keeping at most one batch of
+    values in memory. Values cross from the library in batches (one call per batch, not per
+    value). `limit` stops after that many values; `stop_when_closed` stops once the prefix can no
+    longer match; `require_prefix` makes a prefix that never appears a `hc.DecodeError`.
+    `on_item` may return True to stop early. Content: the number of values delivered."""
+
+    def __init__(self, prefix: str | Iterable[str], on_item: Callable[..., Any], *,
+                 limit: int | None = None, stop_when_closed: bool = False,
+                 require_prefix: bool = False, multiple_values: bool = False,
+                 allow_comments: bool = False, max_depth: int | None = None,
+                 max_size: int | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.prefixes = [prefix] if isinstance(prefix, str) else list(prefix)
+        if not self.prefixes:
+            raise ValueError("JSONItems needs at least one prefix")
+        self.on_item = on_item
+        self._options = dict(limit=limit, stop_when_closed=stop_when_closed,
+                             require_prefix=require_prefix, multiple_values=multiple_values,
+                             allow_comments=allow_comments, max_depth=max_depth, max_size=max_size)
+
+    def _new_native(self) -> int:
+        several = len(self.prefixes) > 1
+
+        def on_batch(_userdata, prefix_index, data, size, _count):
+            def run():
+                for value in _json.loads(ctypes.string_at(data, size)):
+                    stop = (self.on_item(self.prefixes[prefix_index], value) if several
+                            else self.on_item(value))
+                    if stop is True:
+                        return _STOP
+                return 0
+            return self._guard(run)
+
+        self._keep = _ITEMS_BATCH_CB(on_batch)
+        names = (ctypes.c_char_p * len(self.prefixes))(*[p.encode() for p in self.prefixes])
+        with _Options(**self._options) as opts:
+            return _ffi.lib().hc_handler_json_batches_new(names, len(self.prefixes), opts,
+                                                         self._keep, None)
+
+    def _content(self, response_ptr: int) -> int:
+        count = ctypes.c_size_t()
+        check(_ffi.lib().hc_response_json_items(response_ptr, ctypes.byref(count), None))
+        return count.value
+
+
+def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET",
+              buffer: int = 4, **kwargs: Any) -> Iterator[Any]:
+    """Yields each value under `prefix` while the body is still arriving. The transfer runs in
+    a worker thread; at most `buffer` batches wait between it and you, so memory stays bounded
+    however large the document. Stopping the iteration early stops the transfer."""
+    batches: queue.Queue = queue.Queue(maxsize=max(1, buffer))
+    stopping = threading.Event()
+    done = object()
+    options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
+        "limit", "stop_when_closed", "require_prefix", "multiple_values", "allow_comments",
+        "max_depth", "max_size", "accept_status", "accept_types")}
+
+    class _Feeder(JSONItems):
+        def _new_native(self) -> int:
+            def on_batch(_userdata, _prefix_index, data, size, _count):
+                text = ctypes.string_at(data, size)
+                while not stopping.is_set():
+                    try:
+                        batches.put(text, timeout=0.1)
+                        return 0
+                    except queue.Full:
+                        continue
+                return _STOP
+            self._keep = _ITEMS_BATCH_CB(on_batch)
+            names = (ctypes.c_char_p * 1)(prefix.encode())
+            with _Options(**self._options) as opts:
+                return _ffi.lib().hc_handler_json_batches_new(names, 1, opts, self._keep, None)
+
+    handler = _Feeder(prefix, lambda _v: None, **options)
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            client.request(method, url, handler=handler, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
+            failure.append(exc)
+        finally:
+            while True:
+                try:
+                    batches.put(done, timeout=0.1)
+                    break
+                except queue.Full:
+                    if stopping.is_set():
+                        break
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = batches.get()
+            if item is done:
+                break
+            yield from _json.loads(item)
+        if failure:
+            raise failure[0]
+    finally:
+        stopping.set()
+        while worker.is_alive():
+            try:
+                batches.get_nowait()
+            except queue.Empty:
+                worker.join(0.05)
+        handler.close()
+
+
+__all__ = ["JSON", "JSONItems", "iter_json"]
