@@ -84,7 +84,8 @@ static void test_decode_errors_and_empty_bodies(void) {
     hc_response *resp = NULL;
     CHECK_CODE(fetch(json_path("{\"a\": [1, 2}"), h, &resp), HC_EDECODE);
     const hc_error *err = hc_error_last();
-    CHECK(strstr(hc_error_message(err), "byte 12") != NULL);
+    CHECK(strstr(hc_error_message(err), "byte 11") != NULL); /* the index of the bad "}" */
+    CHECK(hc_error_offset(err) == 11);
     const uint8_t *body; size_t len;
     CHECK_CODE(hc_error_body(err, &body, &len), HC_OK);
     CHECK(len == 12 && memcmp(body, "{\"a\": [1, 2}", 12) == 0);
