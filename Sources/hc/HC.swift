@@ -16,7 +16,7 @@ struct HC: ParsableCommand {
 
 /// How the body is handled, as `--as` names it.
 enum HandlerChoice: String, ExpressibleByArgument, CaseIterable {
-    case bytes, text, image, discard
+    case bytes, text, json, image, discard
 }
 
 struct Get: ParsableCommand {
@@ -59,6 +59,12 @@ struct Get: ParsableCommand {
     @Flag(help: "With -o: continue a partial download (FILE.part) with a Range request.")
     var resume = false
 
+    @Option(name: .customLong("path"), help: "With --as json: print only the value at this key path (e.g. user.followers.0.name).")
+    var keyPath: String?
+
+    @Flag(help: "With --as json: drop null-valued members at every depth.")
+    var removeNulls = false
+
     @Flag(name: [.customShort("i"), .long], help: "Print the status line and headers before the content.")
     var include = false
 
@@ -99,6 +105,28 @@ struct Get: ParsableCommand {
                 let r = try client.send(request, handler: Text(maxSize: maxSize, acceptance: acceptance), progress: progress)
                 printHead(r.head)
                 Output.write(r.content)
+            case .json:
+                var jsonAcceptance = acceptance
+                if acceptType.isEmpty { jsonAcceptance.contentTypes = JSON.defaultAcceptance().contentTypes }
+                var options = JSONOptions()
+                options.removeNulls = removeNulls
+                if let maxSize { options.maxSize = maxSize }
+                let r = try client.send(request, handler: JSON(options: options, acceptance: jsonAcceptance),
+                                        progress: progress)
+                printHead(r.head)
+                guard var value = r.content else {
+                    Output.write("(empty response)\n")
+                    return
+                }
+                if let keyPath {
+                    guard let found = value[keyPath] else {
+                        throw HTTPContentError(.invalidArgument, "no value at \(keyPath)")
+                    }
+                    value = found
+                }
+                let text = try value.serialized(pretty: true)
+                text.withUnsafeBytes { Output.write($0) }
+                if text.last != 0x0A { Output.write("\n") }
             case .image:
                 var imageAcceptance = acceptance
                 if acceptType.isEmpty { imageAcceptance.contentTypes = ["image/*"] }

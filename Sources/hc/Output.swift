@@ -31,7 +31,7 @@ enum Output {
         var line = "hc: \(error.code.name) error: \(error.message)"
         if let said = error.serverMessage, !error.message.contains(said) { line += " — server says: \(said)" }
         if let curl = error.curlCode { line += " [libcurl \(curl)]" }
-        if let offset = error.offset { line += " [at byte \(offset)]" }
+        if let offset = error.offset, !error.message.contains("byte \(offset)") { line += " [at byte \(offset)]" }
         Output.writeError(line + "\n")
     }
 }
