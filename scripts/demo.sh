@@ -19,6 +19,7 @@ run() {
   echo
   echo "\$ hc $*"
   "$hc" "$@" || echo "(exit code $?)"
+  echo
 }
 demo_dir=$(mktemp -d)
 run get "$base/text?text=h%C3%A9llo%20w%C3%B6rld" --as text
