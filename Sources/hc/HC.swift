@@ -78,7 +78,7 @@ struct Get: ParsableCommand {
                 guard let colon = line.firstIndex(of: ":") else {
                     throw HTTPContentError(.invalidArgument, "header \"\(line)\" is not 'Name: value'")
                 }
-                request.headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces())
+                request.headers.add(String(line[..<colon]), trimmed(line[line.index(after: colon)...]))
             }
             let acceptance = try makeAcceptance()
             let bar = ProgressBar.forStandardError()
@@ -153,7 +153,7 @@ struct Get: ParsableCommand {
         var acceptance = Acceptance()
         if !acceptStatus.isEmpty {
             acceptance.statusCodes = try acceptStatus.map { text throws(HTTPContentError) in
-                let parts = text.split(separator: "-").map { Int(String($0).trimmingSpaces()) }
+                let parts = text.split(separator: "-").map { Int(trimmed($0)) }
                 guard let low = parts.first ?? nil, parts.count <= 2, let high = parts.last ?? nil, low <= high else {
                     throw HTTPContentError(.invalidArgument, "--accept-status \(text) is not a code or range")
                 }
@@ -177,11 +177,7 @@ struct Get: ParsableCommand {
     }
 }
 
-extension String {
-    func trimmingSpaces() -> String {
-        var s = Substring(self)
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return String(s)
-    }
+/// `text` without leading and trailing spaces and tabs.
+func trimmed(_ text: Substring) -> String {
+    String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
 }

@@ -7,12 +7,7 @@
 static hc_client *client;
 
 static hc_code get(const char *path, hc_handler *handler, hc_response **out) {
-    hc_request *req = hc_request_new("GET", hc_url(path));
-    if (!req) return hc_error_code(hc_error_last());
-    hc_request_set_handler(req, handler);
-    hc_code rc = hc_client_send(client, req, out);
-    hc_request_free(req);
-    return rc;
+    return hc_test_send(client, "GET", path, handler, out);
 }
 
 static void test_text_decodes_by_charset_bom_and_reports_offsets(void) {

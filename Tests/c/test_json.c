@@ -17,12 +17,7 @@ static const char *json_path(const char *doc) {
 }
 
 static hc_code fetch(const char *path, hc_handler *handler, hc_response **out) {
-    hc_request *req = hc_request_new("GET", hc_url(path));
-    if (!req) return hc_error_code(hc_error_last());
-    hc_request_set_handler(req, handler);
-    hc_code rc = hc_client_send(client, req, out);
-    hc_request_free(req);
-    return rc;
+    return hc_test_send(client, "GET", path, handler, out);
 }
 
 static void test_tree_handler_and_value_handles(void) {

@@ -4,12 +4,7 @@
 static hc_client *client;
 
 static hc_code fetch(const char *method, const char *path, hc_handler *handler, hc_response **out) {
-    hc_request *req = hc_request_new(method, hc_url(path));
-    if (!req) return hc_error_code(hc_error_last());
-    if (handler) hc_request_set_handler(req, handler);
-    hc_code rc = hc_client_send(client, req, out);
-    hc_request_free(req);
-    return rc;
+    return hc_test_send(client, method, path, handler, out);
 }
 
 static void test_bytes_arrive_exactly(void) {

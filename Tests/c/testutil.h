@@ -84,4 +84,16 @@ static char *hc_url(const char *path) {
     return buf;
 }
 
+/* Sends `method` on `path` of the test server with `handler` (NULL: bytes) and returns the code;
+ * *out is the response on HC_OK. */
+static hc_code hc_test_send(hc_client *client, const char *method, const char *path,
+                            hc_handler *handler, hc_response **out) {
+    hc_request *req = hc_request_new(method, hc_url(path));
+    if (!req) return hc_error_code(hc_error_last());
+    if (handler) hc_request_set_handler(req, handler);
+    hc_code rc = hc_client_send(client, req, out);
+    hc_request_free(req);
+    return rc;
+}
+
 #endif

@@ -116,16 +116,8 @@ public final class FileWriter: SelectiveHandler {
             keepPart = false
             throw HTTPContentError(.tooLarge, "download exceeds the limit of \(max) bytes", response: head)
         }
-        guard var p = chunk.baseAddress else { return }
-        var left = chunk.count
-        while left > 0 {
-            let n = write(fd, p, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw HTTPContentError(.io, "writing \"\(tempPath ?? path)\" failed: \(errnoText())", response: head)
-            }
-            p += n
-            left -= n
+        if let failure = writeAll(fd, chunk) {
+            throw HTTPContentError(.io, "writing \"\(tempPath ?? path)\" failed: \(errnoText(failure))", response: head)
         }
         written += Int64(chunk.count)
     }

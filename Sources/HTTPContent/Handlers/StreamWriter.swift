@@ -33,7 +33,9 @@ public final class StreamWriter: SelectiveHandler {
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
         switch target {
         case .fileDescriptor(let fd):
-            try writeAll(fd, chunk)
+            if let failure = writeAll(fd, chunk) {
+                throw HTTPContentError(.io, "writing to descriptor \(fd) failed: \(errnoText(failure))", response: head)
+            }
         case .file(let file):
             if chunk.count > 0, fwrite(chunk.baseAddress, 1, chunk.count, file) != chunk.count {
                 throw HTTPContentError(.io, "writing to the stream failed: \(errnoText())", response: head)
@@ -51,19 +53,22 @@ public final class StreamWriter: SelectiveHandler {
         return written
     }
 
-    private func writeAll(_ fd: Int32, _ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
-        guard var p = chunk.baseAddress else { return }
-        var left = chunk.count
-        while left > 0 {
-            let n = write(fd, p, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw HTTPContentError(.io, "writing to descriptor \(fd) failed: \(errnoText())", response: head)
-            }
-            p += n
-            left -= n
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; returns errno on failure.
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+    guard var p = bytes.baseAddress else { return nil }
+    var left = bytes.count
+    while left > 0 {
+        let n = write(fd, p, left)
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
         }
+        p += n
+        left -= n
     }
+    return nil
 }
 
 func errnoText(_ code: Int32 = errno) -> String {
