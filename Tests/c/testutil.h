@@ -86,7 +86,7 @@ static char *hc_url(const char *path) {
 
 /* Sends `method` on `path` of the test server with `handler` (NULL: bytes) and returns the code;
  * *out is the response on HC_OK. */
-static hc_code hc_test_send(hc_client *client, const char *method, const char *path,
+static inline hc_code hc_test_send(hc_client *client, const char *method, const char *path,
                             hc_handler *handler, hc_response **out) {
     hc_request *req = hc_request_new(method, hc_url(path));
     if (!req) return hc_error_code(hc_error_last());
