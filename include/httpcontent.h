@@ -188,8 +188,26 @@ HC_EXTERN hc_code hc_handler_set_max_size(hc_handler *handler, size_t max_size);
  *  copied. Not thread-safe against concurrent handler creation. */
 HC_EXTERN hc_code hc_defaults_accept_status(const int *low_high_pairs, size_t count);
 
-/** Restores the built-in defaults (status 200-299, any type). */
+/** Replaces the process-wide default content types of handlers created from now on whose own
+ *  default is "any type" (bytes, text, stream, file): `count` media ranges, copied (count 0: any
+ *  type). Not thread-safe against concurrent handler creation. */
+HC_EXTERN hc_code hc_defaults_accept_types(const char *const *media_ranges, size_t count);
+
+/** Replaces the key paths, tried in order, that find the server's message in a rejected JSON
+ *  body (default: error.message, error, message, error_description, detail, title). The strings
+ *  are copied; count 0 restores the default. Process-wide. */
+HC_EXTERN hc_code hc_defaults_server_message_paths(const char *const *key_paths, size_t count);
+
+/** Restores the built-in defaults (status 200-299, any type, the default message key paths). */
 HC_EXTERN void hc_defaults_reset(void);
+
+/** The status codes whose empty body is empty content rather than an error for this handler
+ *  (default: 204, 205), replaced by `count` codes (copied). */
+HC_EXTERN hc_code hc_handler_empty_statuses(hc_handler *handler, const int *codes, size_t count);
+
+/** The request methods whose empty body is empty content (default: HEAD), replaced by `count`
+ *  methods (copied). */
+HC_EXTERN hc_code hc_handler_empty_methods(hc_handler *handler, const char *const *methods, size_t count);
 
 /** Text encodings for hc_handler_text_new. */
 typedef enum hc_encoding {
@@ -355,6 +373,9 @@ HC_EXTERN hc_code hc_client_set_verify_tls(hc_client *client, int verify);
 
 /** Trust the CA certificates in this PEM file instead of the system's (NULL: the system's). */
 HC_EXTERN hc_code hc_client_set_ca_file(hc_client *client, const char *path);
+
+/** How much of a rejected response's body the error keeps, in bytes (default 65536). */
+HC_EXTERN hc_code hc_client_set_rejected_body_limit(hc_client *client, size_t bytes);
 
 /** Sends `request` and waits for the outcome. On HC_OK, *response is set to a new response the
  *  caller owns and frees with hc_response_free; on failure *response is NULL and

@@ -103,6 +103,12 @@ public func hc_client_set_ca_file(_ client: OpaquePointer?, _ path: UnsafePointe
     return configure(client) { $0.caFile = path }
 }
 
+@_cdecl("hc_client_set_rejected_body_limit")
+public func hc_client_set_rejected_body_limit(_ client: OpaquePointer?, _ bytes: Int) -> Int32 {
+    guard bytes >= 0 else { return fail(.invalidArgument, "hc_client_set_rejected_body_limit: negative limit") }
+    return configure(client) { $0.rejectedBodyLimit = bytes }
+}
+
 @_cdecl("hc_client_send")
 public func hc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?,
                            _ out: UnsafeMutablePointer<OpaquePointer?>?) -> Int32 {

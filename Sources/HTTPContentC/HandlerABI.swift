@@ -110,6 +110,7 @@ public func hc_defaults_accept_status(_ pairs: UnsafePointer<Int32>?, _ count: I
 @_cdecl("hc_defaults_reset")
 public func hc_defaults_reset() {
     Acceptance.resetDefaults()
+    ServerMessage.keyPaths = ServerMessage.defaultKeyPaths
 }
 
 public typealias AllocCallback = @convention(c) (UnsafeMutableRawPointer?, Int) -> UnsafeMutableRawPointer?
@@ -122,5 +123,53 @@ public func hc_handler_bytes_set_allocator(_ handler: OpaquePointer?, _ allocate
     spec.allocate = allocate
     spec.release = release
     spec.allocUserdata = userdata
+    return HC_OK
+}
+
+@_cdecl("hc_defaults_accept_types")
+public func hc_defaults_accept_types(_ ranges: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> Int32 {
+    guard ranges != nil || count == 0 else { return nullArgument("media_ranges") }
+    var parsed: [MediaRange] = []
+    for i in 0..<count {
+        guard let text = string(ranges![i]), let range = MediaRange(parsing: text) else {
+            return fail(.invalidArgument, "hc_defaults_accept_types: entry \(i) is not a media range")
+        }
+        parsed.append(range)
+    }
+    Acceptance.setDefaultContentTypes(parsed)
+    return HC_OK
+}
+
+@_cdecl("hc_defaults_server_message_paths")
+public func hc_defaults_server_message_paths(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> Int32 {
+    guard paths != nil || count == 0 else { return nullArgument("key_paths") }
+    var list: [String] = []
+    for i in 0..<count {
+        guard let text = string(paths![i]) else { return fail(.invalidArgument, "hc_defaults_server_message_paths: entry \(i) is NULL") }
+        list.append(text)
+    }
+    ServerMessage.keyPaths = count == 0 ? ServerMessage.defaultKeyPaths : list
+    return HC_OK
+}
+
+@_cdecl("hc_handler_empty_statuses")
+public func hc_handler_empty_statuses(_ handler: OpaquePointer?, _ codes: UnsafePointer<Int32>?, _ count: Int) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    guard codes != nil || count == 0 else { return nullArgument("codes") }
+    spec.acceptance.emptyStatusCodes = Set((0..<count).map { Int(codes![$0]) })
+    return HC_OK
+}
+
+@_cdecl("hc_handler_empty_methods")
+public func hc_handler_empty_methods(_ handler: OpaquePointer?, _ methods: UnsafePointer<UnsafePointer<CChar>?>?,
+                                     _ count: Int) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    guard methods != nil || count == 0 else { return nullArgument("methods") }
+    var set: Set<String> = []
+    for i in 0..<count {
+        guard let text = string(methods![i]) else { return fail(.invalidArgument, "hc_handler_empty_methods: entry \(i) is NULL") }
+        set.insert(text)
+    }
+    spec.acceptance.emptyMethods = set
     return HC_OK
 }

@@ -289,6 +289,37 @@ static void test_empty_bodies_and_defaults(void) {
     CHECK_CODE(hc_defaults_accept_status(bad, 1), HC_EINVALID_ARG);
 }
 
+static void test_defaults_and_limits_are_configurable(void) {
+    const char *types[] = {"text/*"};
+    CHECK_CODE(hc_defaults_accept_types(types, 1), HC_OK);
+    hc_handler *texts_only = hc_handler_bytes_new(0);
+    const char *paths[] = {"error.message"};
+    CHECK_CODE(hc_defaults_server_message_paths(paths, 1), HC_OK);
+    hc_defaults_reset();
+    hc_response *r = NULL;
+    CHECK_CODE(get("/bytes/10", texts_only, &r), HC_EUNACCEPTABLE_CONTENT_TYPE);
+    hc_handler_free(texts_only);
+    const char *bad[] = {"nonsense"};
+    CHECK_CODE(hc_defaults_accept_types(bad, 1), HC_EINVALID_ARG);
+
+    hc_handler *img = hc_handler_image_new();
+    CHECK_CODE(hc_handler_empty_statuses(img, NULL, 0), HC_OK);
+    CHECK_CODE(get("/status/204", img, &r), HC_EDECODE);
+    const char *methods[] = {"HEAD"};
+    CHECK_CODE(hc_handler_empty_methods(img, methods, 1), HC_OK);
+    hc_handler_free(img);
+
+    hc_client *small = hc_client_new();
+    CHECK_CODE(hc_client_set_rejected_body_limit(small, 5), HC_OK);
+    hc_request *req = hc_request_new("GET", hc_url("/status/500"));
+    CHECK_CODE(hc_client_send(small, req, &r), HC_EUNACCEPTABLE_STATUS);
+    const uint8_t *body; size_t len;
+    hc_error_body(hc_error_last(), &body, &len);
+    CHECK(len == 5 && memcmp(body, "statu", 5) == 0);
+    hc_request_free(req);
+    hc_client_free(small);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -299,6 +330,7 @@ int main(void) {
     test_compound_takes_the_first_that_accepts();
     test_custom_handler_is_driven_in_order();
     test_empty_bodies_and_defaults();
+    test_defaults_and_limits_are_configurable();
     hc_client_free(client);
     return hc_test_finish();
 }

@@ -14,7 +14,8 @@ from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgume
                      UnacceptableStatus)
 from .jsoncontent import JSON, JSONItems
 from .handlers import (Bytes, Compound, Discard, Download, File, Handler, Image, ImageContent,
-                       ResponseHead, Stream, Text, reset_defaults, set_default_accept_status)
+                       ResponseHead, Stream, Text, reset_defaults, set_default_accept_status,
+                       set_default_accept_types, set_server_message_paths)
 
 __version__ = "0.1.0"
 
@@ -26,7 +27,8 @@ def library_version() -> str:
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
-           "JSON", "JSONItems", "set_default_accept_status", "reset_defaults", "form_encode", "Field", "FilePart",
+           "JSON", "JSONItems", "set_default_accept_status", "set_default_accept_types",
+           "set_server_message_paths", "reset_defaults", "form_encode", "Field", "FilePart",
            "BytesPart",
            "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",

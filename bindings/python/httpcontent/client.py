@@ -134,7 +134,8 @@ class Client(Handle):
     30 s to connect, redirects followed (at most 10), TLS verified, compressed bodies decoded.
 
     `timeout` and `connect_timeout` are in seconds; `low_speed=(bytes_per_second, seconds)`
-    fails a transfer that stays slower than that for that long."""
+    fails a transfer that stays slower than that for that long; `rejected_body_limit` is how
+    much of a rejected response's body an error keeps."""
 
     @staticmethod
     def _free(ptr: int) -> None:
@@ -144,7 +145,8 @@ class Client(Handle):
                  low_speed: tuple[int, int] | None = None, follow_redirects: bool = True,
                  max_redirects: int = 10, user_agent: str | None = None,
                  headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
-                 verify: bool = True, ca_file: str | None = None) -> None:
+                 verify: bool = True, ca_file: str | None = None,
+                 rejected_body_limit: int = 65536) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         try:
@@ -161,6 +163,7 @@ class Client(Handle):
             check(lib.hc_client_set_verify_tls(self, int(verify)))
             if ca_file is not None:
                 check(lib.hc_client_set_ca_file(self, _ffi.text(ca_file)))
+            check(lib.hc_client_set_rejected_body_limit(self, int(rejected_body_limit)))
         except BaseException:
             self.close()
             raise

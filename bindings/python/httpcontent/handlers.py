@@ -53,8 +53,9 @@ def _status_ranges(spec: Iterable[StatusSpec]) -> list[tuple[int, int]]:
     return ranges
 
 
-# The process-wide default, snapshotted by each handler when it is created (None: built-in).
+# The process-wide defaults, snapshotted by each handler when it is created (None: built-in).
 _default_status: list[tuple[int, int]] | None = None
+_default_types: list[str] | None = None
 
 
 def set_default_accept_status(spec: Iterable[StatusSpec]) -> None:
@@ -67,11 +68,32 @@ def set_default_accept_status(spec: Iterable[StatusSpec]) -> None:
     _default_status = ranges
 
 
+def _strings(items: Iterable[str]) -> tuple[Any, int]:
+    encoded = [str(i).encode("utf-8") for i in items]
+    return (ctypes.c_char_p * len(encoded))(*encoded), len(encoded)
+
+
+def set_default_accept_types(media_ranges: Iterable[str]) -> None:
+    """Changes the content types accepted by default by handlers created from now on whose own
+    default is "any type" (Bytes, Text, Stream, File); an empty list accepts any type."""
+    global _default_types
+    ranges = list(media_ranges)
+    check(_ffi.lib().hc_defaults_accept_types(*_strings(ranges)))
+    _default_types = ranges
+
+
+def set_server_message_paths(key_paths: Iterable[str]) -> None:
+    """Changes the key paths, tried in order, that find the server's message in a rejected JSON
+    body (default: error.message, error, message, error_description, detail, title)."""
+    check(_ffi.lib().hc_defaults_server_message_paths(*_strings(key_paths)))
+
+
 def reset_defaults() -> None:
-    """Restores the built-in defaults: status 200-299, any content type."""
-    global _default_status
+    """Restores the built-in defaults: status 200-299, any content type, the default server
+    message key paths."""
+    global _default_status, _default_types
     _ffi.lib().hc_defaults_reset()
-    _default_status = None
+    _default_status = _default_types = None
 
 
 class _NativeHandler(Handle):
@@ -104,14 +126,23 @@ class Handler:
     The acceptance options (`accept_status`, `accept_types`) are checked before `accept`.
     One instance keeps its state across calls: use one per concurrent request."""
 
+    # Whether this kind of handler accepts any content type unless told otherwise (and so
+    # follows `set_default_accept_types`).
+    _any_type_by_default = True
+
     def __init__(self, *, accept_status: Iterable[StatusSpec] | None = None,
-                 accept_types: Iterable[str] | None = None, max_size: int | None = None) -> None:
+                 accept_types: Iterable[str] | None = None, max_size: int | None = None,
+                 empty_statuses: Iterable[int] | None = None,
+                 empty_methods: Iterable[str] | None = None) -> None:
         self.accept_status = (_default_status if accept_status is None
                               else _status_ranges(accept_status))
-        self.accept_types = None if accept_types is None else list(accept_types)
+        self.accept_types = list(accept_types) if accept_types is not None else (
+            _default_types if self._any_type_by_default else None)
         if max_size is not None and max_size <= 0:
             raise ValueError("max_size must be positive (or None for no limit)")
         self.max_size = max_size
+        self.empty_statuses = None if empty_statuses is None else [int(c) for c in empty_statuses]
+        self.empty_methods = None if empty_methods is None else list(empty_methods)
         self._native: _NativeHandler | None = None
         self._raised: list[BaseException] = []
         self._result: Any = None
@@ -153,6 +184,11 @@ class Handler:
                     check(lib.hc_handler_accept_type(native, _ffi.text(media_range)))
             if self.max_size is not None:
                 check(lib.hc_handler_set_max_size(native, self.max_size))
+            if self.empty_statuses is not None:
+                codes = (ctypes.c_int * len(self.empty_statuses))(*self.empty_statuses)
+                check(lib.hc_handler_empty_statuses(native, codes, len(self.empty_statuses)))
+            if self.empty_methods is not None:
+                check(lib.hc_handler_empty_methods(native, *_strings(self.empty_methods)))
             self._native = native
         return self._native
 
@@ -313,6 +349,8 @@ class Image(Handler):
     megapixels, raise `hc.DecodeError`. Content is None for an empty 204/HEAD response.
     Accepts 200-299, `image/*`."""
 
+    _any_type_by_default = False
+
     def _new_native(self) -> int:
         return _ffi.lib().hc_handler_image_new()
 
@@ -387,6 +425,8 @@ class Compound(Handler):
     """Offers each response to `handlers` in order; the first that accepts it takes the body
     (AFNetworking's compound serializer). When none accepts, the first one's error is raised."""
 
+    _any_type_by_default = False
+
     def __init__(self, handlers: Iterable[Handler]) -> None:
         super().__init__()
         self.handlers = list(handlers)
@@ -406,5 +446,5 @@ class Compound(Handler):
         return found[0] if found else None
 
 
-__all__ = ["Handler", "ResponseHead", "Discard", "Bytes", "Text", "Image", "ImageContent",
+__all__ = ["set_default_accept_types", "set_server_message_paths", "Handler", "ResponseHead", "Discard", "Bytes", "Text", "Image", "ImageContent",
            "Stream", "File", "Download", "Compound", "set_default_accept_status", "reset_defaults"]

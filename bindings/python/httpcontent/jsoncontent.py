@@ -72,6 +72,8 @@ class JSON(Handler):
     Content is None for an empty 204/HEAD response. Accepts 200-299 and application/json,
     text/json, text/javascript, */*+json."""
 
+    _any_type_by_default = False
+
     def __init__(self, *, remove_nulls: bool = False, allow_comments: bool = False,
                  multiple_values: bool = False, max_depth: int | None = None,
                  max_size: int | None = None, strict_utf8: bool = True,
@@ -109,6 +111,8 @@ class JSONItems(Handler):
     value). `limit` stops after that many values; `stop_when_closed` stops once the prefix can no
     longer match; `require_prefix` makes a prefix that never appears a `hc.DecodeError`.
     `on_item` may return True to stop early. Content: the number of values delivered."""
+
+    _any_type_by_default = False
 
     def __init__(self, prefix: str | Iterable[str], on_item: Callable[..., Any], *,
                  limit: int | None = None, stop_when_closed: bool = False,

@@ -257,3 +257,31 @@ def test_process_wide_default_status_codes(client, base_url):
     assert client.get(f"{base_url}/status/404", handler=accepting).status == 404
     with pytest.raises(hc.UnacceptableStatus):
         client.get(f"{base_url}/status/404", handler=hc.Bytes())
+
+
+def test_process_wide_default_types_and_server_message_paths(client, base_url):
+    try:
+        hc.set_default_accept_types(["text/*"])
+        texts_only = hc.Bytes()
+        hc.set_server_message_paths(["error.code", "error.message"])
+        with pytest.raises(hc.UnacceptableStatus) as info:
+            client.get(f"{base_url}/status/400?json=1&message=from%20the%20server")
+        assert info.value.server_message == "from the server"
+    finally:
+        hc.reset_defaults()
+    with pytest.raises(hc.UnacceptableContentType):
+        client.get(f"{base_url}/bytes/10", handler=texts_only)
+    assert client.get(f"{base_url}/bytes/10", handler=hc.Bytes()).status == 200
+
+
+def test_empty_statuses_and_methods_are_configurable(client, base_url):
+    with pytest.raises(hc.DecodeError):
+        client.get(f"{base_url}/status/204", handler=hc.Image(empty_statuses=[]))
+    assert client.get(f"{base_url}/status/304", handler=hc.Image(accept_status=[304], empty_statuses=[304])).content is None
+
+
+def test_rejected_body_limit(base_url):
+    with hc.Client(rejected_body_limit=5) as c:
+        with pytest.raises(hc.UnacceptableStatus) as info:
+            c.get(f"{base_url}/status/500")
+        assert info.value.body == b"statu"
