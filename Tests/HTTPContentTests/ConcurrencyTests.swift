@@ -70,12 +70,12 @@ private let server = TestServer.shared
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let client = self.client
-        let started = ContinuousClock.now
         let task = Task {
             try await client.send(.get(server.url("/slow?bytes=100000&delay=0.05&chunk=100")),
                                   handler: FileWriter(path: dir + "/big.bin"))
         }
         try await Task.sleep(for: .milliseconds(300))
+        let cancelled = ContinuousClock.now
         task.cancel()
         let result = await task.result
         guard case .failure(let error as HTTPContentError) = result else {
@@ -83,7 +83,8 @@ private let server = TestServer.shared
             return
         }
         #expect(error.code == .cancelled)
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Uncancelled, the body takes 50 s; a loaded machine may still take a few to notice.
+        #expect(ContinuousClock.now - cancelled < .seconds(20))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
 }

@@ -87,7 +87,7 @@ def test_cancel_tokens_inside_a_batch(client, base_url):
     threading.Timer(0.2, lambda: [t.cancel() for t in tokens]).start()
     start = time.monotonic()
     results = client.map(requests, concurrency=32)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 8  # uncancelled: 10 s
     assert all(isinstance(r, hc.Cancelled) for r in results[:-1])
     assert results[-1].content == bytes(range(10))
 
