@@ -68,37 +68,83 @@ class Headers(Mapping[str, str]):
         return f"Headers({self._fields!r})"
 
 
-class Response:
+class Response(Handle):
     """A completed response: `status`, `headers`, `url`, `content` (what the handler made of the
-    body), `media_type` and `charset` from Content-Type, and transfer `metrics`."""
+    body), `media_type` and `charset` from Content-Type, and transfer `metrics`.
 
-    __slots__ = ("status", "url", "content", "media_type", "charset", "metrics", "_raw_headers",
-                 "_headers")
+    The content is taken when the response arrives; the rest is read from the library on first
+    use (a request loop that only wants the content pays for nothing else). The library's
+    response is released when this object is (or by `close()`); after that the fields already
+    read remain."""
+
+    __slots__ = ("status", "content", "_url", "_media", "_headers", "_metrics")
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_response_free(ptr)
 
     def __init__(self, ptr: int, handler: Handler) -> None:
+        super().__init__(ptr)
         lib = _ffi.lib()
         self.status: int = lib.hc_response_status(ptr)
-        self.url: str = lib.hc_response_url(ptr).decode("utf-8", "replace")
-        media = lib.hc_response_media_type(ptr)
-        charset = lib.hc_response_charset(ptr)
-        self.media_type: str | None = media.decode() if media else None
-        self.charset: str | None = charset.decode() if charset else None
-        self._raw_headers = _ffi.borrowed_bytes(lib.hc_response_headers_raw, ptr)
+        self._url: str | None = None
+        self._media: tuple[str | None, str | None] | None = None
         self._headers: Headers | None = None
-        wire, decoded, seconds = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_double()
-        lib.hc_response_metrics(ptr, ctypes.byref(wire), ctypes.byref(decoded), ctypes.byref(seconds))
-        self.metrics = {"wire_bytes": wire.value, "decoded_bytes": decoded.value,
-                        "total_seconds": seconds.value}
-        self.content: Any = handler._content(ptr)
+        self._metrics: dict | None = None
+        try:
+            self.content: Any = handler._content(ptr)
+        except BaseException:
+            self.close()
+            raise
+
+    def _native(self) -> int:
+        if self._ptr is None:
+            raise ValueError("the response is closed; read its fields before closing it")
+        return self._ptr
+
+    @property
+    def url(self) -> str:
+        if self._url is None:
+            self._url = _ffi.lib().hc_response_url(self._native()).decode("utf-8", "replace")
+        return self._url
 
     @property
     def headers(self) -> Headers:
         if self._headers is None:
-            self._headers = Headers.parse(self._raw_headers)
+            raw = _ffi.borrowed_bytes(_ffi.lib().hc_response_headers_raw, self._native())
+            self._headers = Headers.parse(raw)
         return self._headers
 
+    def _content_type(self) -> tuple[str | None, str | None]:
+        if self._media is None:
+            lib = _ffi.lib()
+            media = lib.hc_response_media_type(self._native())
+            charset = lib.hc_response_charset(self._native())
+            self._media = (media.decode() if media else None, charset.decode() if charset else None)
+        return self._media
+
+    @property
+    def media_type(self) -> str | None:
+        return self._content_type()[0]
+
+    @property
+    def charset(self) -> str | None:
+        return self._content_type()[1]
+
+    @property
+    def metrics(self) -> dict:
+        """wire_bytes (body bytes on the wire), decoded_bytes (after decompression) and
+        total_seconds."""
+        if self._metrics is None:
+            wire, decoded, seconds = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_double()
+            _ffi.lib().hc_response_metrics(self._native(), ctypes.byref(wire), ctypes.byref(decoded),
+                                           ctypes.byref(seconds))
+            self._metrics = {"wire_bytes": wire.value, "decoded_bytes": decoded.value,
+                             "total_seconds": seconds.value}
+        return self._metrics
+
     def __repr__(self) -> str:
-        return f"<Response {self.status} {self.url}>"
+        return f"<Response {self.status}>"
 
 
 class CancelToken(Handle):
@@ -312,7 +358,9 @@ class _Prepared:
                 if raise_errors:
                     raise exc
                 return exc
-            return Response(response, self.handler)
+            made = Response(response, self.handler)
+            response = None  # now owned by the Response
+            return made
         finally:
             if response:
                 lib.hc_response_free(response)

@@ -48,7 +48,7 @@ def test_500_mixed_requests_return_in_order(client, base_url, tmp_path):
         else:
             assert r.content.size == 1000 + i
     assert len(os.listdir(tmp_path)) == 100  # complete downloads only, no partial files
-    del results, requests
+    del results, requests, r
     assert live_handles() == before + 2  # just the two shared handlers' natives
     text.close()
     data.close()

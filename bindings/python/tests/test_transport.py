@@ -214,8 +214,12 @@ def test_large_bodies_are_filled_in_place_and_released(client, base_url):
     import gc
     h = hc.Bytes()
     r = client.get(f"{base_url}/bytes/1000000", handler=h)
-    assert r.content == expected_bytes(1000000)
+    body = r.content
+    assert body == expected_bytes(1000000)
+    assert len(h._filling) == 1  # the response still lends it
+    r.close()
     assert h._filling == {}  # the library released the memory it was lent
+    assert body == expected_bytes(1000000)  # and the bytes are Python's to keep
     # Bodies without a declared length, or compressed ones, take the copying path.
     assert client.get(f"{base_url}/bytes/200000?chunked=1", handler=h).content == expected_bytes(200000)
     assert client.get(f"{base_url}/gzip/300000", handler=h).content == expected_bytes(300000)
