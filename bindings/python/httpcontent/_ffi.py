@@ -183,10 +183,16 @@ def declare(name: str, restype: object, argtypes: list[object]) -> None:
 
 
 def text(value: str | bytes | None) -> bytes | None:
-    """A str argument as the NUL-terminated UTF-8 the C API takes."""
-    if value is None or isinstance(value, bytes):
-        return value
-    return value.encode("utf-8")
+    """A str argument as the NUL-terminated UTF-8 the C API takes. A NUL inside the value would
+    silently cut it short in C (a header value, a URL or a download path other than the one
+    given), so it is refused with `hc.InvalidArgument`."""
+    if value is None:
+        return None
+    data = value if isinstance(value, bytes) else value.encode("utf-8")
+    if b"\x00" in data:
+        from .errors import InvalidArgument
+        raise InvalidArgument(f"NUL byte in {value!r}: C strings end at the first NUL")
+    return data
 
 
 def borrowed_bytes(getter, handle) -> bytes:
