@@ -58,6 +58,10 @@ public final class FileWriter: SelectiveHandler {
         guard !path.isEmpty, !path.hasSuffix("/") else {
             throw HTTPContentError(.invalidArgument, "download path \"\(path)\" is not a file path")
         }
+        // The C calls below would see the path cut short at a NUL: another file than the one given.
+        guard !path.utf8.contains(0) else {
+            throw HTTPContentError(.invalidArgument, "download path contains a NUL byte")
+        }
         let dir = directory(of: path)
         if options.makeDirectories { try makeDirectories(dir) }
         var info = stat()
