@@ -274,7 +274,9 @@ final class Transfer {
             var e = cancelledError()
             e.curlCode = curl
             return e
-        case CURLE_URL_MALFORMAT:
+        case CURLE_URL_MALFORMAT where head == nil:
+            // The caller's URL. Once a response has arrived, a malformed URL is the server's
+            // redirect target (its Location header): that is the server failing, not the caller.
             return HTTPContentError(.invalidArgument, text, curlCode: curl)
         case CURLE_READ_ERROR:
             // Our own read callbacks report their errors through `upload.failure`: this is
