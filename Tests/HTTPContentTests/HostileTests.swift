@@ -228,6 +228,15 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         #expect(scratch.leftIntact)
     }
 
+    @Test func anUnparseableRedirectLocationIsTheServersFaultNotAnInvalidArgument() {
+        let scratch = Scratch()
+        defer { scratch.remove() }
+        let e = failure(client, hostile.url("/redirect-garbage"), FileWriter(path: scratch.target))
+        #expect(e?.code == .transport && e?.curlCode == 3) // CURLE_URL_MALFORMAT, after the server's 302
+        #expect(e?.response?.status == 302)
+        #expect(scratch.leftIntact)
+    }
+
     @Test func aRedirectLoopStopsAfterTheLimit() throws {
         let scratch = Scratch()
         defer { scratch.remove() }

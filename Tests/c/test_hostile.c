@@ -312,6 +312,15 @@ static void test_redirect_to_another_protocol_is_refused(void) {
     end();
 }
 
+static void test_an_unparseable_redirect_location_is_the_servers_fault_not_an_invalid_argument(void) {
+    begin();
+    int curl = 0;
+    CHECK_CODE(get("/redirect-garbage", file_handler(0), &curl), HC_ETRANSPORT);
+    CHECK(curl == 3 && hc_error_status(hc_error_last()) == 302); /* CURLE_URL_MALFORMAT, after the 302 */
+    CHECK(left_intact());
+    end();
+}
+
 static void test_a_redirect_loop_stops_after_the_limit(void) {
     begin();
     int before = hits("/redirect-loop");
@@ -533,6 +542,7 @@ int main(void) {
     test_a_body_that_never_ends_is_stopped_by_the_size_limit();
     test_a_drip_feed_slower_than_the_low_speed_limit_times_out();
     test_redirect_to_another_protocol_is_refused();
+    test_an_unparseable_redirect_location_is_the_servers_fault_not_an_invalid_argument();
     test_a_redirect_loop_stops_after_the_limit();
     test_credentials_are_not_forwarded_to_another_host();
     test_json_nested_a_million_deep_is_streamed_through_text_and_bytes();

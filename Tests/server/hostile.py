@@ -35,6 +35,7 @@ Paths (GET; each answers once and closes unless it says otherwise):
     /gzip-bomb?mb=N         N MiB of zeros (default 64), gzip-encoded (~64 KiB on the wire)
     /redirect-scheme/<s>    302 to file:///etc/passwd, ftp://, gopher://, dict://, scp://, ldap://
                             or telnet:// (s = file|ftp|gopher|dict|scp|ldap|telnet)
+    /redirect-garbage       302 to a Location that is not a URL at all (control bytes, no scheme)
     /redirect-loop          302 to itself
     /redirect-chain/<n>     302 -> /redirect-chain/<n-1>; 0 is 200 "done"
     /auth-redirect          302 to /auth-echo on the other host (?same=1: on this host)
@@ -305,6 +306,10 @@ class Routes:
         if target is None:
             return c.respond(404, "unknown scheme")
         c.respond(302, "redirecting", headers=[("Location", target.format(host="127.0.0.1", port=self.server.port))])
+
+    def redirect_garbage(self, c, args, q, h):
+        c.send(b"HTTP/1.1 302 Found\r\nLocation: \x01\x02\xff://\r\nContent-Length: 0\r\n"
+               b"Connection: close\r\n\r\n")
 
     def redirect_loop(self, c, args, q, h):
         c.respond(302, "again", headers=[("Location", "/redirect-loop")], close=False)

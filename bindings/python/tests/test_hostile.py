@@ -161,6 +161,12 @@ def test_redirect_to_another_protocol_is_refused(client, hostile, target, scheme
     assert left_intact(target)
 
 
+def test_an_unparseable_redirect_location_is_the_servers_fault_not_an_invalid_argument(client, hostile, target):
+    e = fails(client, f"{hostile.base}/redirect-garbage", hc.File(target), hc.TransportError)
+    assert e.curl_code == 3 and e.status == 302  # CURLE_URL_MALFORMAT, after the server's 302
+    assert left_intact(target)
+
+
 def test_a_redirect_loop_stops_after_the_limit(client, hostile, target):
     before = hits(client, hostile, "/redirect-loop")
     fails(client, f"{hostile.base}/redirect-loop", hc.File(target), hc.TooManyRedirects)
