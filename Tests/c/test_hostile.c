@@ -474,7 +474,18 @@ static void test_crlf_header_injection_is_refused_before_sending(void) {
     begin();
     hc_request *req = hc_request_new("GET", url("/inject-target"));
     hc_client *c = hc_client_new();
+    hc_request *post = hc_request_new("POST", url("/inject-target"));
+    hc_multipart *mp = hc_multipart_new();
     for (int i = 0; i < 3; i++) {
+        char type[64];
+        snprintf(type, sizeof type, "text/plain%s", values[i]);
+        /* A body's Content-Type and a part's headers are headers too. */
+        hc_response *none = NULL;
+        hc_code rc = hc_request_set_body(post, (const uint8_t *)"x", 1, type);
+        if (rc == HC_OK) rc = hc_client_send(c, post, &none);
+        CHECK(rc == HC_EINVALID_ARG && none == NULL);
+        CHECK_CODE(hc_multipart_add_bytes(mp, "f", (const uint8_t *)"x", 1, "a.txt", type), HC_EINVALID_ARG);
+        CHECK_CODE(hc_multipart_add_bytes(mp, "f", (const uint8_t *)"x", 1, values[i], "text/plain"), HC_EINVALID_ARG);
         CHECK_CODE(hc_request_add_header(req, "X-Evil", values[i]), HC_EINVALID_ARG);
         CHECK_CODE(hc_client_add_header(c, "X-Evil", values[i]), HC_EINVALID_ARG);
         CHECK_CODE(hc_client_set_user_agent(c, values[i]), HC_EINVALID_ARG);
@@ -487,6 +498,8 @@ static void test_crlf_header_injection_is_refused_before_sending(void) {
     CHECK(hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
     CHECK(hc_request_new("GET", url("/inject-target HTTP/1.1\r\nX: y")) == NULL);
     CHECK(hc_request_new("GET /x HTTP/1.1\r\nInjected: yes\r\n", url("/inject-target")) == NULL);
+    hc_multipart_free(mp);
+    hc_request_free(post);
     /* What was refused was not added: the request goes out clean. */
     hc_client_set_timeout_ms(c, 2000);
     hc_response *r = NULL;

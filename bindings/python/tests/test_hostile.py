@@ -272,6 +272,13 @@ def test_crlf_header_injection_is_refused_before_sending(client, hostile, name, 
             client.get(url)
     with pytest.raises(hc.InvalidArgument):
         client.request("GET /x HTTP/1.1\r\nInjected: yes\r\n", f"{hostile.base}{path}")
+    if "\r" in value or "\n" in value:  # a body's Content-Type and a part's headers are headers too
+        with pytest.raises(hc.InvalidArgument):
+            client.post(f"{hostile.base}{path}", data=b"x", content_type=f"text/plain{value}")
+        with pytest.raises(hc.InvalidArgument):
+            client.post(f"{hostile.base}{path}", multipart=[hc.BytesPart("f", b"x", "a.txt", f"text/plain{value}")])
+        with pytest.raises(hc.InvalidArgument):
+            client.post(f"{hostile.base}{path}", multipart=[hc.BytesPart("f", b"x", f"a{value}.txt")])
     assert hits(client, hostile, path) == 0
 
 
