@@ -22,8 +22,9 @@ final class JSONNode {
     deinit {
         for (p, _) in keys.values { free(p) }
         if let (p, _) = text { free(p) }
-        // Child nodes may nest as deep as the caller walked: release them iteratively.
-        if !children.isEmpty { JSONNodeTeardown.release(children.compactMap { $0 }) }
+        // Child nodes may nest as deep as the caller walked: release them iteratively. They are
+        // moved out of `children` first, so the work list holds the last references.
+        if !children.isEmpty { JSONNodeTeardown.release(&children) }
     }
 
     /// The child at a member or element index (the caller checked the range).
@@ -93,13 +94,19 @@ final class JSONNodeTeardown {
         return key
     }()
 
-    static func release(_ nodes: [JSONNode]) {
+    /// Takes the nodes out of `nodes` (left empty): were the caller to keep references, each
+    /// node would die only when the caller's array does, inside the parent's deinit, one stack
+    /// frame deeper per level.
+    static func release(_ nodes: inout [JSONNode?]) {
         if let active = pthread_getspecific(key) {
-            Unmanaged<JSONNodeTeardown>.fromOpaque(active).takeUnretainedValue().work.append(contentsOf: nodes)
+            Unmanaged<JSONNodeTeardown>.fromOpaque(active).takeUnretainedValue().work
+                .append(contentsOf: nodes.compactMap { $0 })
+            nodes = []
             return
         }
         let me = JSONNodeTeardown()
-        me.work = nodes
+        me.work = nodes.compactMap { $0 }
+        nodes = []
         pthread_setspecific(key, Unmanaged.passUnretained(me).toOpaque())
         while let node = me.work.popLast() { _ = consume node }
         pthread_setspecific(key, nil)
