@@ -262,8 +262,27 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
 
     // MARK: - Bodies the handlers must survive
 
+    @Test func jsonNestedAMillionDeepIsRefusedByDepthOrParsedWithoutRecursion() throws {
+        // The default depth limit (512) stops it at byte 513, long before the body ends.
+        let e = failure(client, hostile.url("/deep-json?depth=1000000"), JSON())
+        #expect(e?.code == .decode && e?.offset == 513)
+        let items = failure(client, hostile.url("/deep-json?depth=1000000"), JSONItems(prefix: "item") { _ in })
+        #expect(items?.code == .decode)
+        // With the limit raised, the whole tree is built, walked and released without recursing.
+        // (Never hand the tree itself to #expect: describing it would recurse.)
+        let deep = JSON(options: JSONOptions(maxDepth: 2_000_000))
+        var node = try #require(try client.get(hostile.url("/deep-json?depth=1000000"), handler: deep).content)
+        var depth = 0
+        while case .array(let a) = node, a.count == 1 {
+            node = a[0]
+            depth += 1
+        }
+        let innermostIsEmpty: Bool
+        if case .array(let a) = node { innermostIsEmpty = a.isEmpty } else { innermostIsEmpty = false }
+        #expect(depth == 999_999 && innermostIsEmpty)
+    }
+
     @Test func jsonNestedAMillionDeepIsStreamedThroughTextAndBytes() throws {
-        // The JSON handler's variant of this case joins when that handler is merged.
         let text = try client.get(hostile.url("/deep-json?depth=1000000"), handler: Text()).content
         #expect(text.utf8.count == 2_000_000 && text.hasPrefix("[[[") && text.hasSuffix("]]]"))
         #expect(failure(client, hostile.url("/deep-json?depth=1000000"), Bytes(maxSize: 1_000_000))?.code == .tooLarge)

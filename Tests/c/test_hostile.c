@@ -361,8 +361,37 @@ static void test_credentials_are_not_forwarded_to_another_host(void) {
 
 /* ---------------------------------------------------------------- bodies */
 
+static int count_items(void *userdata, size_t prefix_index, const hc_json *value) {
+    (void)userdata; (void)prefix_index; (void)value;
+    return 0;
+}
+
+static void test_json_nested_a_million_deep_is_refused_by_depth_or_parsed_without_recursion(void) {
+    begin();
+    /* The default depth limit (512) stops it at byte 513, long before the body ends. */
+    CHECK_CODE(get("/deep-json?depth=1000000", hc_handler_json_new(NULL), NULL), HC_EDECODE);
+    CHECK(hc_error_offset(hc_error_last()) == 513);
+    const char *prefixes[] = {"item"};
+    CHECK_CODE(get("/deep-json?depth=1000000", hc_handler_json_items_new(prefixes, 1, NULL, count_items, NULL), NULL),
+               HC_EDECODE);
+    /* With the limit raised, the whole tree is built, read and freed without recursing. */
+    hc_json_options *opts = hc_json_options_new();
+    CHECK_CODE(hc_json_options_set(opts, HC_JSON_MAX_DEPTH, 2000000), HC_OK);
+    hc_response *r = NULL;
+    CHECK_CODE(send_on(client, url("/deep-json?depth=1000000"), hc_handler_json_new(opts), &r, NULL), HC_OK);
+    const hc_json *node = hc_response_json(r);
+    long depth = 0;
+    while (node && hc_json_type(node) == HC_JSON_ARRAY && hc_json_array_length(node) == 1) {
+        node = hc_json_array_at(node, 0);
+        depth++;
+    }
+    CHECK(depth == 999999 && node && hc_json_type(node) == HC_JSON_ARRAY && hc_json_array_length(node) == 0);
+    hc_response_free(r);
+    hc_json_options_free(opts);
+    end();
+}
+
 static void test_json_nested_a_million_deep_is_streamed_through_text_and_bytes(void) {
-    /* The JSON handler's variant of this case joins when that handler is merged. */
     begin();
     hc_response *r = NULL;
     CHECK_CODE(send_on(client, url("/deep-json?depth=1000000"), hc_handler_text_new(HC_ENCODING_AUTO, 1), &r, NULL),
@@ -558,6 +587,7 @@ int main(void) {
     test_an_unparseable_redirect_location_is_the_servers_fault_not_an_invalid_argument();
     test_a_redirect_loop_stops_after_the_limit();
     test_credentials_are_not_forwarded_to_another_host();
+    test_json_nested_a_million_deep_is_refused_by_depth_or_parsed_without_recursion();
     test_json_nested_a_million_deep_is_streamed_through_text_and_bytes();
     test_invalid_utf8_in_strict_text_is_a_decode_error_at_its_offset();
     test_an_image_whose_header_lies_about_its_size_is_refused();

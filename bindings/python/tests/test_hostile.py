@@ -188,7 +188,8 @@ def test_credentials_are_not_forwarded_to_another_host(client, hostile):
 # -- Bodies the handlers must survive
 
 def test_json_nested_a_million_deep_is_streamed_through_text_and_bytes(client, hostile):
-    # The JSON handler's variant of this case joins when that handler is merged.
+    # The Python binding has no JSON handler yet: its variant of this case joins with it
+    # (the C and Swift suites already run it against the JSON handlers).
     text = client.get(f"{hostile.base}/deep-json?depth=1000000", handler=hc.Text()).content
     assert len(text) == 2_000_000 and text.startswith("[[[") and text.endswith("]]]")
     fails(client, f"{hostile.base}/deep-json?depth=1000000", hc.Bytes(max_size=1_000_000), hc.TooLarge)
