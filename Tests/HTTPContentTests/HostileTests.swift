@@ -266,7 +266,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         // The default depth limit (512) stops it at byte 513, long before the body ends.
         let e = failure(client, hostile.url("/deep-json?depth=1000000"), JSON())
         #expect(e?.code == .decode && e?.offset == 513)
-        let items = failure(client, hostile.url("/deep-json?depth=1000000"), JSONItems(prefix: "item") { _ in })
+        let items = failure(client, hostile.url("/deep-json?depth=1000000"), try JSONItems(prefix: "item") { _ in })
         #expect(items?.code == .decode)
         // With the limit raised, the whole tree is built, walked and released without recursing.
         // (Never hand the tree itself to #expect: describing it would recurse.)
