@@ -212,7 +212,9 @@ def _apply_data(req: Any, keep: list, data: Any, content_type: str | None, raise
     lib = _ffi.lib()
     ctype = _ffi.text(content_type)
     if isinstance(data, str):
-        check(lib.hc_request_set_text_body(req, data.encode("utf-8"), _ffi.text("utf-8")))
+        # Sent as counted bytes, not a C string: a NUL inside the text must not cut it short.
+        body = data.encode("utf-8")
+        check(lib.hc_request_set_body(req, body, len(body), ctype or b"text/plain; charset=utf-8"))
         return
     if isinstance(data, (bytes, bytearray, memoryview)):
         body = bytes(data)
