@@ -1,0 +1,373 @@
+"""Turns bench/requests.sh's measurements into the "## Request rates (issue 6)" section of
+BENCHMARKS.md (replacing only that section) and prints it.
+
+    python3 requests_report.py RESULTS.tsv MEMORY.tsv BENCHMARKS.md [PROFILE.tsv]
+
+RESULTS.tsv: round, contestant, group, concurrency, count, seconds, rate (req/s), cpu (client
+user + system seconds). MEMORY.tsv: mode, inflight, seconds, hwm_kib. PROFILE.tsv (optional,
+from requests_profile.py): program, concurrency, instructions per request, top functions. The
+run's facts come from BENCH_META_* environment variables set by requests.sh.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import os
+import platform
+import re
+import statistics
+import sys
+from collections import defaultdict
+
+SECTION = "## Request rates (issue 6)"
+HEADER = """# Benchmarks
+
+Figures measured by the scripts under `bench/`. Each `##` section is written by the script that
+names it and is replaced, alone, when that script runs again.
+"""
+NOISE = "ratios are the figure; absolute rates on this shared 2-core machine are noise"
+
+SEQ_LABELS = {
+    "raw-seq": "raw libcurl (C), `curl_easy_perform`, one handle",
+    "hc-seq": "httpcontent from C, `hc_client_send`, bytes handler",
+    "hc-py-seq": "httpcontent from Python, `client.get(url, handler=hc.Bytes())`",
+    "pycurl": "pycurl, one `Curl` reused, `WRITEDATA` into `BytesIO`",
+    "urllib3": "urllib3 `PoolManager().request().data`",
+    "httpx": "httpx `Client().get().content`",
+    "requests": "requests `Session().get().content`",
+}
+# (numerator, denominator, target or None for context)
+SEQ_RATIOS = [
+    ("hc-seq", "raw-seq", 0.90),
+    ("hc-py-seq", "pycurl", 1.00),
+    ("hc-py-seq", "hc-seq", None),
+    ("pycurl", "raw-seq", None),
+    ("hc-py-seq", "urllib3", None),
+    ("hc-py-seq", "httpx", None),
+    ("hc-py-seq", "requests", None),
+]
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def mem_total() -> str:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    return f"{int(line.split()[1]) / 1048576:.0f} GiB RAM"
+    except OSError:
+        pass
+    return "? RAM"
+
+
+class Data:
+    def __init__(self, path: str) -> None:
+        # rate[(contestant, concurrency)][round], cpu per request in µs likewise
+        self.rate: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)
+        self.cpu_us: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)
+        self.counts: dict[tuple[str, int], set[int]] = defaultdict(set)
+        with open(path) as f:
+            for row in csv.DictReader(f, delimiter="\t"):
+                key = (row["contestant"], int(row["concurrency"]))
+                r = int(row["round"])
+                self.rate[key][r] = float(row["rate"])
+                self.cpu_us[key][r] = float(row["cpu"]) / int(row["count"]) * 1e6
+                self.counts[key].add(int(row["count"]))
+        self.rounds = sorted({r for per in self.rate.values() for r in per})
+
+    def count(self, key) -> str:
+        """Requests per measurement: one figure, or the range when a short measurement was
+        repeated with more requests (see requests.sh)."""
+        c = self.counts[key]
+        return f"{min(c):,}" if len(c) == 1 else f"{min(c):,}–{max(c):,}"
+
+    def has(self, key) -> bool:
+        return key in self.rate
+
+    def med(self, key) -> float:
+        return statistics.median(self.rate[key].values())
+
+    def cpu(self, key) -> float:
+        return statistics.median(self.cpu_us[key].values())
+
+    def spread(self, num, den) -> str:
+        """Per-round ratios, min–max (each round's two figures come from the same round)."""
+        per = [self.rate[num][r] / self.rate[den][r] for r in self.rounds
+               if r in self.rate[num] and r in self.rate[den]]
+        if not per:
+            return "–"
+        return f"{min(per):.2f}–{max(per):.2f}"
+
+
+def verdict(ratio: float, target: float | None) -> str:
+    if target is None:
+        return "context"
+    return "met" if ratio >= target else "**missed**"
+
+
+def fmt_rate(d: Data, key) -> str:
+    return f"{d.med(key):,.0f}" if d.has(key) else "–"
+
+
+def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
+    env = os.environ.get
+    concs = sorted({c for (name, c) in d.rate if name in ("raw-multi", "hc-batch", "hc-map")})
+    L: list[str] = [SECTION, ""]
+    L.append(f"Measured by `bash bench/requests.sh` on {datetime.date.today().isoformat()} "
+             f"({env('BENCH_META_LIB', '?')}): {os.cpu_count()} CPUs ({cpu_model()}), "
+             f"{mem_total()}, Linux {platform.release()}, "
+             f"libcurl {env('BENCH_META_CURL', '?').replace('libcurl ', '')}, "
+             f"{env('BENCH_META_CURLTOOL', 'curl ?')} (tool), nginx {env('BENCH_META_NGINX', '?')}, "
+             f"Python {env('BENCH_META_PYTHON', '?')} ({env('BENCH_META_PYLIBS', '?')}).")
+    L.append("")
+    L.append(f"A 1 KiB file from nginx on 127.0.0.1 (one worker, `access_log off`, "
+             f"`keepalive_requests` 10^8, plain HTTP/1.1, keep-alive); "
+             f"{env('BENCH_META_PINNING', '?')}. {len(d.rounds)} rounds; in each, every "
+             f"contestant makes one measurement, interleaved round-robin (the first one rotating "
+             f"each round); {env('BENCH_META_ELAPSED', '?')} s of rounds, "
+             f"{env('BENCH_META_TOTAL', '?')} s in all. Load average (1/5/15 min) "
+             f"{env('BENCH_META_LOAD', '?')}; 1-min load after each round: "
+             f"{env('BENCH_META_ROUNDLOAD', '?') or '?'} — other engineers' builds and tests share "
+             f"the machine. Every response is checked (status 200, 1,024 body bytes). "
+             f"req/s are medians of the rounds; ratios are of the medians, with the range of the "
+             f"same-round ratios beside them. Client CPU = the client process's user + system "
+             f"CPU per request (µs, median); CPU ratio = the baseline's CPU per request over "
+             f"the contestant's (≥ 1: no more CPU per request than the baseline), steadier than "
+             f"req/s when the machine is shared.")
+    L.append("")
+    L.append(NOISE)
+    L.append("")
+    notes = [n for n in env("BENCH_META_NOTES", "").splitlines() if n.strip()]
+    if notes:
+        L.append("Notes: " + "; ".join(notes) + ".")
+        L.append("")
+
+    # --- Concurrent, C -------------------------------------------------------------------
+    L.append("### Concurrent small GETs from C")
+    L.append("")
+    L.append("`raw-multi`: a minimal libcurl multi program (handles reused, at most N in "
+             "flight, `curl_multi_poll`); `hc-batch`: one `hc_batch` with "
+             "`hc_batch_set_concurrency(N)`, a bytes handler, fed from the completion callback; "
+             "`curl --parallel`: `curl -Z --parallel-max N -K config` with one "
+             "`url`/`output = /dev/null` pair per request.")
+    L.append("")
+    L.append("| Concurrency | Requests | raw libcurl multi req/s | hc_batch req/s | curl --parallel req/s "
+             "| hc / raw | per round | CPU ratio | curl / raw | Target | |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for n in concs:
+        raw, hc, cu = ("raw-multi", n), ("hc-batch", n), ("curl-parallel", n)
+        if not (d.has(raw) and d.has(hc)):
+            continue
+        ratio = d.med(hc) / d.med(raw)
+        cpu_ratio = d.cpu(raw) / d.cpu(hc)
+        curl_ratio = f"{d.med(cu) / d.med(raw):.2f}" if d.has(cu) else "–"
+        L.append(f"| {n} | {d.count(raw)} | {fmt_rate(d, raw)} | {fmt_rate(d, hc)} | "
+                 f"{fmt_rate(d, cu)} | {ratio:.2f} | {d.spread(hc, raw)} | {cpu_ratio:.2f} | "
+                 f"{curl_ratio} | ≥ 0.90 | {verdict(ratio, 0.90)} |")
+    L.append("")
+
+    # --- Concurrent, Python --------------------------------------------------------------
+    L.append("### Concurrent small GETs from Python")
+    L.append("")
+    L.append("`hc.map`: `client.map([hc.Request(\"GET\", url, handler=hc.Bytes()) ...], "
+             "concurrency=N)` (building the request list is timed); `httpx`: `httpx.AsyncClient` "
+             "(pool of N), `asyncio.gather` over one task per request, each holding an "
+             "`asyncio.Semaphore(N)`; `requests`: one `Session` (adapter pool of N) shared by a "
+             "`ThreadPoolExecutor(N)`. Target: hc ≥ 3× the better of the two.")
+    L.append("")
+    L.append("| Concurrency | Requests | hc.map req/s | httpx AsyncClient req/s | requests + threads req/s "
+             "| hc / best | per round | CPU ratio | hc.map / raw C multi | Target | |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for n in concs:
+        hc = ("hc-map", n)
+        others = [k for k in (("httpx-async", n), ("requests-threads", n)) if d.has(k)]
+        if not d.has(hc):
+            continue
+        if others:
+            best = max(others, key=d.med)
+            ratio = d.med(hc) / d.med(best)
+            r_txt, spread = f"{ratio:.2f}", d.spread(hc, best)
+            cpu_ratio = f"{d.cpu(best) / d.cpu(hc):.2f}"
+            v = verdict(ratio, 3.0)
+        else:
+            r_txt = spread = cpu_ratio = "–"
+            v = "no competitor measured"
+        vs_raw = f"{d.med(hc) / d.med(('raw-multi', n)):.2f}" if d.has(("raw-multi", n)) else "–"
+        L.append(f"| {n} | {d.count(hc)} | {fmt_rate(d, hc)} | {fmt_rate(d, ('httpx-async', n))} | "
+                 f"{fmt_rate(d, ('requests-threads', n))} | {r_txt} | {spread} | {cpu_ratio} | "
+                 f"{vs_raw} | ≥ 3.0 | {v} |")
+    L.append("")
+
+    # --- Sequential ----------------------------------------------------------------------
+    L.append("### Sequential GETs on one reused connection")
+    L.append("")
+    L.append("One client/handle, one kept-alive connection, requests one after another (each "
+             "contestant's count is set from its warm-up rate so that a measurement takes about "
+             f"{env('BENCH_META_SEQ_SECONDS', '1.5')} s, at least 1,000 requests).")
+    L.append("")
+    L.append("| Ratio | Of medians | per round | CPU ratio | Target | |")
+    L.append("|---|---:|---:|---:|---:|---|")
+    for num, den, target in SEQ_RATIOS:
+        a, b = (num, 1), (den, 1)
+        if not (d.has(a) and d.has(b)):
+            continue
+        ratio = d.med(a) / d.med(b)
+        tgt = f"≥ {target:.2f}" if target else "–"
+        L.append(f"| {num} / {den} | {ratio:.2f} | {d.spread(a, b)} | {d.cpu(b) / d.cpu(a):.2f} | "
+                 f"{tgt} | {verdict(ratio, target)} |")
+    L.append("")
+    L.append("| Contestant | | Requests | Median req/s | " + " | ".join(f"R{r}" for r in d.rounds)
+             + " | Client CPU µs/req |")
+    L.append("|---|---|---:|---:|" + "---:|" * len(d.rounds) + "---:|")
+    for name, label in SEQ_LABELS.items():
+        k = (name, 1)
+        if not d.has(k):
+            continue
+        cells = " | ".join(f"{d.rate[k][r]:,.0f}" if r in d.rate[k] else "–" for r in d.rounds)
+        L.append(f"| {name} | {label} | {d.count(k)} | {d.med(k):,.0f} | {cells} | {d.cpu(k):.1f} |")
+    L.append("")
+
+    # --- Memory --------------------------------------------------------------------------
+    L.append("### Memory per in-flight transfer")
+    L.append("")
+    inflight = env("BENCH_META_INFLIGHT", "1000")
+    if memory:
+        L.append(f"Peak RSS (VmHWM) of `bench/requests.c` with {int(inflight):,} slow transfers in "
+                 f"flight at once, and with 1: a 20 KiB file sent by nginx at 1 KiB/s "
+                 f"(`limit_rate 1k`), so every transfer lasts ~20 s and all are open together. "
+                 f"`raw-multi-rss`: the raw libcurl multi program (its write callback keeps "
+                 f"nothing); `hc-batch-rss`: an `hc_batch` with concurrency {int(inflight):,} and "
+                 f"`hc_handler_discard_new()` (so bodies being kept are not counted: with a bytes "
+                 f"handler add the body size). Per transfer = (peak at {int(inflight):,} − peak "
+                 f"at 1) / {int(inflight) - 1:,}. Single run, not interleaved: peak RSS does not "
+                 f"depend on CPU speed.")
+        L.append("")
+        by = {(m["mode"], int(m["inflight"])): m for m in memory}
+        L.append(f"| Program | Peak RSS, 1 in flight | Peak RSS, {int(inflight):,} in flight "
+                 f"| Per transfer | Wall time ({int(inflight):,}) |")
+        L.append("|---|---:|---:|---:|---:|")
+        per: dict[str, float] = {}
+        for mode in ("raw-multi-rss", "hc-batch-rss"):
+            one, many = by.get((mode, 1)), by.get((mode, int(inflight)))
+            if not (one and many):
+                continue
+            a, b = int(one["hwm_kib"]), int(many["hwm_kib"])
+            per[mode] = (b - a) / (int(inflight) - 1)
+            L.append(f"| {mode} | {a / 1024:.1f} MiB | {b / 1024:.1f} MiB | "
+                     f"{per[mode] / 1024:.3f} MiB ({per[mode]:.1f} KiB) | {float(many['seconds']):.1f} s |")
+        if len(per) == 2 and per["raw-multi-rss"] > 0:
+            L.append("")
+            L.append(f"hc_batch uses {per['hc-batch-rss'] / per['raw-multi-rss']:.2f}× the memory "
+                     f"per in-flight transfer of raw libcurl multi "
+                     f"({(per['hc-batch-rss'] - per['raw-multi-rss']):+.1f} KiB per transfer).")
+    else:
+        L.append("Not measured in this run.")
+    L.append("")
+    retained = read_tsv(env("BENCH_META_RETAINED"))
+    if retained:
+        by = {(m["mode"], int(m["completed"])): int(m["hwm_kib"]) for m in retained}
+        counts = sorted({c for _, c in by})
+        if len(counts) == 2:
+            lo, hi = counts
+            L.append(f"Memory that outlives transfers: peak RSS after {lo:,} and after {hi:,} quick "
+                     f"1 KiB transfers made one at a time (concurrency 1) in one multi handle "
+                     f"(`raw-multi`) or one batch (`hc-batch`, bytes handler). Only one transfer "
+                     f"is ever in flight, so growth is memory kept for transfers already done.")
+            L.append("")
+            L.append(f"| Program | Peak RSS after {lo:,} | after {hi:,} | Growth |")
+            L.append("|---|---:|---:|---:|")
+            for mode in ("raw-multi", "hc-batch"):
+                if (mode, lo) in by and (mode, hi) in by:
+                    a, b = by[(mode, lo)], by[(mode, hi)]
+                    L.append(f"| {mode} | {a / 1024:.1f} MiB | {b / 1024:.1f} MiB | {(b - a) / 1024:+.1f} MiB |")
+            L.append("")
+
+    # --- Profile -------------------------------------------------------------------------
+    if profile:
+        L.append("### Instructions per request (callgrind)")
+        L.append("")
+        L.append("User-space instructions per request from `valgrind --tool=callgrind` "
+                 "(`bench/requests_profile.py`), as the difference between two runs of the same "
+                 "program with 200 and 1,200 requests, so start-up and teardown cancel out; "
+                 "deterministic, unlike req/s. Time in system calls (the same three or so per "
+                 "request for every C contestant: `poll`, `sendto`, `recvfrom`) is not counted. "
+                 "`py:` rows are the Python process running `bench/request_rates.py`.")
+        L.append("")
+        L.append("| Program | Concurrency | Instructions / request | vs baseline | By object | Top functions outside libcurl/libc (self) |")
+        L.append("|---|---:|---:|---:|---|---|")
+        ir = {(p["program"], int(p["concurrency"])): float(p["ir_per_request"]) for p in profile}
+        baseline = {"hc-seq": "raw-seq", "hc-batch": "raw-multi", "py:hc-seq": "py:pycurl"}
+        for p in profile:
+            conc = int(p["concurrency"])
+            base = baseline.get(p["program"])
+            b = ir.get((base, conc)) if base else None
+            vs = f"{float(p['ir_per_request']) / b:.2f}× {base}" if b else "–"
+            L.append(f"| {p['program']} | {conc} | {float(p['ir_per_request']):,.0f} | {vs} | "
+                     f"{p['by_object']} | {p['top'] or '–'} |")
+        L.append("")
+
+    # --- Every measurement ---------------------------------------------------------------
+    L.append("<details><summary>Every measurement (req/s per round)</summary>")
+    L.append("")
+    L.append("| Contestant | Concurrency | Requests | " + " | ".join(f"R{r}" for r in d.rounds)
+             + " | Median | Client CPU µs/req |")
+    L.append("|---|---:|---:|" + "---:|" * len(d.rounds) + "---:|---:|")
+    for key in sorted(d.rate, key=lambda k: (k[1], k[0])):
+        cells = " | ".join(f"{d.rate[key][r]:,.0f}" if r in d.rate[key] else "–" for r in d.rounds)
+        L.append(f"| {key[0]} | {key[1]} | {d.count(key)} | {cells} | {d.med(key):,.0f} | {d.cpu(key):.1f} |")
+    L.append("")
+    L.append("</details>")
+    L.append("")
+    return "\n".join(L)
+
+
+def replace_section(path: str, text: str) -> None:
+    try:
+        with open(path) as f:
+            doc = f.read()
+    except FileNotFoundError:
+        doc = HEADER
+    # The section runs from its heading to the next level-2 heading or the end.
+    pattern = re.compile(r"^" + re.escape(SECTION) + r"[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
+    if pattern.search(doc):
+        doc = pattern.sub(lambda _: text + "\n", doc, count=1)
+    else:
+        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
+    doc = doc.rstrip("\n") + "\n"
+    with open(path, "w") as f:
+        f.write(doc)
+
+
+def read_tsv(path: str | None) -> list[dict]:
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def main() -> int:
+    results, memory_path, output = sys.argv[1], sys.argv[2], sys.argv[3]
+    profile_path = sys.argv[4] if len(sys.argv) > 4 else None
+    d = Data(results)
+    if not d.rate:
+        print("no results", file=sys.stderr)
+        return 1
+    text = section(d, read_tsv(memory_path), read_tsv(profile_path))
+    replace_section(output, text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
