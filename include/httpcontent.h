@@ -152,13 +152,15 @@ typedef void *(*hc_alloc_cb)(void *userdata, size_t size);
 /** Called once the library no longer uses memory that `hc_alloc_cb` returned. */
 typedef void (*hc_release_cb)(void *userdata, void *memory);
 
-/** For a bytes handler: when the server declares the body's length, ask `allocate` for memory
- *  of that size and fill it in place, so hc_response_bytes returns that very memory (no copy).
+/** For a bytes handler: when the server declares a body length of at least `min_size`, ask
+ *  `allocate` for memory of that size and fill it in place, so hc_response_bytes returns that
+ *  very memory (no copy); smaller bodies never call `allocate`.
  *  `release` (may be NULL) is called when the response no longer uses it, or when a longer body
  *  than declared forced a move to the library's own memory. `userdata` must stay valid while
  *  requests use the handler. NULL `allocate` restores the default. */
-HC_EXTERN hc_code hc_handler_bytes_set_allocator(hc_handler *handler, hc_alloc_cb allocate,
-                                                 hc_release_cb release, void *userdata);
+HC_EXTERN hc_code hc_handler_bytes_set_allocator(hc_handler *handler, size_t min_size,
+                                                 hc_alloc_cb allocate, hc_release_cb release,
+                                                 void *userdata);
 
 /** Releases the caller's reference. Requests the handler was set on keep their own. */
 HC_EXTERN void hc_handler_free(hc_handler *handler);

@@ -12,6 +12,7 @@ final class HandlerSpec {
     var allocate: AllocCallback?
     var release: ReleaseCallback?
     var allocUserdata: UnsafeMutableRawPointer?
+    var allocMinSize = 0
 
     init(acceptance: Acceptance = Acceptance(), factory: @escaping (HandlerSpec) -> any ContentHandler) {
         self.acceptance = acceptance
@@ -33,9 +34,9 @@ public func hc_handler_bytes_new(_ maxSize: Int) -> OpaquePointer? {
     let spec = HandlerSpec { spec in
         let bytes = Bytes(maxSize: spec.limit, acceptance: spec.acceptance)
         if let allocate = spec.allocate {
-            let release = spec.release, userdata = spec.allocUserdata
+            let release = spec.release, userdata = spec.allocUserdata, minSize = spec.allocMinSize
             bytes.storage = { size in
-                guard let memory = allocate(userdata, size) else { return nil }
+                guard size >= minSize, let memory = allocate(userdata, size) else { return nil }
                 return (memory, { release?(userdata, memory) })
             }
         }
@@ -117,9 +118,10 @@ public typealias AllocCallback = @convention(c) (UnsafeMutableRawPointer?, Int) 
 public typealias ReleaseCallback = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
 @_cdecl("hc_handler_bytes_set_allocator")
-public func hc_handler_bytes_set_allocator(_ handler: OpaquePointer?, _ allocate: AllocCallback?,
+public func hc_handler_bytes_set_allocator(_ handler: OpaquePointer?, _ minSize: Int, _ allocate: AllocCallback?,
                                            _ release: ReleaseCallback?, _ userdata: UnsafeMutableRawPointer?) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    spec.allocMinSize = minSize
     spec.allocate = allocate
     spec.release = release
     spec.allocUserdata = userdata

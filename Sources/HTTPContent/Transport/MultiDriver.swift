@@ -14,7 +14,9 @@ final class MultiDriver {
     /// Most transfers in flight at once (0: no limit).
     var maxConcurrent: Int
     private var active: [UnsafeMutableRawPointer: Entry] = [:]
-    private var waiting: [Entry] = []
+    /// Entries not started yet; a started one leaves a nil behind, so nothing finished is kept
+    /// alive by the queue while its head advances.
+    private var waiting: [Entry?] = []
     private var waitingHead = 0
 
     init(maxConcurrent: Int = 0, maxPerHost: Int = 0) {
@@ -45,7 +47,8 @@ final class MultiDriver {
 
     private func startWaiting() {
         while waitingHead < waiting.count, maxConcurrent == 0 || active.count < maxConcurrent {
-            let entry = waiting[waitingHead]
+            guard let entry = waiting[waitingHead] else { waitingHead += 1; continue }
+            waiting[waitingHead] = nil
             waitingHead += 1
             let code = curl_multi_add_handle(multi, entry.transfer.easy.raw)
             if code == CURLM_OK {
@@ -54,7 +57,10 @@ final class MultiDriver {
                 entry.done(CURLE_FAILED_INIT)
             }
         }
-        if waitingHead > 1024, waitingHead * 2 > waiting.count {
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        } else if waitingHead > 1024, waitingHead * 2 > waiting.count {
             waiting.removeFirst(waitingHead)
             waitingHead = 0
         }
@@ -102,7 +108,8 @@ final class MultiDriver {
         }
         active.removeAll()
         while waitingHead < waiting.count {
-            waiting[waitingHead].done(CURLE_ABORTED_BY_CALLBACK)
+            waiting[waitingHead]?.done(CURLE_ABORTED_BY_CALLBACK)
+            waiting[waitingHead] = nil
             waitingHead += 1
         }
         waiting.removeAll()

@@ -202,10 +202,17 @@ final class Transfer {
     private func makeHead(bodyEnded: Bool) -> ResponseHead {
         var head = ResponseHead(status: status != 0 ? status : easy.info(CURLINFO_RESPONSE_CODE),
                                 reason: reason, httpVersion: httpVersion, headers: fields,
-                                url: easy.info(string: CURLINFO_EFFECTIVE_URL) ?? request.url,
+                                url: finalURL(),
                                 method: request.method)
         head.bodyEnded = bodyEnded
         return head
+    }
+
+    /// The URL of the final response: libcurl's effective URL after a redirect, else the
+    /// request's own (asking libcurl costs a string copy per response).
+    private func finalURL() -> String {
+        guard easy.info(CURLINFO_REDIRECT_COUNT) > 0 else { return request.url }
+        return easy.info(string: CURLINFO_EFFECTIVE_URL) ?? request.url
     }
 
     /// Asks the handler, once, whether it takes this response's body.

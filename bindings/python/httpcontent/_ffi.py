@@ -110,7 +110,7 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
                                  POINTER(c_int)]),
     ("hc_response_streamed", c_int64, [c_void_p]),
     ("hc_response_handler_index", c_int, [c_void_p]),
-    ("hc_handler_bytes_set_allocator", c_int, [c_void_p, ALLOC_CB, RELEASE_CB, c_void_p]),
+    ("hc_handler_bytes_set_allocator", c_int, [c_void_p, c_size_t, ALLOC_CB, RELEASE_CB, c_void_p]),
     ("hc_batch_new", c_void_p, [c_void_p]),
     ("hc_batch_free", None, [c_void_p]),
     ("hc_batch_set_concurrency", c_int, [c_void_p, c_size_t]),

@@ -267,12 +267,11 @@ class Bytes(Handler):
         native = _ffi.lib().hc_handler_bytes_new(self.max_size or 0)
         if native:
             self._keep = (_ffi.ALLOC_CB(self._allocate), _ffi.RELEASE_CB(self._release))
-            check(_ffi.lib().hc_handler_bytes_set_allocator(native, *self._keep, None))
+            # Small bodies are copied, which is cheaper than a call into Python to lend memory.
+            check(_ffi.lib().hc_handler_bytes_set_allocator(native, 65536, *self._keep, None))
         return native
 
     def _allocate(self, _userdata, size):
-        if size < 65536:
-            return None  # small bodies: copying is cheaper than the bookkeeping
         body = _new_bytes(None, size)
         address = ctypes.cast(body, ctypes.c_void_p).value
         self._filling[address] = body
