@@ -783,6 +783,20 @@ HC_EXTERN hc_handler *hc_handler_json_batches_new(const char *const *prefixes, s
                                                   const hc_json_options *opts, hc_json_batch_cb cb,
                                                   void *userdata);
 
+/** For the Python binding: as hc_handler_json_batches_new, but each batch is one list in Python's
+ *  marshal format (`json`/`len` are its bytes; marshal.loads gives what json.loads gives for the
+ *  JSON text batch: integers exact at any size, other numbers as float(text)). */
+HC_EXTERN hc_handler *hc_handler_json_batches_pymarshal_new(const char *const *prefixes, size_t count,
+                                                            const hc_json_options *opts, hc_json_batch_cb cb,
+                                                            void *userdata);
+
+/** For the Python binding: the tree handler's parse, options, errors and acceptance, but the
+ *  document is written in Python's marshal format while it is parsed, with no tree (read it with
+ *  hc_response_json_pymarshal; marshal.loads gives what json.loads of the document gives with the
+ *  same options). HC_EINVALID_ARG with HC_JSON_KEEP_NUMBER_TEXT. The caller owns the result and
+ *  frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_json_pymarshal_new(const hc_json_options *opts);
+
 /** The tree of a response from hc_handler_json_new. NULL with hc_error_last() cleared (HC_OK)
  *  when the body was empty (204, 205, 304, HEAD, or HC_JSON_ALLOW_EMPTY); NULL with
  *  HC_EINVALID_ARG for another handler's response. Borrowed: valid until the response is freed. */
@@ -791,6 +805,10 @@ HC_EXTERN const hc_json *hc_response_json(const hc_response *response);
 /** For a response from an items or batches handler: how many values were delivered, and whether
  *  it stopped early (1) or read the whole body (0). Either pointer may be NULL. */
 HC_EXTERN hc_code hc_response_json_items(const hc_response *response, size_t *count, int *stopped_early);
+
+/** The marshal bytes of a response from hc_handler_json_pymarshal_new, borrowed until the response
+ *  is freed. *data NULL and *len 0 (HC_OK) for an empty body where hc_response_json gives NULL. */
+HC_EXTERN hc_code hc_response_json_pymarshal(const hc_response *response, const uint8_t **data, size_t *len);
 
 /** Parses `len` bytes of JSON text (`opts` may be NULL). On HC_OK, *out is a value the caller
  *  owns and frees with hc_json_free; on failure *out is NULL. */

@@ -115,6 +115,12 @@ final class JSONResponseContent {
     init(_ value: JSONValue?) { root = value.map { JSONNode($0) } }
 }
 
+/// The content of hc_handler_json_pymarshal_new: nil for an empty body.
+final class JSONPythonMarshalContent {
+    let bytes: JSONPythonMarshalBytes?
+    init(bytes: JSONPythonMarshalBytes?) { self.bytes = bytes }
+}
+
 /// Runs a Swift handler and converts its content for the C side.
 final class MappedHandler<Inner: ContentHandler, Content>: ContentHandler {
     let inner: Inner
@@ -195,19 +201,47 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
     return retainHandle(spec)
 }
 
-@_cdecl("hc_handler_json_batches_new")
-public func hc_handler_json_batches_new(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+private func makeBatchesHandler(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                         _ opts: OpaquePointer?, _ cb: JSONBatchCallback?,
-                                        _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
+                                        _ userdata: UnsafeMutableRawPointer?, format: JSONBatchFormat) -> OpaquePointer? {
     guard let list = prefixList(prefixes, count) else { nullArgument("prefixes"); return nil }
     guard let cb else { nullArgument("cb"); return nil }
     let o = snapshot(opts)
     func make(_ acceptance: Acceptance) throws(HTTPContentError) -> JSONItemBatches {
         try JSONItemBatches(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
-                            requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, batchBytes: o.batchBytes,
+                            requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, batchBytes: o.batchBytes, format: format,
                             acceptance: acceptance) { index, json, n in
             let rc = cb(userdata, index, json.baseAddress?.assumingMemoryBound(to: UInt8.self), json.count, n)
             try verdict(rc, "batch")
+        }
+    }
+    do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
+    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
+        do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
+    }
+    return retainHandle(spec)
+}
+
+@_cdecl("hc_handler_json_batches_new")
+public func hc_handler_json_batches_new(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+                                        _ opts: OpaquePointer?, _ cb: JSONBatchCallback?,
+                                        _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    makeBatchesHandler(prefixes, count, opts, cb, userdata, format: .json)
+}
+
+@_cdecl("hc_handler_json_batches_pymarshal_new")
+public func hc_handler_json_batches_pymarshal_new(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+                                                  _ opts: OpaquePointer?, _ cb: JSONBatchCallback?,
+                                                  _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    makeBatchesHandler(prefixes, count, opts, cb, userdata, format: .pythonMarshal)
+}
+
+@_cdecl("hc_handler_json_pymarshal_new")
+public func hc_handler_json_pymarshal_new(_ opts: OpaquePointer?) -> OpaquePointer? {
+    let o = snapshot(opts)
+    func make(_ acceptance: Acceptance) throws(HTTPContentError) -> MappedHandler<JSONPythonMarshalHandler, JSONPythonMarshalContent> {
+        MappedHandler(try JSONPythonMarshalHandler(options: o.options, allowEmpty: o.allowEmpty, acceptance: acceptance)) {
+            JSONPythonMarshalContent(bytes: $0)
         }
     }
     do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
@@ -231,6 +265,23 @@ public func hc_response_json(_ response: OpaquePointer?) -> OpaquePointer? {
         return nil
     }
     return OpaquePointer(Unmanaged.passUnretained(root).toOpaque())
+}
+
+@_cdecl("hc_response_json_pymarshal")
+public func hc_response_json_pymarshal(_ response: OpaquePointer?,
+                                       _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                                       _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let data, let len else { return nullArgument("data or len") }
+    data.pointee = nil
+    len.pointee = 0
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let content = box.response.content as? JSONPythonMarshalContent else {
+        return fail(.invalidArgument, "hc_response_json_pymarshal: the response's handler is not a Python marshal JSON handler")
+    }
+    guard let bytes = content.bytes else { return HC_OK }
+    data.pointee = UnsafePointer(bytes.pointer)
+    len.pointee = bytes.count
+    return HC_OK
 }
 
 @_cdecl("hc_response_json_items")

@@ -32,7 +32,7 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
 /// tree in between, and hands over the batch when it reaches `batchBytes`, when the prefix
 /// changes, or when `flush` is called (the handler flushes after every chunk). Numbers keep
 /// their text. Values nested deeper than 127 levels cannot be batched (yajl_gen's limit).
-final class BatchCapture: JSONPrefixMatcher.Capture {
+final class BatchCapture: JSONBatchWriter {
     typealias Deliver = (_ prefixIndex: Int, _ json: UnsafeRawBufferPointer, _ count: Int) throws -> Void
 
     private let gen = JSONGenerator()
@@ -134,4 +134,12 @@ final class BatchCapture: JSONPrefixMatcher.Capture {
     func endMap() throws { try gen.endMap() }
     func startArray() throws { try beforeValue(); try gen.startArray() }
     func endArray() throws { try gen.endArray() }
+}
+
+/// What `JSONItemBatches` writes its batches with.
+protocol JSONBatchWriter: JSONPrefixMatcher.Capture {
+    /// Hands over the pending batch, if any (mid-item: once the item ends).
+    func flush() throws
+    /// After a parse error: hands over the items completed before it, dropping the broken one.
+    func flushCompleted() throws
 }

@@ -29,6 +29,7 @@ public struct JSONArray: Sendable, Equatable, RandomAccessCollection, MutableCol
         get { storage.elements[position] }
         set {
             makeUnique()
+            storage.noteChild(newValue)
             storage.elements[position] = newValue
         }
     }
@@ -36,6 +37,7 @@ public struct JSONArray: Sendable, Equatable, RandomAccessCollection, MutableCol
     public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
         where C.Element == JSONValue {
         makeUnique()
+        for v in newElements { storage.noteChild(v) }
         storage.elements.replaceSubrange(subrange, with: newElements)
     }
 
@@ -73,6 +75,7 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
         get { storage.members[position] }
         set {
             makeUnique()
+            storage.noteChild(newValue.value)
             storage.members[position] = newValue
         }
     }
@@ -91,6 +94,7 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
         }
         set {
             makeUnique()
+            if let newValue { storage.noteChild(newValue) }
             guard let newValue else {
                 storage.members.removeAll { $0.key == key }
                 return
@@ -106,6 +110,7 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
     public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
         where C.Element == JSONMember {
         makeUnique()
+        for m in newElements { storage.noteChild(m.value) }
         storage.members.replaceSubrange(subrange, with: newElements)
     }
 
@@ -126,17 +131,41 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
 
 /// Shared by copies of a `JSONArray` until one of them changes (then copied): only ever mutated
 /// while uniquely referenced, hence Sendable.
+///
+/// `height` bounds the nesting below the container (0: no container among the elements; never
+/// less than the truth: it is computed when the storage is made and only ever raised by
+/// mutations). Releasing a container no higher than `JSONTeardown.recursionLimit` simply lets
+/// Swift release its children, which recurses at most that deep; higher ones are dismantled
+/// iteratively. Most containers of real documents are low, so they skip the work list.
 final class JSONArrayStorage: @unchecked Sendable {
     var elements: [JSONValue]
-    init(_ elements: [JSONValue]) { self.elements = elements }
-    deinit { JSONTeardown.dismantle(&elements) }
+    var height: UInt32
+    init(_ elements: [JSONValue]) {
+        self.elements = elements
+        var h: UInt32 = 0
+        for v in elements { h = max(h, JSONTeardown.heightAbove(v)) }
+        height = h
+    }
+    @inline(__always)
+    func noteChild(_ value: JSONValue) { height = max(height, JSONTeardown.heightAbove(value)) }
+    deinit {
+        if height > JSONTeardown.recursionLimit { JSONTeardown.dismantle(&elements) }
+    }
 }
 
 final class JSONObjectStorage: @unchecked Sendable {
     var members: [JSONMember]
-    init(_ members: [JSONMember]) { self.members = members }
+    var height: UInt32
+    init(_ members: [JSONMember]) {
+        self.members = members
+        var h: UInt32 = 0
+        for m in members { h = max(h, JSONTeardown.heightAbove(m.value)) }
+        height = h
+    }
+    @inline(__always)
+    func noteChild(_ value: JSONValue) { height = max(height, JSONTeardown.heightAbove(value)) }
     deinit {
-        guard members.contains(where: { $0.value.isContainer }) else { return }
+        guard height > JSONTeardown.recursionLimit else { return }
         JSONTeardown.dismantle { work in
             for m in members where m.value.isContainer { work.append(m.value) }
             members = []

@@ -54,6 +54,11 @@ enum JSONStrings {
         return acc & 0x8080_8080_8080_8080 == 0
     }
 
+    /// The bytes decoded with invalid sequences replaced by U+FFFD (as `make` does unstrictly).
+    static func repaired(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(decoding: bytes.bindMemory(to: UInt8.self), as: UTF8.self)
+    }
+
     static func invalid() -> HTTPContentError {
         HTTPContentError(.decode, "lexical error: invalid UTF-8 in a string (overlong form, surrogate or beyond U+10FFFF)")
     }

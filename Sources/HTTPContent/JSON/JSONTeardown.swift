@@ -2,7 +2,8 @@
 import Glibc
 #endif
 
-/// Releases nested values without recursion. The first dying container on a thread becomes the
+/// Releases nested values without recursion. Containers at most `recursionLimit` high are
+/// released plainly (see `JSONArrayStorage`); for higher ones, the first dying container on a thread becomes the
 /// dismantler: it moves its children to a work list and releases them one by one. A container
 /// that dies meanwhile (on the same thread) only moves its own children to that list (it owns
 /// them, being in its deinit), so recursion never goes deeper than one level, however deep the
@@ -38,6 +39,22 @@ final class JSONTeardown {
             _ = consume value
         }
         pthread_setspecific(key, nil)
+    }
+}
+
+extension JSONTeardown {
+    /// Containers no higher than this are released by plain (recursive) release.
+    static let recursionLimit: UInt32 = 32
+
+    /// The height a container gets from holding `value`: 0 for a scalar, the child's height + 1
+    /// for a container (saturating).
+    @inline(__always)
+    static func heightAbove(_ value: JSONValue) -> UInt32 {
+        switch value {
+        case .array(let a): return a.storage.height == .max ? .max : a.storage.height + 1
+        case .object(let o): return o.storage.height == .max ? .max : o.storage.height + 1
+        default: return 0
+        }
     }
 }
 

@@ -15,6 +15,8 @@ final class JSONTreeBuilder: JSONEventSink {
     /// collects completed top-level values.
     @exclusivity(unchecked) private var top = Frame(isObject: false)
     @exclusivity(unchecked) private var parents: [Frame] = []
+    /// Member names repeat across the objects of a document: short ones are made once.
+    private let keyCache = KeyCache()
 
     init(options: JSONOptions) {
         removeNulls = options.removeNulls
@@ -52,7 +54,7 @@ final class JSONTreeBuilder: JSONEventSink {
         add(.string(try JSONStrings.make(bytes, strict: strictUTF8)))
     }
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
-        top.key = try JSONStrings.make(bytes, strict: strictUTF8)
+        top.key = try keyCache.string(bytes, strict: strictUTF8)
     }
 
     func startMap() {
@@ -102,4 +104,45 @@ final class JSONTreeBuilder: JSONEventSink {
     }
 
     deinit { discard() }
+}
+
+/// Strings for member names of up to 16 bytes, remembered in a small direct-mapped table (a hit
+/// costs two word compares instead of decoding and validating the bytes again). Only names that
+/// were valid when made are kept, so a hit is valid too.
+private final class KeyCache {
+    private struct Slot {
+        var w0: UInt64 = 0
+        var w1: UInt64 = 0
+        var length = -1
+        var string = ""
+    }
+
+    private static let slotCount = 64
+    private let slots: UnsafeMutablePointer<Slot>
+
+    init() {
+        slots = .allocate(capacity: KeyCache.slotCount)
+        slots.initialize(repeating: Slot(), count: KeyCache.slotCount)
+    }
+
+    deinit {
+        slots.deinitialize(count: KeyCache.slotCount)
+        slots.deallocate()
+    }
+
+    @inline(__always)
+    func string(_ bytes: UnsafeRawBufferPointer, strict: Bool) throws(HTTPContentError) -> String {
+        let n = bytes.count
+        guard n <= 16, let base = bytes.baseAddress else { return try JSONStrings.make(bytes, strict: strict) }
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: base, byteCount: n) }
+        let hash = (words.0 &* 0x9E37_79B9_7F4A_7C15) ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(n)
+        let slot = slots + Int(truncatingIfNeeded: (hash >> 32) & UInt64(KeyCache.slotCount - 1))
+        if slot.pointee.length == n, slot.pointee.w0 == words.0, slot.pointee.w1 == words.1 {
+            return slot.pointee.string
+        }
+        let s = try JSONStrings.make(bytes, strict: strict)
+        slot.pointee = Slot(w0: words.0, w1: words.1, length: n, string: s)
+        return s
+    }
 }

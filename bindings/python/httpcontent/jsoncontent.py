@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ctypes
 import decimal
+import gc
 import json as _json
+import marshal
 import queue
 import threading
 from typing import Any, Callable, Iterable, Iterator
@@ -33,6 +35,11 @@ for _name, _res, _args in [
                                               ctypes.POINTER(ctypes.c_int)]),
     ("hc_json_serialize", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
                                          ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_handler_json_pymarshal_new", ctypes.c_void_p, [ctypes.c_void_p]),
+    ("hc_handler_json_batches_pymarshal_new", ctypes.c_void_p, [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                                                ctypes.c_void_p, _ITEMS_BATCH_CB, ctypes.c_void_p]),
+    ("hc_response_json_pymarshal", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                                  ctypes.POINTER(ctypes.c_size_t)]),
 ]:
     _ffi.declare(_name, _res, _args)
 
@@ -56,10 +63,25 @@ class _Options(Handle):
             check(_ffi.lib().hc_json_options_set(self, _OPTIONS[name], int(value)))
 
 
+class _GCPaused:
+    """Pauses the cyclic garbage collector while a whole document's objects are made: they
+    hold no cycles, and collections triggered by millions of new containers would otherwise
+    rescan them over and over (a third of json.loads's time on large documents)."""
+
+    def __enter__(self) -> None:
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.was_enabled:
+            gc.enable()
+
+
 def _loads(text: bytes, keep_number_text: bool) -> Any:
-    if keep_number_text:
-        return _json.loads(text, parse_float=decimal.Decimal)
-    return _json.loads(text)
+    with _GCPaused():
+        if keep_number_text:
+            return _json.loads(text, parse_float=decimal.Decimal)
+        return _json.loads(text)
 
 
 class JSON(Handler):
@@ -86,10 +108,23 @@ class JSON(Handler):
 
     def _new_native(self) -> int:
         with _Options(**self._options) as opts:
-            return _ffi.lib().hc_handler_json_new(opts)
+            if self._options["keep_number_text"]:
+                return _ffi.lib().hc_handler_json_new(opts)
+            # Without keep_number_text, the document is written in Python's marshal format while
+            # it is parsed (no tree), and marshal.loads makes the objects about three times
+            # faster than json.loads would from text.
+            return _ffi.lib().hc_handler_json_pymarshal_new(opts)
 
     def _content(self, response_ptr: int) -> Any:
         lib = _ffi.lib()
+        if not self._options["keep_number_text"]:
+            data, size = ctypes.c_void_p(), ctypes.c_size_t()
+            check(lib.hc_response_json_pymarshal(response_ptr, ctypes.byref(data), ctypes.byref(size)))
+            if not data.value:
+                return None
+            # Read in place: the bytes belong to the response, alive during this call.
+            with _GCPaused():
+                return marshal.loads((ctypes.c_char * size.value).from_address(data.value))
         lib.hc_error_clear()
         tree = lib.hc_response_json(response_ptr)
         if not tree:
@@ -98,7 +133,7 @@ class JSON(Handler):
         out, size = ctypes.c_void_p(), ctypes.c_size_t()
         check(lib.hc_json_serialize(tree, 0, ctypes.byref(out), ctypes.byref(size)))
         try:
-            return _loads(ctypes.string_at(out, size.value), self._options["keep_number_text"])
+            return _loads(ctypes.string_at(out, size.value), True)
         finally:
             lib.hc_buffer_free(out)
 
@@ -133,7 +168,8 @@ class JSONItems(Handler):
 
         def on_batch(_userdata, prefix_index, data, size, _count):
             def run():
-                for value in _json.loads(ctypes.string_at(data, size)):
+                # One list in marshal's format per batch (read in place: valid during the call).
+                for value in marshal.loads((ctypes.c_char * size).from_address(data)):
                     stop = (self.on_item(self.prefixes[prefix_index], value) if several
                             else self.on_item(value))
                     if stop is True:
@@ -144,8 +180,8 @@ class JSONItems(Handler):
         self._keep = _ITEMS_BATCH_CB(on_batch)
         names = (ctypes.c_char_p * len(self.prefixes))(*[p.encode() for p in self.prefixes])
         with _Options(**self._options) as opts:
-            return _ffi.lib().hc_handler_json_batches_new(names, len(self.prefixes), opts,
-                                                         self._keep, None)
+            return _ffi.lib().hc_handler_json_batches_pymarshal_new(names, len(self.prefixes), opts,
+                                                                   self._keep, None)
 
     def _content(self, response_ptr: int) -> int:
         count = ctypes.c_size_t()
@@ -179,7 +215,7 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
             self._keep = _ITEMS_BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(prefix.encode())
             with _Options(**self._options) as opts:
-                return _ffi.lib().hc_handler_json_batches_new(names, 1, opts, self._keep, None)
+                return _ffi.lib().hc_handler_json_batches_pymarshal_new(names, 1, opts, self._keep, None)
 
     handler = _Feeder(prefix, lambda _v: None, **options)
     failure: list[BaseException] = []
@@ -205,7 +241,7 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
             item = batches.get()
             if item is done:
                 break
-            yield from _json.loads(item)
+            yield from marshal.loads(item)
         if failure:
             raise failure[0]
     finally:

@@ -148,3 +148,101 @@ def test_json_test_suite_through_the_python_front(client, base_url):
         if not ok:
             wrong.append(path.name)
     assert wrong == []
+
+
+# hc.JSON() without keep_number_text writes Python's marshal format straight from the parse; it
+# must give exactly what the tree (hc_json_parse + hc_json_serialize + json.loads) gives.
+_DIFF_DOCS = [
+    '{"a": 1, "b": [1, 2.5, -0.0, 1e300, true, false, null], "a": 3, "k": {}, "l": []}',
+    '{"min": -9223372036854775808, "max": 9223372036854775807, "over": 9223372036854775808}',
+    '{"i32": 2147483647, "o32": 2147483648, "n32": -2147483648, "u": -2147483649, "e": 1E2, "f": 0.1}',
+    '[12345678901234567890123, -1e-400, 123.456e-789, 5e-324, 1.7976931348623157e308]',
+    '{"s": "h\\u00e9llo \\u0000 \\ud83d\\ude00", "long": "' + "x" * 300 + '", "": ""}',
+    '{"' + "k" * 17 + '": 1, "' + "k" * 17 + '": 2, "same": {"same": {"same": null}}}',
+    '[{"id": 1, "v": null, "n": {"v": null}}, {"id": 2, "v": null}, null, [null]]',
+    '"text"', '1', '-0', 'null', 'true', '[]', '{}', '[[[[[[]]]]]]',
+    '{"a": null, "b": null}', '{"x": [1, {"y": null, "z": [null, {"w": null}]}]}',
+]
+_DIFF_OPTIONS = [{}, {"remove_nulls": True}, {"strict_utf8": False}, {"allow_comments": True}]
+
+
+def _tree_reference(text: bytes, options: dict):
+    import ctypes
+    from httpcontent import _ffi, jsoncontent
+    lib = _ffi.lib()
+    lib.hc_json_parse.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
+                                  ctypes.POINTER(ctypes.c_void_p)]
+    lib.hc_json_free.argtypes = [ctypes.c_void_p]
+    with jsoncontent._Options(**options) as opts:
+        root = ctypes.c_void_p()
+        if lib.hc_json_parse(text, len(text), opts, ctypes.byref(root)) != 0:
+            return "error"
+    try:
+        out, size = ctypes.c_void_p(), ctypes.c_size_t()
+        if lib.hc_json_serialize(root, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
+            return "too deep"
+        try:
+            return json.loads(ctypes.string_at(out, size.value))
+        finally:
+            lib.hc_buffer_free(out)
+    finally:
+        lib.hc_json_free(root)
+
+
+def _marshal_path(client, base_url, text: bytes, options: dict):
+    url = f"{base_url}/json?doc={urllib.parse.quote(text)}"
+    try:
+        return client.get(url, handler=hc.JSON(**options)).content
+    except hc.DecodeError:
+        return "error"
+
+
+def _diff_cases():
+    docs = [d.encode() for d in _DIFF_DOCS]
+    if SUITE.is_dir():
+        docs += [p.read_bytes() for p in sorted(SUITE.glob("y_*.json"))]
+        docs += [p.read_bytes() for p in sorted(SUITE.glob("i_*.json"))]
+    # The test server reads the document from the query as text: valid UTF-8 only.
+    def utf8(d):
+        try:
+            d.decode("utf-8")
+            return True
+        except UnicodeDecodeError:
+            return False
+    return [d for d in docs if utf8(d)]
+
+
+def test_marshal_path_equals_the_tree_path(client, base_url):
+    checked = 0
+    for text in _diff_cases():
+        for options in _DIFF_OPTIONS:
+            want = _tree_reference(text, options)
+            if want == "too deep":
+                continue
+            got = _marshal_path(client, base_url, text, options)
+            assert repr(got) == repr(want), (text[:80], options)
+            checked += 1
+    assert checked > 40
+
+
+def test_marshal_path_multiple_values_and_empty(client, base_url):
+    text = b'{"a": 1}\n[2, null]\n"x"\n'
+    assert _marshal_path(client, base_url, text, {"multiple_values": True}) == [{"a": 1}, [2, None], "x"]
+    assert _marshal_path(client, base_url, b"", {"multiple_values": True, "allow_empty": True}) is None
+    assert _marshal_path(client, base_url, b" ", {"multiple_values": True}) == []
+    assert _marshal_path(client, base_url, b'{"a": 1} x', {}) == "error"
+
+
+def test_items_batches_give_what_json_loads_gives(client, base_url):
+    # The batches cross in marshal's format; the values must be json.loads's, numbers included.
+    texts = [
+        '[12345678901234567890123, -98765432109876543210, 1e400, -1e400, -0, -0.0, 0.1, 1E2, 5e-324]',
+        '[9223372036854775807, 9223372036854775808, -9223372036854775808, -9223372036854775809]',
+        '[2147483647, 2147483648, -2147483648, -2147483649, 1' + '0' * 400 + ']',
+        '[{"a": {"b": [1, "x", null, true]}, "a": 2}, "h\\u00e9", [], {}, {"k": {"k": {"k": 1}}}]',
+    ]
+    for text in texts:
+        seen = []
+        client.get(doc_url(base_url, text), handler=hc.JSONItems("item", seen.append))
+        assert repr(seen) == repr(json.loads(text)), text
+        assert repr(list(client.iter_json(doc_url(base_url, text), "item"))) == repr(json.loads(text))

@@ -1,0 +1,160 @@
+"""Turns bench/json.sh's measurements into the "## JSON (issue 4)" section of BENCHMARKS.md
+(replacing only that section) and prints it.
+
+    python3 json_report.py RESULTS.tsv BENCHMARKS.md
+
+RESULTS.tsv has the columns round, contestant, mbps, cpu_s_per_gb (the client's user + system CPU
+seconds per 10^9 bytes of JSON) and rss_bytes (peak RSS growth during the measurement). The run's
+facts come from BENCH_META_* environment variables set by json.sh.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import os
+import statistics
+import sys
+from collections import defaultdict
+
+import report  # bench/report.py, same folder
+
+SECTION = "## JSON (issue 4)"
+
+LABELS = {
+    "yajl-raw": "raw `yajl_parse` in C, bytes in memory, no-op callbacks incl. integer/double",
+    "yajl-raw-number": "same, no-op number callback instead (no number conversion)",
+    "hc-parse": "`hc_json_parse` on the same bytes in memory (the library's tree)",
+    "curl-yajl": "libcurl + `yajl_parse` in C over loopback (no-op integer/double callbacks)",
+    "hc-c-tree": "C: `hc_handler_json_new` (tree while downloading), `hc_response_json`",
+    "hc-c-items": "C: `hc_handler_json_items_new({\"item\"})`, one callback per element",
+    "hc-c-batches": "C: `hc_handler_json_batches_new({\"item\"})`, JSON-text batches",
+    "hc-py-json": "Python: `client.get(url, handler=hc.JSON()).content`",
+    "requests": "Python: `json.loads(requests.Session().get(url).content)`",
+    "urllib3": "Python: `json.loads(urllib3.PoolManager().request(...).data)`",
+    "hc-py-items": "Python: `hc.JSONItems(\"item\", on_item)` handler",
+    "hc-py-iter": "Python: `for v in client.iter_json(url, \"item\")`",
+    "ijson": "Python: `ijson.items(urllib3 stream, \"item\")`, yajl2_c backend",
+}
+
+# (numerator, denominator, target or None for context, what it measures)
+RATIOS = [
+    ("hc-c-tree", "yajl-raw", 0.70, "tree while downloading vs raw yajl"),
+    ("hc-parse", "yajl-raw", 0.70, "tree in memory vs raw yajl (no network)"),
+    ("hc-parse", "yajl-raw-number", None, "tree in memory vs raw yajl, number callback"),
+    ("curl-yajl", "yajl-raw", None, "libcurl + yajl vs raw yajl"),
+    ("hc-c-tree", "curl-yajl", None, "tree while downloading vs libcurl + yajl"),
+    ("hc-c-items", "yajl-raw", None, "path streaming (trees) vs raw yajl"),
+    ("hc-c-batches", "yajl-raw", None, "path streaming (batches) vs raw yajl"),
+    ("hc-py-json", "requests", 1.0, "Python whole document vs requests + json.loads (> 1)"),
+    ("hc-py-json", "urllib3", None, "Python whole document vs urllib3 + json.loads"),
+    ("hc-py-iter", "ijson", 1.5, "Python path streaming (iter_json) vs ijson yajl2_c"),
+    ("hc-py-items", "ijson", 1.5, "Python path streaming (JSONItems) vs ijson yajl2_c"),
+]
+
+# Peak RSS growth targets (MiB): path streaming the array.
+RSS_TARGETS = {"hc-c-items": 32, "hc-c-batches": 32, "hc-py-items": 32, "hc-py-iter": 32}
+
+
+def section(mbps: dict, cpu: dict, rss: dict) -> str:
+    env = os.environ.get
+    rounds = sorted({r for per in mbps.values() for r in per})
+    med = {c: statistics.median(per.values()) for c, per in mbps.items()}
+    cpu_med = {c: statistics.median(per.values()) for c, per in cpu.items()}
+    rss_max = {c: max(per.values()) for c, per in rss.items()}
+    order = [c for c in LABELS if c in mbps]
+    size = int(env("BENCH_META_SIZE", "0") or 0)
+
+    lines = [SECTION, ""]
+    lines.append(f"Measured by `bash bench/json.sh` on {datetime.date.today().isoformat()} "
+                 f"({env('BENCH_META_LIB', '?')}): "
+                 f"{os.cpu_count()} CPUs ({report.cpu_model()}), Linux {report.platform.release()}, "
+                 f"libcurl {env('BENCH_META_CURL', '?').replace('libcurl ', '')}, "
+                 f"yajl {env('BENCH_META_YAJL', '?')} (system), "
+                 f"nginx {env('BENCH_META_NGINX', '?')}, Python {env('BENCH_META_PYTHON', '?')} "
+                 f"({env('BENCH_META_PYLIBS', '?')}); ijson: {env('BENCH_META_IJSON', '?')}.")
+    lines.append("")
+    lines.append(f"One JSON array of {int(env('BENCH_META_ITEMS', '0') or 0):,} small objects "
+                 f"(`{{\"id\": i, \"name\": \"item i\", \"tags\": [\"a\", \"b\"], \"value\": i*1.5}}`), "
+                 f"{size:,} bytes ({size / 1048576:.0f} MiB), served as `application/json` by nginx "
+                 f"on 127.0.0.1 (`sendfile on`, keep-alive) or read into memory first (raw yajl, "
+                 f"`hc_json_parse`); {env('BENCH_META_PINNING', '?')}. Each measurement is "
+                 f"{env('BENCH_META_COUNT', '?')} pass(es) in a fresh process; every pass is checked "
+                 f"(bytes and element count). {len(rounds)} rounds, contestants interleaved "
+                 f"round-robin (the first rotating each round); {env('BENCH_META_ELAPSED', '?')} s of "
+                 f"measuring, load average {env('BENCH_META_LOAD', '?')}. MB/s = 10^6 bytes of JSON "
+                 f"per second of wall time, median of the rounds. CPU = the client process's user + "
+                 f"system CPU seconds (every thread) per 10^9 bytes, median of the rounds: on this "
+                 f"shared machine wall time swings with other work, CPU per byte far less, so the "
+                 f"**CPU ratio** (the baseline's CPU per byte over the contestant's: the speed ratio "
+                 f"had both had the CPU to themselves) is the figure the verdict uses; the wall-time "
+                 f"ratio is beside it.")
+    lines.append("")
+    lines.append("| Ratio | What | CPU ratio | Wall-time ratio (of medians) | Wall per-round (min–max) | Target | |")
+    lines.append("|---|---|---:|---:|---:|---:|---|")
+    for num, den, target, what in RATIOS:
+        if num not in mbps or den not in mbps:
+            continue
+        ratio = med[num] / med[den]
+        per_round = [mbps[num][r] / mbps[den][r] for r in rounds if r in mbps[num] and r in mbps[den]]
+        spread = f"{min(per_round):.2f}–{max(per_round):.2f}" if per_round else "–"
+        cpu_ratio = cpu_med[den] / cpu_med[num] if cpu_med.get(num) else float("nan")
+        if target is None:
+            verdict, tgt = "context", "–"
+        elif target == 1.0:
+            verdict, tgt = ("met" if cpu_ratio > target else "**missed**"), "> 1"
+        else:
+            verdict, tgt = ("met" if cpu_ratio >= target else "**missed**"), f"≥ {target:.2f}"
+        lines.append(f"| {num} / {den} | {what} | {cpu_ratio:.2f} | {ratio:.2f} | {spread} | {tgt} | {verdict} |")
+    lines.append("")
+    lines.append("| Contestant | | CPU s/GB | MB/s at that CPU | Median MB/s (wall) | "
+                 + " | ".join(f"R{r}" for r in rounds) + " | Peak RSS growth | RSS target |")
+    lines.append("|---|---|---:|---:|---:|" + "---:|" * len(rounds) + "---:|---|")
+    for c in order:
+        per = mbps[c]
+        cells = " | ".join(f"{per[r]:.0f}" if r in per else "–" for r in rounds)
+        mib = rss_max[c] / 1048576
+        tgt = ""
+        if c in RSS_TARGETS:
+            tgt = f"≤ {RSS_TARGETS[c]} MiB: " + ("met" if mib <= RSS_TARGETS[c] else "**missed**")
+        lines.append(f"| {c} | {LABELS[c]} | {cpu_med[c]:.2f} | {1000 / cpu_med[c]:.0f} | {med[c]:.0f} | "
+                     f"{cells} | {mib:.1f} MiB | {tgt} |")
+    lines.append("")
+    lines.append("MB/s at that CPU = 1000 / (CPU s/GB): the speed with a whole core. Peak RSS growth = "
+                 "the highest over the rounds of VmHWM (reset after setup) minus VmRSS after setup; "
+                 "for the in-memory contestants the file itself is loaded before.")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def replace_section(path: str, text: str) -> None:
+    saved = report.SECTION
+    report.SECTION = SECTION
+    try:
+        report.replace_section(path, text)
+    finally:
+        report.SECTION = saved
+
+
+def main() -> int:
+    results_path, output = sys.argv[1], sys.argv[2]
+    mbps: dict = defaultdict(dict)
+    cpu: dict = defaultdict(dict)
+    rss: dict = defaultdict(dict)
+    with open(results_path) as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            c, r = row["contestant"], int(row["round"])
+            mbps[c][r] = float(row["mbps"])
+            cpu[c][r] = float(row["cpu_s_per_gb"])
+            rss[c][r] = int(row["rss_bytes"])
+    if not mbps:
+        print("no results", file=sys.stderr)
+        return 1
+    text = section(mbps, cpu, rss)
+    replace_section(output, text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
