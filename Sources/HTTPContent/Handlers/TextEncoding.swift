@@ -26,11 +26,12 @@ public enum TextEncoding: String, Sendable, CaseIterable {
 /// Decodes bytes to UTF-8 as they arrive, carrying incomplete sequences across chunk
 /// boundaries. Strict mode stops at the first invalid byte with its offset; lenient mode
 /// substitutes U+FFFD.
-struct StreamingTextDecoder {
-    let encoding: TextEncoding
-    let strict: Bool
+/// Public so custom handlers (and the fuzz targets in `fuzz/`) can decode a stream as `Text` does.
+public struct StreamingTextDecoder: Sendable {
+    public let encoding: TextEncoding
+    public let strict: Bool
     /// The decoded text so far, as UTF-8.
-    private(set) var output: [UInt8] = []
+    public private(set) var output: [UInt8] = []
     /// Bytes of an incomplete sequence held over from the previous chunk.
     private var pending: [UInt8] = []
     /// Offset in the body of the first byte of `pending` (or of the next chunk).
@@ -39,14 +40,16 @@ struct StreamingTextDecoder {
     private var highSurrogate: UInt16?
     private var highSurrogateOffset = 0
 
-    init(encoding: TextEncoding, strict: Bool) {
+    public init(encoding: TextEncoding, strict: Bool) {
         self.encoding = encoding
         self.strict = strict
     }
 
-    mutating func reserve(_ n: Int) { output.reserveCapacity(n) }
+    /// Reserves room for `n` bytes of output.
+    public mutating func reserve(_ n: Int) { output.reserveCapacity(n) }
 
-    mutating func decode(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
+    /// Decodes the next chunk of the body (any size; sequences may span chunks).
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
         switch encoding {
         case .utf8: try decodeUTF8(chunk, final: false)
         case .utf16LE, .utf16BE: try decodeUTF16(chunk, final: false)
@@ -55,7 +58,7 @@ struct StreamingTextDecoder {
     }
 
     /// Flushes what is held over; an incomplete sequence at the end of the body is invalid.
-    mutating func finish() throws(HTTPContentError) {
+    public mutating func finish() throws(HTTPContentError) {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         switch encoding {
         case .utf8: try decodeUTF8(empty, final: true)
