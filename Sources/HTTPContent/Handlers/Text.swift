@@ -94,6 +94,7 @@ public final class Text: SelectiveHandler {
             start(.utf16LE) // plain "utf-16": the BOM says which byte order
         }
         if bomEncoding != chosenEncoding { bomLength = 0 }
+        decoder!.skip(bomLength) // error offsets count the dropped BOM
         try held.dropFirst(bomLength).withUnsafeBytes { try feed($0) }
     }
 

@@ -48,6 +48,13 @@ public struct StreamingTextDecoder: Sendable {
     /// Reserves room for `n` bytes of output.
     public mutating func reserve(_ n: Int) { output.reserveCapacity(n) }
 
+    /// Counts `count` bytes of the body as read without decoding them (a byte order mark the
+    /// caller dropped), so error offsets stay offsets in the whole body. Only before decoding.
+    public mutating func skip(_ count: Int) {
+        precondition(pending.isEmpty && highSurrogate == nil && output.isEmpty, "skip(_:) after decoding began")
+        offset += count
+    }
+
     /// Decodes the next chunk of the body (any size; sequences may span chunks).
     public mutating func decode(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
         switch encoding {
