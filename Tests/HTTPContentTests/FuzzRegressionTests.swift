@@ -35,4 +35,23 @@ import Testing
         let sniffed = decodeError { try run(Text(strict: true), [[0xFF, 0xFE, 0x00, 0xDC]]) }
         #expect(sniffed?.offset == 2)
     }
+
+    /// fuzz-text, input `60 f7 f0 8d 8d 7a f0 86 86 ...` (UTF-8, lenient): after an invalid
+    /// sequence the decoder skipped every following continuation byte, within the chunk only, so
+    /// the number of U+FFFD depended on where the network split the body. Invalid sequences are
+    /// now replaced per maximal subpart, whatever the chunking, exactly as the standard library.
+    @Test func lenientUTF8DoesNotDependOnChunking() throws {
+        let body: [UInt8] = [0xF0, 0x8D, 0x8D, 0x7A, 0xF0, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86, 0x86,
+                             0x86, 0x86, 0x86, 0xD7, 0x86, 0x86, 0x86, 0xFF]
+        let expected = String(decoding: body, as: UTF8.self)
+        var splits: [[[UInt8]]] = [[body], body.map { [$0] }]
+        splits.append([Array(body[0..<1]), [], Array(body[1..<8]), Array(body[8..<9]), Array(body[9..<11]), Array(body[11...])])
+        for chunks in splits {
+            #expect(try run(Text(encoding: .utf8, strict: false), chunks) == expected)
+        }
+        // The cases that differed: an overlong E0 80 80 then a stray continuation byte.
+        #expect(try run(Text(encoding: .utf8, strict: false), [[0xE0, 0x80, 0x80], [0x80]])
+                == String(decoding: [0xE0, 0x80, 0x80, 0x80] as [UInt8], as: UTF8.self))
+        #expect(try run(Text(encoding: .utf8, strict: false), [[0xE0, 0x80, 0x80, 0x80]]) == "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}")
+    }
 }

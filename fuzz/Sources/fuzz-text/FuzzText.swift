@@ -85,6 +85,11 @@ public func fuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         fuzzCheck(outcome == wholeOutcome, "\(enc.rawValue) decoder: whole \(wholeOutcome) != chunked \(outcome), "
                   + "strict \(strict), chunks \(chunks.map(\.count)), body \(hex(body.prefix(64)))")
         if !strict, case .failed = outcome { fuzzFail("lenient \(enc.rawValue) decoding failed: \(outcome)") }
+        if !strict && enc == .utf8 {
+            // Lenient UTF-8 replaces maximal subparts, exactly as the standard library does.
+            fuzzCheck(raw == Array(String(decoding: body, as: UTF8.self).utf8),
+                      "lenient UTF-8 differs from String(decoding:) on \(hex(body.prefix(64)))")
+        }
     }
 
     // 3. Strict and lenient agree where strict succeeds; strict fails only where lenient replaced.
