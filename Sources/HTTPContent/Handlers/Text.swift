@@ -5,7 +5,9 @@ public final class Text: SelectiveHandler {
     public var acceptance: Acceptance
     /// Forces this encoding whatever the response says.
     public let encoding: TextEncoding?
-    /// Strict: an invalid byte fails with `.decode` and its offset. Lenient: it becomes U+FFFD.
+    /// Strict: an invalid byte fails with `.decode` and its offset in the body. Lenient: each
+    /// invalid sequence (maximal subpart) becomes U+FFFD, as `String(decoding:as:)` does,
+    /// however the body is split into chunks.
     public let strict: Bool
     /// Maximum body size in bytes (decoded from the wire, before charset decoding).
     public let maxSize: Int?
