@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Which responses a handler takes the body of: acceptable status codes and content types,
 /// decided at header time.
 public struct Acceptance: Sendable, Equatable {
@@ -29,7 +27,7 @@ public struct Acceptance: Sendable, Equatable {
     /// 200–299, any type: the library's built-in default.
     public static let builtInDefault = Acceptance(statusCodes: [200...299], contentTypes: [])
 
-    private static let defaults = Mutex(Acceptance.builtInDefault)
+    private static let defaults = Locked(Acceptance.builtInDefault)
 
     /// Changes the default status codes for handlers created from now on (hotpotato's
     /// `setDefaultAcceptableResponses:`).

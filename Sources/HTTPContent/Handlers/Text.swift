@@ -5,7 +5,9 @@ public final class Text: SelectiveHandler {
     public var acceptance: Acceptance
     /// Forces this encoding whatever the response says.
     public let encoding: TextEncoding?
-    /// Strict: an invalid byte fails with `.decode` and its offset. Lenient: it becomes U+FFFD.
+    /// Strict: an invalid byte fails with `.decode` and its offset in the body. Lenient: each
+    /// invalid sequence (maximal subpart) becomes U+FFFD, as `String(decoding:as:)` does,
+    /// however the body is split into chunks.
     public let strict: Bool
     /// Maximum body size in bytes (decoded from the wire, before charset decoding).
     public let maxSize: Int?
@@ -94,6 +96,7 @@ public final class Text: SelectiveHandler {
             start(.utf16LE) // plain "utf-16": the BOM says which byte order
         }
         if bomEncoding != chosenEncoding { bomLength = 0 }
+        decoder!.skip(bomLength) // error offsets count the dropped BOM
         try held.dropFirst(bomLength).withUnsafeBytes { try feed($0) }
     }
 

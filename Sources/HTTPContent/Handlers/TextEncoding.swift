@@ -26,11 +26,12 @@ public enum TextEncoding: String, Sendable, CaseIterable {
 /// Decodes bytes to UTF-8 as they arrive, carrying incomplete sequences across chunk
 /// boundaries. Strict mode stops at the first invalid byte with its offset; lenient mode
 /// substitutes U+FFFD.
-struct StreamingTextDecoder {
-    let encoding: TextEncoding
-    let strict: Bool
+/// Public so custom handlers (and the fuzz targets in `fuzz/`) can decode a stream as `Text` does.
+public struct StreamingTextDecoder: Sendable {
+    public let encoding: TextEncoding
+    public let strict: Bool
     /// The decoded text so far, as UTF-8.
-    private(set) var output: [UInt8] = []
+    public private(set) var output: [UInt8] = []
     /// Bytes of an incomplete sequence held over from the previous chunk.
     private var pending: [UInt8] = []
     /// Offset in the body of the first byte of `pending` (or of the next chunk).
@@ -39,14 +40,23 @@ struct StreamingTextDecoder {
     private var highSurrogate: UInt16?
     private var highSurrogateOffset = 0
 
-    init(encoding: TextEncoding, strict: Bool) {
+    public init(encoding: TextEncoding, strict: Bool) {
         self.encoding = encoding
         self.strict = strict
     }
 
-    mutating func reserve(_ n: Int) { output.reserveCapacity(n) }
+    /// Reserves room for `n` bytes of output.
+    public mutating func reserve(_ n: Int) { output.reserveCapacity(n) }
 
-    mutating func decode(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
+    /// Counts `count` bytes of the body as read without decoding them (a byte order mark the
+    /// caller dropped), so error offsets stay offsets in the whole body. Only before decoding.
+    public mutating func skip(_ count: Int) {
+        precondition(pending.isEmpty && highSurrogate == nil && output.isEmpty, "skip(_:) after decoding began")
+        offset += count
+    }
+
+    /// Decodes the next chunk of the body (any size; sequences may span chunks).
+    public mutating func decode(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) {
         switch encoding {
         case .utf8: try decodeUTF8(chunk, final: false)
         case .utf16LE, .utf16BE: try decodeUTF16(chunk, final: false)
@@ -55,7 +65,7 @@ struct StreamingTextDecoder {
     }
 
     /// Flushes what is held over; an incomplete sequence at the end of the body is invalid.
-    mutating func finish() throws(HTTPContentError) {
+    public mutating func finish() throws(HTTPContentError) {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         switch encoding {
         case .utf8: try decodeUTF8(empty, final: true)
@@ -110,16 +120,25 @@ struct StreamingTextDecoder {
         var i = 0
         let n = bytes.count
         var runStart = 0
-        while i < n {
+        // An invalid sequence is replaced per "maximal subpart" (Unicode §3.9, WHATWG): the lead
+        // byte and the continuation bytes that could still have completed it become one U+FFFD,
+        // and decoding resumes at the first byte that broke it. So the result never depends on
+        // where chunks split, and equals String(decoding:as: UTF8.self).
+        decoding: while i < n {
             let b = bytes[i]
             if b < 0x80 { i += 1; continue }
             let need: Int
-            let minimum: UInt32
-            var scalar: UInt32
+            // The range of the first continuation byte, which depends on the lead byte
+            // (this rules out overlong forms, surrogates and scalars above U+10FFFF).
+            let low: UInt8, high: UInt8
             switch b {
-            case 0xC2...0xDF: need = 1; minimum = 0x80; scalar = UInt32(b & 0x1F)
-            case 0xE0...0xEF: need = 2; minimum = 0x800; scalar = UInt32(b & 0x0F)
-            case 0xF0...0xF4: need = 3; minimum = 0x10000; scalar = UInt32(b & 0x07)
+            case 0xC2...0xDF: need = 1; (low, high) = (0x80, 0xBF)
+            case 0xE0: need = 2; (low, high) = (0xA0, 0xBF)
+            case 0xED: need = 2; (low, high) = (0x80, 0x9F)
+            case 0xE1...0xEF: need = 2; (low, high) = (0x80, 0xBF)
+            case 0xF0: need = 3; (low, high) = (0x90, 0xBF)
+            case 0xF4: need = 3; (low, high) = (0x80, 0x8F)
+            case 0xF1...0xF3: need = 3; (low, high) = (0x80, 0xBF)
             default:
                 output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<i]))
                 try invalid(at: offset + i, "byte 0x\(String(b, radix: 16)) cannot start a sequence")
@@ -127,23 +146,22 @@ struct StreamingTextDecoder {
                 runStart = i
                 continue
             }
-            if i + need >= n && !final && (i + 1..<n).allSatisfy({ bytes[$0] & 0xC0 == 0x80 }) {
-                break // incomplete at the chunk's end: wait for the next chunk
-            }
-            var ok = i + need < n
-            if ok {
-                for k in 1...need {
-                    let c = bytes[i + k]
-                    if c & 0xC0 != 0x80 { ok = false; break }
-                    scalar = scalar << 6 | UInt32(c & 0x3F)
+            var valid = 0 // continuation bytes seen so far that fit
+            while valid < need {
+                let k = i + 1 + valid
+                if k >= n {
+                    if !final { break decoding } // incomplete at the chunk's end: wait for more
+                    break
                 }
+                let c = bytes[k]
+                let fits = valid == 0 ? (low...high).contains(c) : (0x80...0xBF).contains(c)
+                if !fits { break }
+                valid += 1
             }
-            if ok && (scalar < minimum || scalar > 0x10FFFF || (0xD800...0xDFFF).contains(scalar)) { ok = false }
-            if !ok {
+            if valid < need {
                 output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<i]))
-                try invalid(at: offset + i, "malformed sequence")
-                i += 1
-                while i < n, bytes[i] & 0xC0 == 0x80 { i += 1 }
+                try invalid(at: offset + i, i + 1 + valid >= n ? "truncated sequence" : "malformed sequence")
+                i += 1 + valid
                 runStart = i
                 continue
             }

@@ -1,5 +1,4 @@
 import CCurl
-import Synchronization
 
 /// Sends requests and hands each response body to the request's handler.
 ///
@@ -10,7 +9,7 @@ import Synchronization
 public final class Client: Sendable {
     public let configuration: ClientConfiguration
     let handles = HandlePool()
-    private let executor = Mutex<Executor?>(nil)
+    private let executor = Locked<Executor?>(nil)
 
     public init(configuration: ClientConfiguration = ClientConfiguration()) throws(HTTPContentError) {
         guard curlGlobalInit == CURLE_OK else {
@@ -127,7 +126,7 @@ public final class Client: Sendable {
 
 /// Idle easy handles, kept so that libcurl's connection cache survives between requests.
 final class HandlePool: Sendable {
-    private let idle = Mutex<[EasyHandle]>([])
+    private let idle = Locked<[EasyHandle]>([])
     private let maxIdle = 64
 
     deinit {

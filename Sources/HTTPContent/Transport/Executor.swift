@@ -1,5 +1,4 @@
 import CCurl
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +8,7 @@ import Glibc
 final class Executor: @unchecked Sendable {
     private let driver: MultiDriver
     private let handles: HandlePool
-    private let inbox = Mutex<(jobs: [@Sendable (MultiDriver) -> Void], stopping: Bool)>(([], false))
+    private let inbox = Locked<(jobs: [@Sendable (MultiDriver) -> Void], stopping: Bool)>(([], false))
     private var thread = pthread_t()
     private var started = false
 
