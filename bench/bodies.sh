@@ -20,7 +20,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
+BENCH_TAG=bodies
+. "$HERE/lib.sh"
 ROUNDS=${BENCH_ROUNDS:-3}
 UPLOAD_MB=${BENCH_UPLOAD_MB:-1024}
 PAIRS=${BENCH_PAIRS:-100000}
@@ -30,88 +31,46 @@ SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 OUTPUT=${BENCH_OUTPUT:-$ROOT/BENCHMARKS.md}
 STEP_TIMEOUT=${BENCH_TIMEOUT:-120}
-LIBDIR=${BENCH_LIBDIR:-$ROOT/build}
-PYTHON=${PYTHON:-python3}
 
-log() { printf '[bodies] %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
-
-# --- Prerequisites --------------------------------------------------------------------------
-command -v cc >/dev/null || die "no C compiler (cc)"
-command -v taskset >/dev/null || die "taskset missing (util-linux)"
-command -v curl-config >/dev/null || die "curl-config missing (libcurl4-openssl-dev)"
-if [ ! -f "$LIBDIR/libhttpcontent.so.0" ]; then
-    log "building libhttpcontent.so.0"
-    (cd "$ROOT" && cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null) \
-        || die "library build failed"
-fi
-[ -f "$LIBDIR/libhttpcontent.so.0" ] || die "no $LIBDIR/libhttpcontent.so.0"
-
-if [ "$(nproc)" -ge 2 ]; then
-    PIN_SERVER=(taskset -c "$SERVER_CPU")
-    PIN_CLIENT=(taskset -c "$CLIENT_CPU")
-    PINNING="sink server on CPU $SERVER_CPU, clients on CPU $CLIENT_CPU (taskset)"
-else
-    log "only one CPU: running unpinned"
-    PIN_SERVER=()
-    PIN_CLIENT=()
-    PINNING="unpinned (1 CPU)"
-fi
-
-# --- Temp dir, cleanup ------------------------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/hc-bodies.XXXXXX")
-SINK_PID=
-cleanup() {
-    if [ -n "$SINK_PID" ] && kill -0 "$SINK_PID" 2>/dev/null; then
-        kill -TERM "$SINK_PID" 2>/dev/null || true
-        wait "$SINK_PID" 2>/dev/null || true
-    fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# --- Prerequisites, temp dir ------------------------------------------------------------------
+bench_need_tools
+command -v curl-config >/dev/null || bench_die "curl-config missing (libcurl4-openssl-dev)"
+bench_need_library
+bench_pin "sink server" clients
+bench_make_tmp bodies
 
 # --- Snapshot of the library, programs --------------------------------------------------------
-# The library, its header and the Python binding are copied together, so that a rebuild in the
-# working tree during the run cannot change what is measured.
-log "snapshotting the library and the binding; compiling"
-mkdir -p "$TMP/lib" "$TMP/include" "$TMP/py" "$TMP/out"
-cp "$LIBDIR/libhttpcontent.so.0" "$TMP/lib/"
-cp "$ROOT/include/httpcontent.h" "$TMP/include/"
-cp -R "$ROOT/bindings/python/httpcontent" "$TMP/py/"
-LIB_ID="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
-git -C "$ROOT" diff --quiet HEAD -- Sources include bindings 2>/dev/null || LIB_ID="$LIB_ID + uncommitted changes"
-LIB_ID="libhttpcontent.so.0 built $(date -r "$LIBDIR/libhttpcontent.so.0" '+%Y-%m-%d %H:%M:%S'), tree at $LIB_ID"
+bench_snapshot
+mkdir -p "$TMP/out"
 CFLAGS=(-O2 -Wall -Wextra -I"$TMP/include")
 HCLIB=("$TMP/lib/libhttpcontent.so.0" -Wl,-rpath,"$TMP/lib" -lcurl)
 cc "${CFLAGS[@]}" -o "$TMP/upload_sink" "$HERE/upload_sink.c"
 cc "${CFLAGS[@]}" -o "$TMP/upload_bench" "$HERE/upload_bench.c" "${HCLIB[@]}"
 cc "${CFLAGS[@]}" -o "$TMP/form_bench" "$HERE/form_bench.c" "${HCLIB[@]}"
 export PYTHONPATH="$TMP/py"
-export HTTPCONTENT_LIBRARY="$TMP/lib/libhttpcontent.so.0"
 
 # --- Inputs -----------------------------------------------------------------------------------
-log "generating $PAIRS form pairs"
+bench_log "generating $PAIRS form pairs"
 "$PYTHON" "$HERE/form_bench.py" gen "$TMP/pairs.bin" "$PAIRS"
 UPLOAD_BYTES=$((UPLOAD_MB * 1048576))
-log "making a sparse ${UPLOAD_MB} MiB file and reading it once (page cache)"
+bench_log "making a sparse ${UPLOAD_MB} MiB file and reading it once (page cache)"
 truncate -s "$UPLOAD_BYTES" "$TMP/upload.bin"
 cat "$TMP/upload.bin" >/dev/null
 head -c 1048576 /dev/urandom >"$TMP/warmup.bin"
 
 # --- The sink server --------------------------------------------------------------------------
 "${PIN_SERVER[@]}" "$TMP/upload_sink" 0 >"$TMP/sink.out" 2>"$TMP/sink.err" &
-SINK_PID=$!
+BENCH_SERVER_PID=$!
 PORT=
 for _ in $(seq 100); do
     PORT=$(sed -n 's/^PORT //p' "$TMP/sink.out" 2>/dev/null || true)
     [ -n "$PORT" ] && break
-    kill -0 "$SINK_PID" 2>/dev/null || { cat "$TMP/sink.err" >&2; die "the sink server did not start"; }
+    kill -0 "$BENCH_SERVER_PID" 2>/dev/null || { cat "$TMP/sink.err" >&2; bench_die "the sink server did not start"; }
     sleep 0.05
 done
-[ -n "$PORT" ] || die "the sink server did not report its port"
+[ -n "$PORT" ] || bench_die "the sink server did not report its port"
 URL="http://127.0.0.1:$PORT/upload"
-log "sink server at $URL (pid $SINK_PID)"
+bench_log "sink server at $URL (pid $BENCH_SERVER_PID)"
 
 # --- Contestants ------------------------------------------------------------------------------
 # id|command; form commands get PAIRS_FILE MIN_SECONDS [OUT]; upload commands URL FILE WARMUP.
@@ -133,39 +92,35 @@ fi
 
 # run KIND ID ARGS...: prints the program's result line; fails loudly.
 run() {
-    local kind=$1 id=$2 entry cmd out rc
+    local kind=$1 id=$2 entry cmd out
     shift 2
     local -n list=$kind
     for entry in "${list[@]}"; do
         [ "${entry%%|*}" = "$id" ] && cmd=${entry#*|}
     done
     # shellcheck disable=SC2086  # cmd is a word list
-    out=$(timeout "$STEP_TIMEOUT" "${PIN_CLIENT[@]}" $cmd "$@" 2>"$TMP/err.log") && rc=0 || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        log "$id failed (exit $rc): $(cat "$TMP/err.log")"
-        return 1
-    fi
+    out=$(bench_run_client "$id" $cmd "$@") || return 1
     case $out in
         FORM\ *|UPLOAD\ *) printf '%s\n' "$out" ;;
-        *) log "$id: unexpected output: $out"; return 1 ;;
+        *) bench_log "$id: unexpected output: $out"; return 1 ;;
     esac
 }
 
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # --- Identity check: every encoder's output, byte for byte ------------------------------------
-log "identity check: encoding the pairs once with each encoder"
+bench_log "identity check: encoding the pairs once with each encoder"
 for entry in "${FORM[@]}"; do
     id=${entry%%|*}
-    run FORM "$id" "$TMP/pairs.bin" 0 "$TMP/out/$id.txt" >/dev/null || die "$id failed"
+    run FORM "$id" "$TMP/pairs.bin" 0 "$TMP/out/$id.txt" >/dev/null || bench_die "$id failed"
 done
 REF="$TMP/out/urlencode-py.txt"
 IDENTITY="all four outputs byte-identical ($(wc -c <"$REF") bytes, sha256 $(sha256sum "$REF" | cut -c1-16)…)"
 for entry in "${FORM[@]}"; do
     id=${entry%%|*}
-    cmp -s "$REF" "$TMP/out/$id.txt" || die "$id's output differs from urlencode's: $(cmp "$REF" "$TMP/out/$id.txt" 2>&1 | head -1)"
+    cmp -s "$REF" "$TMP/out/$id.txt" || bench_die "$id's output differs from urlencode's: $(cmp "$REF" "$TMP/out/$id.txt" 2>&1 | head -1)"
 done
-log "  $IDENTITY"
+bench_log "  $IDENTITY"
 # The + mode, for the record (not timed): hc with space="+" against quote_plus.
 PLUS_CHECK=$("$PYTHON" - "$TMP/pairs.bin" "$HERE" <<'EOF'
 import sys, urllib.parse
@@ -176,12 +131,12 @@ same = hc.form_encode(pairs, space="+") == urllib.parse.urlencode(pairs, quote_v
 print("identical" if same else "DIFFERENT")
 EOF
 )
-log "  + mode (hc space=\"+\" against urlencode's default quote_plus): $PLUS_CHECK"
+bench_log "  + mode (hc space=\"+\" against urlencode's default quote_plus): $PLUS_CHECK"
 
 # --- Rounds, interleaved; the first contestant of each group rotates every round --------------
 RESULTS="$TMP/results.tsv"
 printf 'round\tkind\tcontestant\tline\n' >"$RESULTS"
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+LOAD_BEFORE=$(bench_loadavg)
 START=$(date +%s)
 for round in $(seq "$ROUNDS"); do
     for kind in FORM UPLOAD; do
@@ -191,11 +146,11 @@ for round in $(seq "$ROUNDS"); do
             entry=${group[$(((k + round - 1) % n))]}
             id=${entry%%|*}
             if [ "$kind" = FORM ]; then
-                line=$(run FORM "$id" "$TMP/pairs.bin" "$FORM_SECONDS") || die "$id failed in round $round"
-                log "round $round/$ROUNDS  form    $(printf '%-15s' "$id") $(field "$line" mbps) MB/s  (cpu $(field "$line" cpu) s for $(field "$line" iters) encodes)"
+                line=$(run FORM "$id" "$TMP/pairs.bin" "$FORM_SECONDS") || bench_die "$id failed in round $round"
+                bench_log "round $round/$ROUNDS  form    $(printf '%-15s' "$id") $(field "$line" mbps) MB/s  (cpu $(field "$line" cpu) s for $(field "$line" iters) encodes)"
             else
-                line=$(run UPLOAD "$id" "$URL" "$TMP/upload.bin" "$TMP/warmup.bin") || die "$id failed in round $round"
-                log "round $round/$ROUNDS  upload  $(printf '%-15s' "$id") $(field "$line" mbps) MB/s  (cpu $(field "$line" cpu) s, peak RSS +$(field "$line" hwm_growth_kib) KiB)"
+                line=$(run UPLOAD "$id" "$URL" "$TMP/upload.bin" "$TMP/warmup.bin") || bench_die "$id failed in round $round"
+                bench_log "round $round/$ROUNDS  upload  $(printf '%-15s' "$id") $(field "$line" mbps) MB/s  (cpu $(field "$line" cpu) s, peak RSS +$(field "$line" hwm_growth_kib) KiB)"
             fi
             printf '%s\t%s\t%s\t%s\n' "$round" "$kind" "$id" "$line" >>"$RESULTS"
         done
@@ -203,14 +158,11 @@ for round in $(seq "$ROUNDS"); do
     done
 done
 ELAPSED=$(($(date +%s) - START))
-LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+LOAD_AFTER=$(bench_loadavg)
 
 # --- Report -----------------------------------------------------------------------------------
+bench_export_meta
 BENCH_META_ROUNDS=$ROUNDS BENCH_META_PAIRS=$PAIRS BENCH_META_UPLOAD_MB=$UPLOAD_MB \
-BENCH_META_FORM_SECONDS=$FORM_SECONDS BENCH_META_PINNING=$PINNING BENCH_META_ELAPSED=$ELAPSED \
-BENCH_META_LIB=$LIB_ID BENCH_META_LOAD="$LOAD_BEFORE → $LOAD_AFTER" \
-BENCH_META_IDENTITY=$IDENTITY BENCH_META_PLUS=$PLUS_CHECK \
-BENCH_META_CURL="$(curl-config --version 2>/dev/null || echo '?')" \
-BENCH_META_PYTHON="$("$PYTHON" -c 'import platform; print(platform.python_version())')" \
+BENCH_META_FORM_SECONDS=$FORM_SECONDS BENCH_META_IDENTITY=$IDENTITY BENCH_META_PLUS=$PLUS_CHECK \
     "$PYTHON" "$HERE/bodies_report.py" "$RESULTS" "$OUTPUT"
-log "done in ${ELAPSED}s of measurements; section written to $OUTPUT"
+bench_log "done in ${ELAPSED}s of measurements; section written to $OUTPUT"

@@ -11,20 +11,13 @@ BENCH_META_* environment variables set by bodies.sh.
 from __future__ import annotations
 
 import csv
-import datetime
-import os
-import platform
-import re
 import statistics
 import sys
 from collections import defaultdict
 
-SECTION = "## Request bodies (issue 5)"
-HEADER = """# Benchmarks
+import report_common as rc  # bench/report_common.py, same folder
 
-Figures measured by the scripts under `bench/`. Each `##` section is written by the script that
-names it and is replaced, alone, when that script runs again.
-"""
+SECTION = "## Request bodies (issue 5)"
 
 FORM_LABELS = {
     "hc-c": "httpcontent from C: `hc_form_new`, `hc_form_add_bytes` × pairs, `hc_form_encode`, free",
@@ -55,17 +48,6 @@ UPLOAD_RATIOS = [
 RSS_TARGET_KIB = 16 * 1024
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def parse(line: str) -> dict[str, float]:
     return {k: float(v) for k, v in (x.split("=", 1) for x in line.split()[1:])}
 
@@ -75,11 +57,7 @@ def ratio_rows(ratios, med, cpu_med, per_round, rounds):
     for num, den, target in ratios:
         if num not in med or den not in med:
             continue
-        ratio = med[num] / med[den]
-        rr = [per_round[num][r] / per_round[den][r] for r in rounds
-              if r in per_round[num] and r in per_round[den]]
-        spread = f"{min(rr):.3f}–{max(rr):.3f}" if rr else "–"
-        cpu_ratio = cpu_med[den] / cpu_med[num] if cpu_med.get(num) else float("nan")
+        ratio, spread, cpu_ratio = rc.ratio_figures(med, per_round, cpu_med, num, den, rounds, ".3f")
         if target is None:
             tgt, verdict = "–", "context"
         else:
@@ -92,7 +70,7 @@ def ratio_rows(ratios, med, cpu_med, per_round, rounds):
 
 
 def section(data: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:
-    env = os.environ.get
+    meta = rc.meta
     form, upload = data.get("FORM", {}), data.get("UPLOAD", {})
     rounds = sorted({r for kind in data.values() for per in kind.values() for r in per})
 
@@ -108,15 +86,12 @@ def section(data: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:
                                      for v in per.values()) for c, per in group.items()}
 
     lines = [SECTION, ""]
-    lines.append(f"Measured by `bash bench/bodies.sh` on {datetime.date.today().isoformat()} "
-                 f"({env('BENCH_META_LIB', '?')}): {os.cpu_count()} CPUs ({cpu_model()}), "
-                 f"Linux {platform.release()}, libcurl "
-                 f"{env('BENCH_META_CURL', '?').replace('libcurl ', '')}, Python "
-                 f"{env('BENCH_META_PYTHON', '?')}. {env('BENCH_META_PINNING', '?')}. "
+    lines.append(f"{rc.measured_by('bodies.sh')}, Python "
+                 f"{meta('PYTHON')}. {meta('PINNING')}. "
                  f"{len(rounds)} round{'s' if len(rounds) != 1 else ''}; in each, every contestant runs once, interleaved "
                  f"round-robin (the first one rotating each round); medians of the rounds. "
-                 f"{env('BENCH_META_ELAPSED', '?')} s of measuring, load average "
-                 f"{env('BENCH_META_LOAD', '?')}. MB = 10^6 bytes. CPU = the client process's "
+                 f"{meta('ELAPSED')} s of measuring, load average "
+                 f"{meta('LOAD')}. MB = 10^6 bytes. CPU = the client process's "
                  f"user + system seconds per 10^9 bytes; CPU ratio = the baseline's CPU per byte "
                  f"over the contestant's (≥ 1: no more CPU per byte), steadier than MB/s when "
                  f"other work shares the machine.")
@@ -131,28 +106,28 @@ def section(data: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:
         out_bytes = int(next(iter(next(iter(form.values())).values()))["out_bytes"])
         lines.append("### Form encoding")
         lines.append("")
-        lines.append(f"{env('BENCH_META_PAIRS', '?')} (key, value) pairs generated with a fixed seed "
+        lines.append(f"{meta('PAIRS')} (key, value) pairs generated with a fixed seed "
                      f"by `form_bench.py gen`: keys of 1–24 and values of 0–64 characters mixing "
                      f"ASCII letters and digits, `-._~`, spaces, reserved and other punctuation, "
                      f"Latin-1 letters, CJK and 4-byte UTF-8 (emoji); {out_bytes:,} bytes of output. "
                      f"Each measurement repeats the whole encode (building the form included, for "
-                     f"the library) for at least {env('BENCH_META_FORM_SECONDS', '?')} s after one "
+                     f"the library) for at least {meta('FORM_SECONDS')} s after one "
                      f"untimed encode. MB/s = output bytes per second. Identity (%20 mode): "
-                     f"{env('BENCH_META_IDENTITY', '?')}; in + mode, `hc.form_encode(pairs, "
+                     f"{meta('IDENTITY')}; in + mode, `hc.form_encode(pairs, "
                      f"space=\"+\")` and `urlencode(pairs)` (quote_plus) are "
-                     f"{env('BENCH_META_PLUS', '?')}.")
+                     f"{meta('PLUS')}.")
         lines.append("")
         lines.append("| Ratio | Throughput ratio (of medians) | Per-round (min–max) | CPU ratio | Target | |")
         lines.append("|---|---:|---:|---:|---:|---|")
         lines += ratio_rows(FORM_RATIOS, med, cpu, per_round, rounds)
         lines.append("")
-        lines.append("| Contestant | | Median MB/s | " + " | ".join(f"R{r}" for r in rounds)
+        lines.append("| Contestant | | Median MB/s | " + rc.round_headers(rounds)
                      + " | CPU s/GB | Encodes per second |")
         lines.append("|---|---|---:|" + "---:|" * len(rounds) + "---:|---:|")
         for c in FORM_LABELS:
             if c not in form:
                 continue
-            cells = " | ".join(f"{per_round[c][r]:.1f}" if r in per_round[c] else "–" for r in rounds)
+            cells = rc.round_cells(per_round[c], rounds, ".1f")
             eps = med[c] * 1e6 / out_bytes
             lines.append(f"| {c} | {FORM_LABELS[c]} | {med[c]:.1f} | {cells} | {cpu[c]:.2f} | {eps:.1f} |")
         if "hc-c" in form:
@@ -169,7 +144,7 @@ def section(data: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:
         per_round = rounds_of(upload, "mbps")
         lines.append("### Streamed upload")
         lines.append("")
-        lines.append(f"One POST of a {env('BENCH_META_UPLOAD_MB', '?')} MiB file (sparse, read "
+        lines.append(f"One POST of a {meta('UPLOAD_MB')} MiB file (sparse, read "
                      f"once beforehand so it is in the page cache) per measurement, to a sink "
                      f"server of our own (`upload_sink.c`, 127.0.0.1, HTTP/1.1 keep-alive) that "
                      f"reads the body into one 256 KiB buffer, discards it, and answers with the "
@@ -185,14 +160,14 @@ def section(data: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:
         lines.append("|---|---:|---:|---:|---:|---|")
         lines += ratio_rows(UPLOAD_RATIOS, med, cpu, per_round, rounds)
         lines.append("")
-        lines.append("| Contestant | | Median MB/s | " + " | ".join(f"R{r}" for r in rounds)
+        lines.append("| Contestant | | Median MB/s | " + rc.round_headers(rounds)
                      + " | CPU s/GB | RSS before (MiB) | Peak RSS growth, max of rounds (KiB) | ≤ 16 MiB |")
         lines.append("|---|---|---:|" + "---:|" * len(rounds) + "---:|---:|---:|---|")
         for c in UPLOAD_LABELS:
             if c not in upload:
                 continue
             per = upload[c]
-            cells = " | ".join(f"{per_round[c][r]:.0f}" if r in per_round[c] else "–" for r in rounds)
+            cells = rc.round_cells(per_round[c], rounds, ".0f")
             base = statistics.median(v["rss_base_kib"] for v in per.values()) / 1024
             growth = max(v["hwm_growth_kib"] for v in per.values())
             exact = all(v.get("hwm_reset", 0) == 1 for v in per.values())
@@ -203,36 +178,13 @@ def section(data: dict[str, dict[str, dict[int, dict[str, float]]]]) -> str:
     return "\n".join(lines)
 
 
-def replace_section(path: str, text: str) -> None:
-    try:
-        with open(path) as f:
-            doc = f.read()
-    except FileNotFoundError:
-        doc = HEADER
-    # The section runs from its heading to the next level-2 heading or the end.
-    pattern = re.compile(r"^" + re.escape(SECTION) + r"[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(doc):
-        doc = pattern.sub(lambda _: text + "\n", doc, count=1)
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
-    doc = doc.rstrip("\n") + "\n"
-    with open(path, "w") as f:
-        f.write(doc)
-
-
 def main() -> int:
     results_path, output = sys.argv[1], sys.argv[2]
     data: dict[str, dict[str, dict[int, dict[str, float]]]] = defaultdict(lambda: defaultdict(dict))
     with open(results_path) as f:
         for row in csv.DictReader(f, delimiter="\t"):
             data[row["kind"]][row["contestant"]][int(row["round"])] = parse(row["line"])
-    if not data:
-        print("no results", file=sys.stderr)
-        return 1
-    text = section(data)
-    replace_section(output, text)
-    print(text)
-    return 0
+    return rc.publish(SECTION, output, bool(data), lambda: section(data))
 
 
 if __name__ == "__main__":

@@ -11,13 +11,11 @@ facts come from BENCH_META_* environment variables set by json.sh.
 from __future__ import annotations
 
 import csv
-import datetime
-import os
 import statistics
 import sys
 from collections import defaultdict
 
-import report  # bench/report.py, same folder
+import report_common as rc  # bench/report_common.py, same folder
 
 SECTION = "## JSON (issue 4)"
 
@@ -57,32 +55,29 @@ RSS_TARGETS = {"hc-c-items": 32, "hc-c-batches": 32, "hc-py-items": 32, "hc-py-i
 
 
 def section(mbps: dict, cpu: dict, rss: dict) -> str:
-    env = os.environ.get
+    meta = rc.meta
     rounds = sorted({r for per in mbps.values() for r in per})
     med = {c: statistics.median(per.values()) for c, per in mbps.items()}
     cpu_med = {c: statistics.median(per.values()) for c, per in cpu.items()}
     rss_max = {c: max(per.values()) for c, per in rss.items()}
     order = [c for c in LABELS if c in mbps]
-    size = int(env("BENCH_META_SIZE", "0") or 0)
+    size = int(meta("SIZE", "0") or 0)
 
     lines = [SECTION, ""]
-    lines.append(f"Measured by `bash bench/json.sh` on {datetime.date.today().isoformat()} "
-                 f"({env('BENCH_META_LIB', '?')}): "
-                 f"{os.cpu_count()} CPUs ({report.cpu_model()}), Linux {report.platform.release()}, "
-                 f"libcurl {env('BENCH_META_CURL', '?').replace('libcurl ', '')}, "
-                 f"yajl {env('BENCH_META_YAJL', '?')} (system), "
-                 f"nginx {env('BENCH_META_NGINX', '?')}, Python {env('BENCH_META_PYTHON', '?')} "
-                 f"({env('BENCH_META_PYLIBS', '?')}); ijson: {env('BENCH_META_IJSON', '?')}.")
+    lines.append(f"{rc.measured_by('json.sh')}, "
+                 f"yajl {meta('YAJL')} (system), "
+                 f"nginx {meta('NGINX')}, Python {meta('PYTHON')} "
+                 f"({meta('PYLIBS')}); ijson: {meta('IJSON')}.")
     lines.append("")
-    lines.append(f"One JSON array of {int(env('BENCH_META_ITEMS', '0') or 0):,} small objects "
+    lines.append(f"One JSON array of {int(meta('ITEMS', '0') or 0):,} small objects "
                  f"(`{{\"id\": i, \"name\": \"item i\", \"tags\": [\"a\", \"b\"], \"value\": i*1.5}}`), "
                  f"{size:,} bytes ({size / 1048576:.0f} MiB), served as `application/json` by nginx "
                  f"on 127.0.0.1 (`sendfile on`, keep-alive) or read into memory first (raw yajl, "
-                 f"`hc_json_parse`); {env('BENCH_META_PINNING', '?')}. Each measurement is "
-                 f"{env('BENCH_META_COUNT', '?')} pass(es) in a fresh process; every pass is checked "
+                 f"`hc_json_parse`); {meta('PINNING')}. Each measurement is "
+                 f"{meta('COUNT')} pass(es) in a fresh process; every pass is checked "
                  f"(bytes and element count). {len(rounds)} rounds, contestants interleaved "
-                 f"round-robin (the first rotating each round); {env('BENCH_META_ELAPSED', '?')} s of "
-                 f"measuring, load average {env('BENCH_META_LOAD', '?')}. MB/s = 10^6 bytes of JSON "
+                 f"round-robin (the first rotating each round); {meta('ELAPSED')} s of "
+                 f"measuring, load average {meta('LOAD')}. MB/s = 10^6 bytes of JSON "
                  f"per second of wall time, median of the rounds. CPU = the client process's user + "
                  f"system CPU seconds (every thread) per 10^9 bytes, median of the rounds: on this "
                  f"shared machine wall time swings with other work, CPU per byte far less, so the "
@@ -95,10 +90,7 @@ def section(mbps: dict, cpu: dict, rss: dict) -> str:
     for num, den, target, what in RATIOS:
         if num not in mbps or den not in mbps:
             continue
-        ratio = med[num] / med[den]
-        per_round = [mbps[num][r] / mbps[den][r] for r in rounds if r in mbps[num] and r in mbps[den]]
-        spread = f"{min(per_round):.2f}–{max(per_round):.2f}" if per_round else "–"
-        cpu_ratio = cpu_med[den] / cpu_med[num] if cpu_med.get(num) else float("nan")
+        ratio, spread, cpu_ratio = rc.ratio_figures(med, mbps, cpu_med, num, den, rounds, ".2f")
         if target is None:
             verdict, tgt = "context", "–"
         elif target == 1.0:
@@ -108,11 +100,10 @@ def section(mbps: dict, cpu: dict, rss: dict) -> str:
         lines.append(f"| {num} / {den} | {what} | {cpu_ratio:.2f} | {ratio:.2f} | {spread} | {tgt} | {verdict} |")
     lines.append("")
     lines.append("| Contestant | | CPU s/GB | MB/s at that CPU | Median MB/s (wall) | "
-                 + " | ".join(f"R{r}" for r in rounds) + " | Peak RSS growth | RSS target |")
+                 + rc.round_headers(rounds) + " | Peak RSS growth | RSS target |")
     lines.append("|---|---|---:|---:|---:|" + "---:|" * len(rounds) + "---:|---|")
     for c in order:
-        per = mbps[c]
-        cells = " | ".join(f"{per[r]:.0f}" if r in per else "–" for r in rounds)
+        cells = rc.round_cells(mbps[c], rounds, ".0f")
         mib = rss_max[c] / 1048576
         tgt = ""
         if c in RSS_TARGETS:
@@ -127,15 +118,6 @@ def section(mbps: dict, cpu: dict, rss: dict) -> str:
     return "\n".join(lines)
 
 
-def replace_section(path: str, text: str) -> None:
-    saved = report.SECTION
-    report.SECTION = SECTION
-    try:
-        report.replace_section(path, text)
-    finally:
-        report.SECTION = saved
-
-
 def main() -> int:
     results_path, output = sys.argv[1], sys.argv[2]
     mbps: dict = defaultdict(dict)
@@ -147,13 +129,7 @@ def main() -> int:
             mbps[c][r] = float(row["mbps"])
             cpu[c][r] = float(row["cpu_s_per_gb"])
             rss[c][r] = int(row["rss_bytes"])
-    if not mbps:
-        print("no results", file=sys.stderr)
-        return 1
-    text = section(mbps, cpu, rss)
-    replace_section(output, text)
-    print(text)
-    return 0
+    return rc.publish(SECTION, output, bool(mbps), lambda: section(mbps, cpu, rss))
 
 
 if __name__ == "__main__":

@@ -11,20 +11,13 @@ run.sh.
 from __future__ import annotations
 
 import csv
-import datetime
-import os
-import platform
-import re
 import statistics
 import sys
 from collections import defaultdict
 
-SECTION = "## Download throughput (issue 2)"
-HEADER = """# Benchmarks
+import report_common as rc  # bench/report_common.py, same folder
 
-Figures measured by the scripts under `bench/`. Each `##` section is written by the script that
-names it and is replaced, alone, when that script runs again.
-"""
+SECTION = "## Download throughput (issue 2)"
 
 LABELS = {
     "raw-discard": "raw libcurl (C), discard",
@@ -52,38 +45,24 @@ RATIOS = [
 ]
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def section(results: dict[str, dict[int, float]], cpu: dict[str, dict[int, float]]) -> str:
-    env = os.environ.get
+    meta = rc.meta
     rounds = sorted({r for per in results.values() for r in per})
     med = {c: statistics.median(per.values()) for c, per in results.items()}
     cpu_med = {c: statistics.median(per.values()) for c, per in cpu.items()}
     order = [c for c in LABELS if c in results]
 
     lines = [SECTION, ""]
-    lines.append(f"Measured by `bash bench/run.sh` on {datetime.date.today().isoformat()} "
-                 f"({env('BENCH_META_LIB', '?')}): "
-                 f"{os.cpu_count()} CPUs ({cpu_model()}), Linux {platform.release()}, "
-                 f"libcurl {env('BENCH_META_CURL', '?').replace('libcurl ', '')}, "
-                 f"nginx {env('BENCH_META_NGINX', '?')}, Python {env('BENCH_META_PYTHON', '?')} "
-                 f"({env('BENCH_META_PYLIBS', '?')}); pycurl: {env('BENCH_META_PYCURL', '?')}.")
+    lines.append(f"{rc.measured_by('run.sh')}, "
+                 f"nginx {meta('NGINX')}, Python {meta('PYTHON')} "
+                 f"({meta('PYLIBS')}); pycurl: {meta('PYCURL')}.")
     lines.append("")
-    lines.append(f"A {env('BENCH_META_SIZE_MB', '?')} MiB file of random bytes from nginx on 127.0.0.1 "
-                 f"(`sendfile on`, plain HTTP/1.1, keep-alive); {env('BENCH_META_PINNING', '?')}. "
-                 f"Each measurement is {env('BENCH_META_COUNT', '?')} downloads over one reused "
+    lines.append(f"A {meta('SIZE_MB')} MiB file of random bytes from nginx on 127.0.0.1 "
+                 f"(`sendfile on`, plain HTTP/1.1, keep-alive); {meta('PINNING')}. "
+                 f"Each measurement is {meta('COUNT')} downloads over one reused "
                  f"handle/client; {len(rounds)} rounds, contestants interleaved round-robin (the "
-                 f"first one rotating each round); {env('BENCH_META_ELAPSED', '?')} s of measuring, "
-                 f"load average {env('BENCH_META_LOAD', '?')}. MB/s = 10^6 bytes/s, median of the "
+                 f"first one rotating each round); {meta('ELAPSED')} s of measuring, "
+                 f"load average {meta('LOAD')}. MB/s = 10^6 bytes/s, median of the "
                  f"rounds. Client CPU = the client process's user + system CPU seconds per 10^9 "
                  f"bytes, median of the rounds; it varies far less than MB/s when other work shares "
                  f"the machine (±10 % against ±40 % in trial runs). CPU ratio = the baseline's CPU per byte over the contestant's "
@@ -96,41 +75,19 @@ def section(results: dict[str, dict[int, float]], cpu: dict[str, dict[int, float
     for num, den, target in RATIOS:
         if num not in results or den not in results:
             continue
-        ratio = med[num] / med[den]
-        per_round = [results[num][r] / results[den][r] for r in rounds
-                     if r in results[num] and r in results[den]]
-        spread = f"{min(per_round):.3f}–{max(per_round):.3f}" if per_round else "–"
+        ratio, spread, cpu_ratio = rc.ratio_figures(med, results, cpu_med, num, den, rounds, ".3f")
         verdict = ("met" if ratio >= target else "**missed**") if target else "context"
         tgt = f"≥ {target:.2f}" if target else "–"
-        cpu_ratio = cpu_med[den] / cpu_med[num] if cpu_med.get(num) else float("nan")
         lines.append(f"| {num} / {den} | {ratio:.3f} | {spread} | {cpu_ratio:.3f} | {tgt} | {verdict} |")
     lines.append("")
-    lines.append("| Contestant | | Median MB/s | " + " | ".join(f"R{r}" for r in rounds)
+    lines.append("| Contestant | | Median MB/s | " + rc.round_headers(rounds)
                  + " | Client CPU s/GB |")
     lines.append("|---|---|---:|" + "---:|" * len(rounds) + "---:|")
     for c in order:
-        per = results[c]
-        cells = " | ".join(f"{per[r]:.0f}" if r in per else "–" for r in rounds)
+        cells = rc.round_cells(results[c], rounds, ".0f")
         lines.append(f"| {c} | {LABELS[c]} | {med[c]:.0f} | {cells} | {cpu_med[c]:.3f} |")
     lines.append("")
     return "\n".join(lines)
-
-
-def replace_section(path: str, text: str) -> None:
-    try:
-        with open(path) as f:
-            doc = f.read()
-    except FileNotFoundError:
-        doc = HEADER
-    # The section runs from its heading to the next level-2 heading or the end.
-    pattern = re.compile(r"^" + re.escape(SECTION) + r"[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(doc):
-        doc = pattern.sub(lambda _: text + "\n", doc, count=1)
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
-    doc = doc.rstrip("\n") + "\n"
-    with open(path, "w") as f:
-        f.write(doc)
 
 
 def main() -> int:
@@ -141,13 +98,7 @@ def main() -> int:
         for row in csv.DictReader(f, delimiter="\t"):
             results[row["contestant"]][int(row["round"])] = float(row["mbps"])
             cpu[row["contestant"]][int(row["round"])] = float(row["cpu_s_per_gb"])
-    if not results:
-        print("no results", file=sys.stderr)
-        return 1
-    text = section(results, cpu)
-    replace_section(output, text)
-    print(text)
-    return 0
+    return rc.publish(SECTION, output, bool(results), lambda: section(results, cpu))
 
 
 if __name__ == "__main__":

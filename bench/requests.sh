@@ -22,7 +22,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
+BENCH_TAG=requests
+. "$HERE/lib.sh"
 ROUNDS=${BENCH_ROUNDS:-3}
 REQUESTS=${BENCH_REQUESTS:-10000}
 CONCURRENCY=${BENCH_CONCURRENCY:-1 16 64}
@@ -37,80 +38,31 @@ BUDGET=${BENCH_BUDGET:-360}
 DEADLINE=${BENCH_DEADLINE:-570}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
-PYDEPS=${BENCH_PYDEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/httpcontent-bench/pydeps}
 OUTPUT=${BENCH_OUTPUT:-$ROOT/BENCHMARKS.md}
 STEP_TIMEOUT=${BENCH_TIMEOUT:-90}
-LIBDIR=${BENCH_LIBDIR:-$ROOT/build}
-PYTHON=${PYTHON:-python3}
-NGINX=${NGINX:-/usr/sbin/nginx}
 BODY=1024            # the small file
 SLOW_BODY=20480      # the rate-limited file (memory measurement), sent at 1 KB/s
 
-log() { printf '[requests] %s\n' "$*" >&2; }
-die() { log "error: $*"; exit 1; }
 SCRIPT_START=$(date +%s)
 
-# --- Prerequisites --------------------------------------------------------------------------
-if [ ! -x "$NGINX" ]; then
-    if command -v nginx >/dev/null 2>&1; then
-        NGINX=$(command -v nginx)
-    else
-        log "nginx not found: installing nginx-light"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light >/dev/null \
-            || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q nginx-light >/dev/null; } \
-            || die "could not install nginx-light"
-        NGINX=/usr/sbin/nginx
-    fi
-fi
-command -v cc >/dev/null || die "no C compiler (cc)"
-command -v taskset >/dev/null || die "taskset missing (util-linux)"
-if [ ! -f "$LIBDIR/libhttpcontent.so.0" ]; then
-    log "building libhttpcontent.so.0"
-    (cd "$ROOT" && cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build >/dev/null) \
-        || die "library build failed"
-fi
-[ -f "$LIBDIR/libhttpcontent.so.0" ] || die "no $LIBDIR/libhttpcontent.so.0"
-
-NCPU=$(nproc)
-if [ "$NCPU" -ge 2 ]; then
-    PIN_SERVER=(taskset -c "$SERVER_CPU")
-    PIN_CLIENT=(taskset -c "$CLIENT_CPU")
-    PINNING="nginx on CPU $SERVER_CPU, client on CPU $CLIENT_CPU (taskset)"
-else
-    log "only one CPU: running unpinned"
-    PIN_SERVER=()
-    PIN_CLIENT=()
-    PINNING="unpinned (1 CPU)"
-fi
+# --- Prerequisites ----------------------------------------------------------------------------
+bench_need_nginx
+bench_need_tools
+bench_need_library
+bench_pin nginx client
 
 # 1,000 sockets in one client process, and as many in nginx.
 NOFILE_NEEDED=$((MEM_INFLIGHT * 2 + 256))
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$NOFILE_NEEDED" ]; then
     ulimit -n "$NOFILE_NEEDED" 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
     if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$NOFILE_NEEDED" ]; then
-        log "open-file limit $(ulimit -n) < $NOFILE_NEEDED: memory measurement skipped"
+        bench_log "open-file limit $(ulimit -n) < $NOFILE_NEEDED: memory measurement skipped"
         WANT_MEM=0
     fi
 fi
 
-# --- Temp dir, cleanup ------------------------------------------------------------------------
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/hc-requests.XXXXXX")
-NGINX_PID=
-cleanup() {
-    if [ -n "$NGINX_PID" ] && kill -0 "$NGINX_PID" 2>/dev/null; then
-        kill -TERM "$NGINX_PID" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$NGINX_PID" 2>/dev/null || break; sleep 0.1; done
-        if kill -0 "$NGINX_PID" 2>/dev/null; then
-            pkill -KILL -P "$NGINX_PID" 2>/dev/null || true   # its worker
-            kill -KILL "$NGINX_PID" 2>/dev/null || true
-        fi
-    fi
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-chmod 755 "$TMP"   # nginx workers run as an unprivileged user when started by root
-
+# --- Temp dir, files -------------------------------------------------------------------------
+bench_make_tmp requests
 mkdir -p "$TMP/www/slow"
 chmod 755 "$TMP/www" "$TMP/www/slow"
 head -c "$BODY" /dev/urandom >"$TMP/www/1k.bin"
@@ -118,94 +70,30 @@ head -c "$SLOW_BODY" /dev/urandom >"$TMP/www/slow/20k.bin"
 chmod 644 "$TMP/www/1k.bin" "$TMP/www/slow/20k.bin"
 
 # --- nginx ------------------------------------------------------------------------------------
-PORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-mkdir -p "$TMP/nginx"
-cat >"$TMP/nginx/nginx.conf" <<EOF
-worker_processes 1;
-worker_rlimit_nofile $((MEM_INFLIGHT * 4 + 1024));
-daemon off;
-pid $TMP/nginx/nginx.pid;
-error_log $TMP/nginx/error.log warn;
-events { worker_connections $((MEM_INFLIGHT * 2 + 512)); }
-http {
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    gzip off;
-    keepalive_requests 100000000;
-    keepalive_timeout 300s;
-    default_type application/octet-stream;
-    client_body_temp_path $TMP/nginx/body;
-    proxy_temp_path $TMP/nginx/proxy;
-    fastcgi_temp_path $TMP/nginx/fastcgi;
-    uwsgi_temp_path $TMP/nginx/uwsgi;
-    scgi_temp_path $TMP/nginx/scgi;
-    server {
-        listen 127.0.0.1:$PORT backlog=4096;
-        root $TMP/www;
-        location /slow/ { limit_rate 1k; }
-    }
-}
-EOF
-"${PIN_SERVER[@]}" "$NGINX" -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" \
-    >"$TMP/nginx/stdout.log" 2>&1 &
-NGINX_PID=$!
-for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
-    kill -0 "$NGINX_PID" 2>/dev/null || { cat "$TMP/nginx/error.log" "$TMP/nginx/stdout.log" >&2 || true; die "nginx did not start"; }
-    sleep 0.05
-done
-(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null || die "nginx is not listening on port $PORT"
+bench_start_nginx main="worker_rlimit_nofile $((MEM_INFLIGHT * 4 + 1024));" \
+    connections=$((MEM_INFLIGHT * 2 + 512)) keepalive_requests=100000000 keepalive_timeout=300s \
+    listen="backlog=4096" server="location /slow/ { limit_rate 1k; }"
 URL="http://127.0.0.1:$PORT/1k.bin"
 SLOW_URL="http://127.0.0.1:$PORT/slow/20k.bin"
-NGINX_VERSION=$("$NGINX" -v 2>&1 | sed 's/.*\///')
-log "nginx $NGINX_VERSION serving $URL (pid $NGINX_PID)"
+bench_log "nginx $NGINX_VERSION serving $URL (pid $BENCH_SERVER_PID)"
 
 # --- Programs ---------------------------------------------------------------------------------
-# A snapshot of the library, its header and the Python binding, taken together, so that a rebuild
-# in the working tree during the run (other people work here) cannot change what is measured.
-log "snapshotting the library and the binding; compiling"
-mkdir -p "$TMP/lib" "$TMP/include" "$TMP/py"
-cp "$LIBDIR/libhttpcontent.so.0" "$TMP/lib/"
-cp "$ROOT/include/httpcontent.h" "$TMP/include/"
-cp -R "$ROOT/bindings/python/httpcontent" "$TMP/py/"
-# Someone may be in the middle of a merge in this shared tree: conflict markers in the header or
-# the binding would break the build or the import. Take those files from HEAD instead (the
-# library in build/ is whatever was last built; its build time is reported).
-SNAPSHOT_NOTE=
-if grep -qE '^(<<<<<<<|>>>>>>>) ' "$TMP/include/httpcontent.h" 2>/dev/null \
-    || grep -rqE '^(<<<<<<<|>>>>>>>) ' "$TMP/py/httpcontent" 2>/dev/null; then
-    log "conflict markers in the working tree's header or binding: taking them from HEAD"
-    rm -rf "$TMP/include/httpcontent.h" "$TMP/py/httpcontent"
-    git -C "$ROOT" show HEAD:include/httpcontent.h >"$TMP/include/httpcontent.h" || die "no header at HEAD"
-    git -C "$ROOT" archive HEAD bindings/python/httpcontent | tar -x -C "$TMP/py" --strip-components=2 \
-        || die "no Python binding at HEAD"
-    SNAPSHOT_NOTE="the working tree was mid-merge (conflict markers), so the header and the Python binding were taken from HEAD"
-fi
-LIB_ID="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
-git -C "$ROOT" diff --quiet HEAD -- Sources include bindings 2>/dev/null || LIB_ID="$LIB_ID + uncommitted changes"
-LIB_ID="libhttpcontent.so.0 built $(date -r "$LIBDIR/libhttpcontent.so.0" '+%Y-%m-%d %H:%M:%S'), tree at $LIB_ID"
+bench_snapshot
 cc -O2 -Wall -Wextra -I"$TMP/include" -o "$TMP/requests" "$HERE/requests.c" \
     "$TMP/lib/libhttpcontent.so.0" -lcurl -Wl,-rpath,"$TMP/lib"
 
-export HTTPCONTENT_LIBRARY="$TMP/lib/libhttpcontent.so.0"
 PYPATH="$TMP/py:$PYDEPS"
 pyimport() { PYTHONPATH="$PYPATH" "$PYTHON" -c "import $1" 2>/dev/null; }
-pip_into_cache() {  # $1: pip arguments (word list)
-    # shellcheck disable=SC2086
-    timeout 300 "$PYTHON" -m pip install -q --disable-pip-version-check --target "$PYDEPS" $1 \
-        >"$TMP/pip.log" 2>&1 || log "pip install $1 failed: $(tail -n 3 "$TMP/pip.log" | tr '\n' ' ')"
-}
 NOTES=()
 [ -n "$SNAPSHOT_NOTE" ] && NOTES+=("$SNAPSHOT_NOTE")
 if ! pyimport pycurl; then
-    log "pycurl missing: building it from source into $PYDEPS"
-    pip_into_cache "--no-binary pycurl --no-deps pycurl"
+    bench_log "pycurl missing: building it from source into $PYDEPS"
+    bench_pip_into_cache --no-binary pycurl --no-deps pycurl || true
     pyimport pycurl || NOTES+=("pycurl not measured: pip install pycurl failed")
 fi
 if ! pyimport httpx; then
-    log "httpx missing: installing it into $PYDEPS"
-    pip_into_cache "httpx"
+    bench_log "httpx missing: installing it into $PYDEPS"
+    bench_pip_into_cache httpx || true
     pyimport httpx || NOTES+=("httpx not measured: pip install httpx failed")
 fi
 
@@ -235,16 +123,11 @@ key_of() { local e=$1; local id=${e%%|*}; e=${e#*|}; e=${e#*|}; echo "$id@${e%%|
 # Runs contestant entry $1 with $2 requests; prints "<seconds> <req/s> <cpu> <hwm_kib>".
 # Exit 3: not installed.
 run_entry() {
-    local entry=$1 count=$2 rest conc cmd out rc
+    local entry=$1 count=$2 rest conc cmd out
     rest=${entry#*|}; rest=${rest#*|}
     conc=${rest%%|*}; cmd=${rest#*|}
     # shellcheck disable=SC2086  # cmd is a word list
-    out=$(PYTHONPATH="$PYPATH" timeout "$STEP_TIMEOUT" "${PIN_CLIENT[@]}" $cmd "$URL" "$count" "$conc" "$BODY" 2>"$TMP/err.log") && rc=0 || rc=$?
-    if [ "$rc" -ne 0 ]; then
-        [ "$rc" -eq 3 ] && return 3
-        log "$(key_of "$entry") failed (exit $rc): $(head -c 600 "$TMP/err.log")"
-        return 1
-    fi
+    out=$(bench_run_client "$(key_of "$entry")" $cmd "$URL" "$count" "$conc" "$BODY") || return
     # "<mode> <count> <seconds> <req/s> cpu=<c> [hwm_kib=<k>]"
     set -- $out
     local cpu=${5#cpu=} hwm=${6:-}; hwm=${hwm#hwm_kib=}
@@ -252,7 +135,7 @@ run_entry() {
 }
 
 # --- Warm-up, availability, calibration --------------------------------------------------------
-log "warm-up: 300 requests each"
+bench_log "warm-up: 300 requests each"
 ACTIVE=()
 declare -A RATE
 for entry in "${CONTESTANTS[@]}"; do
@@ -261,11 +144,11 @@ for entry in "${CONTESTANTS[@]}"; do
         ACTIVE+=("$entry")
         set -- $m
         RATE[$key]=$2
-        log "  $(printf '%-22s' "$key") $2 req/s"
+        bench_log "  $(printf '%-22s' "$key") $2 req/s"
     else
         rc=$?
-        [ "$rc" -eq 3 ] && { log "  $key: not installed, skipped"; NOTES+=("${key%@*} not measured: not installed"); continue; }
-        die "warm-up of $key failed"
+        [ "$rc" -eq 3 ] && { bench_log "  $key: not installed, skipped"; NOTES+=("${key%@*} not measured: not installed"); continue; }
+        bench_die "warm-up of $key failed"
     fi
 done
 
@@ -313,7 +196,7 @@ fi
 # --- Rounds, interleaved; the starting contestant rotates each round ---------------------------
 RESULTS="$TMP/results.tsv"
 printf 'round\tcontestant\tgroup\tconcurrency\tcount\tseconds\trate\tcpu\n' >"$RESULTS"
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+LOAD_BEFORE=$(bench_loadavg)
 START=$(date +%s)
 n=${#ACTIVE[@]}
 ROUNDS_DONE=0
@@ -321,7 +204,7 @@ LAST_ROUND=0
 for round in $(seq "$ROUNDS"); do
     elapsed=$(($(date +%s) - START))
     if [ "$round" -gt 1 ] && [ $((elapsed + LAST_ROUND)) -gt "$BUDGET" ]; then
-        log "time budget (${BUDGET}s) reached: stopping after $ROUNDS_DONE rounds"
+        bench_log "time budget (${BUDGET}s) reached: stopping after $ROUNDS_DONE rounds"
         NOTES+=("stopped after $ROUNDS_DONE of $ROUNDS rounds: another round would have passed the ${BUDGET} s budget (BENCH_BUDGET)")
         break
     fi
@@ -330,25 +213,25 @@ for round in $(seq "$ROUNDS"); do
         entry=${ACTIVE[$(((k + (round - 1) * n / ROUNDS) % n))]}
         key=$(key_of "$entry")
         rest=${entry#*|}; group=${rest%%|*}
-        m=$(run_entry "$entry" "${COUNT[$key]}") || die "$key failed in round $round"
+        m=$(run_entry "$entry" "${COUNT[$key]}") || bench_die "$key failed in round $round"
         set -- $m
         if "$PYTHON" -c "import sys; sys.exit(0 if $1 < $MIN_SECONDS else 1)"; then
             more=$("$PYTHON" -c "import math; print(max(${COUNT[$key]} * 2, math.ceil(1.5 * $MIN_SECONDS * $2 / 500) * 500))")
-            log "round $round/$ROUNDS  $key took $1 s with ${COUNT[$key]} requests: again with $more"
+            bench_log "round $round/$ROUNDS  $key took $1 s with ${COUNT[$key]} requests: again with $more"
             COUNT[$key]=$more
-            m=$(run_entry "$entry" "${COUNT[$key]}") || die "$key failed in round $round"
+            m=$(run_entry "$entry" "${COUNT[$key]}") || bench_die "$key failed in round $round"
             set -- $m
         fi
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "${key%@*}" "$group" "${key#*@}" \
             "${COUNT[$key]}" "$1" "$2" "$3" >>"$RESULTS"
-        log "round $round/$ROUNDS  $(printf '%-22s' "$key") $(printf '%6s' "${COUNT[$key]}") req  $(printf '%9s' "$2") req/s  ($1 s, cpu $3 s)"
+        bench_log "round $round/$ROUNDS  $(printf '%-22s' "$key") $(printf '%6s' "${COUNT[$key]}") req  $(printf '%9s' "$2") req/s  ($1 s, cpu $3 s)"
     done
     ROUNDS_DONE=$round
     LAST_ROUND=$(($(date +%s) - round_start))
     printf '%s\t%s\n' "$round" "$(cut -d' ' -f1 /proc/loadavg)" >>"$TMP/load.tsv"
 done
 ELAPSED=$(($(date +%s) - START))
-LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+LOAD_AFTER=$(bench_loadavg)
 
 # --- Memory per in-flight transfer -------------------------------------------------------------
 # Slow transfers (20 KB at 1 KB/s: ~20 s each) so that all of them are in flight at once; peak
@@ -358,7 +241,7 @@ MEMORY="$TMP/memory.tsv"
 printf 'mode\tinflight\tseconds\thwm_kib\n' >"$MEMORY"
 printf 'mode\tcompleted\thwm_kib\n' >"$TMP/retained.tsv"
 if [ "$WANT_MEM" != 0 ]; then
-    log "memory: $MEM_INFLIGHT and 1 slow transfers in flight, raw-multi-rss and hc-batch-rss (~$((SLOW_BODY / 1024)) s)"
+    bench_log "memory: $MEM_INFLIGHT and 1 slow transfers in flight, raw-multi-rss and hc-batch-rss (~$((SLOW_BODY / 1024)) s)"
     pids=()
     for mode in raw-multi-rss hc-batch-rss; do
         for inflight in "$MEM_INFLIGHT" 1; do
@@ -373,13 +256,13 @@ if [ "$WANT_MEM" != 0 ]; then
         for inflight in "$MEM_INFLIGHT" 1; do
             out=$(cat "$TMP/mem-$mode-$inflight.out")
             if [ -z "$out" ]; then
-                log "memory run $mode x$inflight failed: $(head -c 400 "$TMP/mem-$mode-$inflight.err")"
+                bench_log "memory run $mode x$inflight failed: $(head -c 400 "$TMP/mem-$mode-$inflight.err")"
                 mem_ok=0
                 continue
             fi
             set -- $out
             printf '%s\t%s\t%s\t%s\n' "$mode" "$inflight" "$3" "${6#hwm_kib=}" >>"$MEMORY"
-            log "  $mode x$inflight: $3 s, peak RSS ${6#hwm_kib=} KiB"
+            bench_log "  $mode x$inflight: $3 s, peak RSS ${6#hwm_kib=} KiB"
         done
     done
     # Memory that outlives transfers: peak RSS after 10 and after 2,000 quick 1 KiB transfers
@@ -389,9 +272,9 @@ if [ "$WANT_MEM" != 0 ]; then
             if out=$(timeout 60 "${PIN_CLIENT[@]}" "$TMP/requests" "$mode" "$URL" "$done_n" 1 "$BODY" 2>"$TMP/err.log"); then
                 set -- $out
                 printf '%s\t%s\t%s\n' "$mode" "$done_n" "${6#hwm_kib=}" >>"$TMP/retained.tsv"
-                log "  $mode, $done_n transfers one after another: peak RSS ${6#hwm_kib=} KiB"
+                bench_log "  $mode, $done_n transfers one after another: peak RSS ${6#hwm_kib=} KiB"
             else
-                log "memory run $mode x$done_n failed: $(head -c 400 "$TMP/err.log")"
+                bench_log "memory run $mode x$done_n failed: $(head -c 400 "$TMP/err.log")"
                 mem_ok=0
             fi
         done
@@ -408,10 +291,10 @@ if [ "$WANT_PROFILE" != 0 ] && [ "$PROFILE_TIME" -lt 60 ]; then
     NOTES+=("no callgrind profile: less than 60 s left before the ${DEADLINE} s deadline (BENCH_DEADLINE)")
 elif [ "$WANT_PROFILE" != 0 ] && command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null; then
     # shellcheck disable=SC2086  # PROFILE_MODES is a word list
-    log "callgrind: instructions per request for $PROFILE_MODES (at most $PROFILE_TIME s)"
+    bench_log "callgrind: instructions per request for $PROFILE_MODES (at most $PROFILE_TIME s)"
     PYTHONPATH="$PYPATH" timeout "$PROFILE_TIME" "${PIN_CLIENT[@]}" "$PYTHON" "$HERE/requests_profile.py" \
         "$TMP/requests" "$URL" $PROFILE_MODES --out "$PROFILE" >"$TMP/profile.log" 2>&1 \
-        || { log "profile failed or cut short: $(tail -n 3 "$TMP/profile.log" | tr '\n' ' ')"
+        || { bench_log "profile failed or cut short: $(tail -n 3 "$TMP/profile.log" | tr '\n' ' ')"
              NOTES+=("the callgrind part failed or was cut short by the deadline; rows shown are the modes it finished"); }
     [ -f "$PROFILE" ] && sed 's/^/[requests]   /' "$TMP/profile.log" | grep -v '^\[requests\]  \{6,\}' >&2 || true
 elif [ "$WANT_PROFILE" != 0 ]; then
@@ -420,24 +303,12 @@ fi
 
 # --- Report -----------------------------------------------------------------------------------
 NOTES_TEXT=$(printf '%s\n' "${NOTES[@]+"${NOTES[@]}"}")
-BENCH_META_ROUNDS=$ROUNDS_DONE BENCH_META_PINNING=$PINNING BENCH_META_ELAPSED=$ELAPSED \
-BENCH_META_TOTAL=$(($(date +%s) - SCRIPT_START)) BENCH_META_LIB=$LIB_ID \
-BENCH_META_LOAD="$LOAD_BEFORE → $LOAD_AFTER" BENCH_META_NOTES=$NOTES_TEXT \
-BENCH_META_NGINX=$NGINX_VERSION BENCH_META_INFLIGHT=$MEM_INFLIGHT BENCH_META_SEQ_SECONDS=$SEQ_SECONDS \
+bench_export_meta
+BENCH_META_ROUNDS=$ROUNDS_DONE BENCH_META_TOTAL=$(($(date +%s) - SCRIPT_START)) \
+BENCH_META_NOTES=$NOTES_TEXT BENCH_META_INFLIGHT=$MEM_INFLIGHT BENCH_META_SEQ_SECONDS=$SEQ_SECONDS \
 BENCH_META_ROUNDLOAD="$(cut -f2 "$TMP/load.tsv" 2>/dev/null | paste -sd' ' -)" \
-BENCH_META_CURL="$(curl-config --version 2>/dev/null || echo '?')" \
 BENCH_META_CURLTOOL="$(curl --version 2>/dev/null | head -n1 | cut -d' ' -f1-2)" \
-BENCH_META_PYTHON="$("$PYTHON" -c 'import platform; print(platform.python_version())')" \
-BENCH_META_PYLIBS="$(PYTHONPATH="$PYPATH" "$PYTHON" -c '
-out = []
-for m in ("pycurl", "urllib3", "httpx", "requests"):
-    try:
-        mod = __import__(m)
-        v = getattr(mod, "__version__", None) or mod.version.split()[0].split("/")[1]
-        out.append(m + " " + v)
-    except Exception:
-        out.append(m + " (not installed)")
-print(", ".join(out))')" \
+BENCH_META_PYLIBS="$(bench_pylibs pycurl urllib3 httpx requests)" \
 BENCH_META_RETAINED="$TMP/retained.tsv" \
     "$PYTHON" "$HERE/requests_report.py" "$RESULTS" "$MEMORY" "$OUTPUT" "$PROFILE"
-log "done in $(($(date +%s) - SCRIPT_START)) s ($ELAPSED s of rounds); section written to $OUTPUT"
+bench_log "done in $(($(date +%s) - SCRIPT_START)) s ($ELAPSED s of rounds); section written to $OUTPUT"

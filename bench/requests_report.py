@@ -12,20 +12,13 @@ run's facts come from BENCH_META_* environment variables set by requests.sh.
 from __future__ import annotations
 
 import csv
-import datetime
-import os
-import platform
-import re
 import statistics
 import sys
 from collections import defaultdict
 
-SECTION = "## Request rates (issue 6)"
-HEADER = """# Benchmarks
+import report_common as rc  # bench/report_common.py, same folder
 
-Figures measured by the scripts under `bench/`. Each `##` section is written by the script that
-names it and is replaced, alone, when that script runs again.
-"""
+SECTION = "## Request rates (issue 6)"
 NOISE = "ratios are the figure; absolute rates on this shared 2-core machine are noise"
 
 SEQ_LABELS = {
@@ -47,28 +40,6 @@ SEQ_RATIOS = [
     ("hc-py-seq", "httpx", None),
     ("hc-py-seq", "requests", None),
 ]
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def mem_total() -> str:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemTotal:"):
-                    return f"{int(line.split()[1]) / 1048576:.0f} GiB RAM"
-    except OSError:
-        pass
-    return "? RAM"
 
 
 class Data:
@@ -103,11 +74,7 @@ class Data:
 
     def spread(self, num, den) -> str:
         """Per-round ratios, min–max (each round's two figures come from the same round)."""
-        per = [self.rate[num][r] / self.rate[den][r] for r in self.rounds
-               if r in self.rate[num] and r in self.rate[den]]
-        if not per:
-            return "–"
-        return f"{min(per):.2f}–{max(per):.2f}"
+        return rc.spread(rc.round_ratios(self.rate[num], self.rate[den], self.rounds), ".2f")
 
 
 def verdict(ratio: float, target: float | None) -> str:
@@ -121,24 +88,21 @@ def fmt_rate(d: Data, key) -> str:
 
 
 def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
-    env = os.environ.get
+    meta = rc.meta
     concs = sorted({c for (name, c) in d.rate if name in ("raw-multi", "hc-batch", "hc-map")})
     L: list[str] = [SECTION, ""]
-    L.append(f"Measured by `bash bench/requests.sh` on {datetime.date.today().isoformat()} "
-             f"({env('BENCH_META_LIB', '?')}): {os.cpu_count()} CPUs ({cpu_model()}), "
-             f"{mem_total()}, Linux {platform.release()}, "
-             f"libcurl {env('BENCH_META_CURL', '?').replace('libcurl ', '')}, "
-             f"{env('BENCH_META_CURLTOOL', 'curl ?')} (tool), nginx {env('BENCH_META_NGINX', '?')}, "
-             f"Python {env('BENCH_META_PYTHON', '?')} ({env('BENCH_META_PYLIBS', '?')}).")
+    L.append(f"{rc.measured_by('requests.sh', memory=True)}, "
+             f"{meta('CURLTOOL', 'curl ?')} (tool), nginx {meta('NGINX')}, "
+             f"Python {meta('PYTHON')} ({meta('PYLIBS')}).")
     L.append("")
     L.append(f"A 1 KiB file from nginx on 127.0.0.1 (one worker, `access_log off`, "
              f"`keepalive_requests` 10^8, plain HTTP/1.1, keep-alive); "
-             f"{env('BENCH_META_PINNING', '?')}. {len(d.rounds)} rounds; in each, every "
+             f"{meta('PINNING')}. {len(d.rounds)} rounds; in each, every "
              f"contestant makes one measurement, interleaved round-robin (the first one rotating "
-             f"each round); {env('BENCH_META_ELAPSED', '?')} s of rounds, "
-             f"{env('BENCH_META_TOTAL', '?')} s in all. Load average (1/5/15 min) "
-             f"{env('BENCH_META_LOAD', '?')}; 1-min load after each round: "
-             f"{env('BENCH_META_ROUNDLOAD', '?') or '?'} — other engineers' builds and tests share "
+             f"each round); {meta('ELAPSED')} s of rounds, "
+             f"{meta('TOTAL')} s in all. Load average (1/5/15 min) "
+             f"{meta('LOAD')}; 1-min load after each round: "
+             f"{meta('ROUNDLOAD') or '?'} — other engineers' builds and tests share "
              f"the machine. Every response is checked (status 200, 1,024 body bytes). "
              f"req/s are medians of the rounds; ratios are of the medians, with the range of the "
              f"same-round ratios beside them. Client CPU = the client process's user + system "
@@ -148,7 +112,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     L.append("")
     L.append(NOISE)
     L.append("")
-    notes = [n for n in env("BENCH_META_NOTES", "").splitlines() if n.strip()]
+    notes = [n for n in meta("NOTES", "").splitlines() if n.strip()]
     if notes:
         L.append("Notes: " + "; ".join(notes) + ".")
         L.append("")
@@ -214,7 +178,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     L.append("")
     L.append("One client/handle, one kept-alive connection, requests one after another (each "
              "contestant's count is set from its warm-up rate so that a measurement takes about "
-             f"{env('BENCH_META_SEQ_SECONDS', '1.5')} s, at least 1,000 requests).")
+             f"{meta('SEQ_SECONDS', '1.5')} s, at least 1,000 requests).")
     L.append("")
     L.append("| Ratio | Of medians | per round | CPU ratio | Target | |")
     L.append("|---|---:|---:|---:|---:|---|")
@@ -227,21 +191,21 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
         L.append(f"| {num} / {den} | {ratio:.2f} | {d.spread(a, b)} | {d.cpu(b) / d.cpu(a):.2f} | "
                  f"{tgt} | {verdict(ratio, target)} |")
     L.append("")
-    L.append("| Contestant | | Requests | Median req/s | " + " | ".join(f"R{r}" for r in d.rounds)
+    L.append("| Contestant | | Requests | Median req/s | " + rc.round_headers(d.rounds)
              + " | Client CPU µs/req |")
     L.append("|---|---|---:|---:|" + "---:|" * len(d.rounds) + "---:|")
     for name, label in SEQ_LABELS.items():
         k = (name, 1)
         if not d.has(k):
             continue
-        cells = " | ".join(f"{d.rate[k][r]:,.0f}" if r in d.rate[k] else "–" for r in d.rounds)
+        cells = rc.round_cells(d.rate[k], d.rounds, ",.0f")
         L.append(f"| {name} | {label} | {d.count(k)} | {d.med(k):,.0f} | {cells} | {d.cpu(k):.1f} |")
     L.append("")
 
     # --- Memory --------------------------------------------------------------------------
     L.append("### Memory per in-flight transfer")
     L.append("")
-    inflight = env("BENCH_META_INFLIGHT", "1000")
+    inflight = meta("INFLIGHT", "1000")
     if memory:
         L.append(f"Peak RSS (VmHWM) of `bench/requests.c` with {int(inflight):,} slow transfers in "
                  f"flight at once, and with 1: a 20 KiB file sent by nginx at 1 KiB/s "
@@ -274,7 +238,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     else:
         L.append("Not measured in this run.")
     L.append("")
-    retained = read_tsv(env("BENCH_META_RETAINED"))
+    retained = rc.read_tsv(meta("RETAINED", ""))
     if retained:
         by = {(m["mode"], int(m["completed"])): int(m["hwm_kib"]) for m in retained}
         counts = sorted({c for _, c in by})
@@ -320,11 +284,11 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     # --- Every measurement ---------------------------------------------------------------
     L.append("<details><summary>Every measurement (req/s per round)</summary>")
     L.append("")
-    L.append("| Contestant | Concurrency | Requests | " + " | ".join(f"R{r}" for r in d.rounds)
+    L.append("| Contestant | Concurrency | Requests | " + rc.round_headers(d.rounds)
              + " | Median | Client CPU µs/req |")
     L.append("|---|---:|---:|" + "---:|" * len(d.rounds) + "---:|---:|")
     for key in sorted(d.rate, key=lambda k: (k[1], k[0])):
-        cells = " | ".join(f"{d.rate[key][r]:,.0f}" if r in d.rate[key] else "–" for r in d.rounds)
+        cells = rc.round_cells(d.rate[key], d.rounds, ",.0f")
         L.append(f"| {key[0]} | {key[1]} | {d.count(key)} | {cells} | {d.med(key):,.0f} | {d.cpu(key):.1f} |")
     L.append("")
     L.append("</details>")
@@ -332,41 +296,12 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     return "\n".join(L)
 
 
-def replace_section(path: str, text: str) -> None:
-    try:
-        with open(path) as f:
-            doc = f.read()
-    except FileNotFoundError:
-        doc = HEADER
-    # The section runs from its heading to the next level-2 heading or the end.
-    pattern = re.compile(r"^" + re.escape(SECTION) + r"[ \t]*\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(doc):
-        doc = pattern.sub(lambda _: text + "\n", doc, count=1)
-    else:
-        doc = doc.rstrip("\n") + "\n\n" + text + "\n"
-    doc = doc.rstrip("\n") + "\n"
-    with open(path, "w") as f:
-        f.write(doc)
-
-
-def read_tsv(path: str | None) -> list[dict]:
-    if not path or not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return list(csv.DictReader(f, delimiter="\t"))
-
-
 def main() -> int:
     results, memory_path, output = sys.argv[1], sys.argv[2], sys.argv[3]
     profile_path = sys.argv[4] if len(sys.argv) > 4 else None
     d = Data(results)
-    if not d.rate:
-        print("no results", file=sys.stderr)
-        return 1
-    text = section(d, read_tsv(memory_path), read_tsv(profile_path))
-    replace_section(output, text)
-    print(text)
-    return 0
+    return rc.publish(SECTION, output, bool(d.rate),
+                      lambda: section(d, rc.read_tsv(memory_path), rc.read_tsv(profile_path)))
 
 
 if __name__ == "__main__":
