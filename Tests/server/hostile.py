@@ -56,7 +56,6 @@ Paths (GET; each answers once and closes unless it says otherwise):
 
 import argparse
 import json
-import signal
 import socket
 import ssl
 import struct
@@ -518,30 +517,10 @@ def main(argv=None):
     p.add_argument("--tls-key")
     opts = p.parse_args(argv)
 
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
     tls = (opts.tls_cert, opts.tls_key) if opts.tls_cert else None
     server, port = start_server(opts.port, tls, opts.verbose)
-    print(f"PORT {port}", flush=True)
-
-    if opts.exit_on_stdin_eof:
-        def watch_stdin():
-            try:
-                while sys.stdin.buffer.read1(65536):
-                    pass
-            except (OSError, ValueError):
-                pass
-            done.set()
-        threading.Thread(target=watch_stdin, daemon=True).start()
-
-    deadline = time.monotonic() + opts.lifetime if opts.lifetime > 0 else None
-    while not done.is_set():
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        done.wait(0.2)
-    server.shutdown()
-    return 0
+    from serverloop import serve_until_done
+    return serve_until_done(server, port, opts.exit_on_stdin_eof, opts.lifetime)
 
 
 if __name__ == "__main__":

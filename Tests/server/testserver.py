@@ -51,7 +51,6 @@ import http.server
 import json
 import re
 import select
-import signal
 import socket
 import struct
 import sys
@@ -613,29 +612,9 @@ def main(argv=None):
     p.add_argument("--lifetime", type=float, default=0.0)
     opts = p.parse_args(argv)
 
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
     server, port = start_server(opts.host, opts.port, opts.verbose)
-    print(f"PORT {port}", flush=True)
-
-    if opts.exit_on_stdin_eof:
-        def watch_stdin():
-            try:
-                while sys.stdin.buffer.read1(65536):
-                    pass
-            except (OSError, ValueError):
-                pass
-            done.set()
-        threading.Thread(target=watch_stdin, daemon=True).start()
-
-    deadline = time.monotonic() + opts.lifetime if opts.lifetime > 0 else None
-    while not done.is_set():
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        done.wait(0.2)
-    server.shutdown()
-    return 0
+    from serverloop import serve_until_done
+    return serve_until_done(server, port, opts.exit_on_stdin_eof, opts.lifetime)
 
 
 if __name__ == "__main__":

@@ -27,16 +27,12 @@ public final class JSON: SelectiveHandler {
     }
 
     public func prepare(_ request: inout Request) throws {
-        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+        JSONAcceptance.prepare(&request)
     }
 
     public func accept(_ head: ResponseHead) throws -> Bool {
-        try acceptance.check(head)
+        try JSONAcceptance.check(head, acceptance, options)
         self.head = head
-        if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize) {
-            throw HTTPContentError(.tooLarge, "JSON body of \(length) bytes exceeds the limit of \(maxSize) bytes",
-                                   response: head)
-        }
         return true
     }
 
@@ -90,5 +86,21 @@ extension JSON {
     /// A handler that decodes `type` from the JSON body: `client.get(url, handler: JSON.decoding(User.self))`.
     public static func decoding<T: Decodable>(_ type: T.Type, options: JSONOptions = JSONOptions()) -> DecodedJSON<T> {
         DecodedJSON(type, options: options)
+    }
+}
+
+/// What every whole-document JSON handler does at header time: ask for JSON, refuse an
+/// unacceptable response, and refuse a declared length beyond `maxSize` before any byte arrives.
+enum JSONAcceptance {
+    static func prepare(_ request: inout Request) {
+        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+    }
+
+    static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {
+        try acceptance.check(head)
+        if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize) {
+            throw HTTPContentError(.tooLarge, "JSON body of \(length) bytes exceeds the limit of \(maxSize) bytes",
+                                   response: head)
+        }
     }
 }

@@ -571,16 +571,12 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
     }
 
     public func prepare(_ request: inout Request) throws {
-        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+        JSONAcceptance.prepare(&request)
     }
 
     public func accept(_ head: ResponseHead) throws -> Bool {
-        try acceptance.check(head)
+        try JSONAcceptance.check(head, acceptance, options)
         self.head = head
-        if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize) {
-            throw HTTPContentError(.tooLarge, "JSON body of \(length) bytes exceeds the limit of \(maxSize) bytes",
-                                   response: head)
-        }
         return true
     }
 
