@@ -16,6 +16,8 @@ public struct Headers: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
     public private(set) var fields: [HeaderField] = []
 
     public init() {}
+    /// Room for `capacity` fields, so a response's headers fill in without regrowing.
+    init(capacity: Int) { fields.reserveCapacity(capacity) }
     public init(_ pairs: [(String, String)]) {
         fields = pairs.map { HeaderField(name: $0.0, value: $0.1) }
     }

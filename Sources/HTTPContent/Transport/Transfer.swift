@@ -150,7 +150,7 @@ final class Transfer {
             status = code
             while i < end, line[i] == 0x20 { i += 1 }
             reason = text(i, end)
-            fields = Headers()
+            fields = Headers(capacity: 16)
         } else if line[0] == 0x20 || line[0] == 0x09 {
             // Obsolete line folding: a continuation of the previous field's value.
             guard fields.count > 0 else { return }
