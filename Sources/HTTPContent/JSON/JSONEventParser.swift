@@ -4,7 +4,6 @@
 public final class JSONEventParser {
     private let sink: EventSink
     private let parser: YajlParser
-    private var stoppedEarly = false
 
     public init(options: JSONOptions = JSONOptions(), onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
         sink = EventSink(keepNumberText: options.keepNumberText, strictUTF8: options.strictUTF8, onEvent: onEvent)
@@ -15,22 +14,13 @@ public final class JSONEventParser {
     /// Every byte received, including a chunk whose parse stopped early or failed.
     public var bytesReceived: Int { parser.bytesReceived }
     /// True once `onEvent` threw `StopTransfer`.
-    public var isStopped: Bool { stoppedEarly }
+    public var isStopped: Bool { parser.stopped }
 
     /// Parses a chunk. - Returns: false once stopped. - Throws: `.decode`, `.tooLarge`, or
     /// what `onEvent` threw (as `.callback` unless an `HTTPContentError`).
     @discardableResult
     public func feed(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) -> Bool {
-        guard !stoppedEarly else { return false }
-        do {
-            try parser.feed(chunk)
-        } catch is StopTransfer {
-            stoppedEarly = true
-            return false
-        } catch {
-            throw HTTPContentError.wrapping(error)
-        }
-        return true
+        try parser.feedUntilStopped(chunk)
     }
 
     @discardableResult
@@ -44,14 +34,7 @@ public final class JSONEventParser {
 
     /// Ends the input. - Throws: `.decode` when it ends inside a value (or is empty).
     public func finish() throws(HTTPContentError) {
-        guard !stoppedEarly else { return }
-        do {
-            try parser.finish()
-        } catch is StopTransfer {
-            stoppedEarly = true
-        } catch {
-            throw HTTPContentError.wrapping(error)
-        }
+        try parser.finishUntilStopped()
     }
 }
 

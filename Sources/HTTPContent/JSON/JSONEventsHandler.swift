@@ -15,7 +15,7 @@ public final class JSONEvents: SelectiveHandler {
     }
 
     public func prepare(_ request: inout Request) throws {
-        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+        JSONAcceptance.prepare(&request)
     }
 
     public func accept(_ head: ResponseHead) throws -> Bool {
@@ -31,8 +31,7 @@ public final class JSONEvents: SelectiveHandler {
     public func finish() throws {
         if parser.bytesReceived == 0 {
             if allowEmpty || JSON.expectsNoBody(head) { return }
-            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
-                                   response: head, offset: 0)
+            throw JSONAcceptance.emptyBodyError(head)
         }
         try parser.finish()
     }

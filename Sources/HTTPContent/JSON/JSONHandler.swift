@@ -45,8 +45,7 @@ public final class JSON: SelectiveHandler {
     public func finish() throws -> JSONValue? {
         guard let parser, parser.bytesReceived > 0 else {
             if allowEmpty || JSON.expectsNoBody(head) { return nil }
-            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
-                                   response: head, offset: 0)
+            throw JSONAcceptance.emptyBodyError(head)
         }
         return try parser.finish()
     }
@@ -94,6 +93,12 @@ extension JSON {
 enum JSONAcceptance {
     static func prepare(_ request: inout Request) {
         if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+    }
+
+    /// An empty body where a document was expected (`allowEmpty` and 204/HEAD aside).
+    static func emptyBodyError(_ head: ResponseHead?) -> HTTPContentError {
+        HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
+                         response: head, offset: 0)
     }
 
     static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {

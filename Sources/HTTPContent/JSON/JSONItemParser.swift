@@ -23,7 +23,6 @@ public final class JSONItemParser {
     public let options: JSONOptions
     private let matcher: JSONPrefixMatcher
     private let parser: YajlParser
-    private var stoppedEarly = false
 
     /// - Parameters:
     ///   - prefixes: ijson-style prefixes, 1 to 64, none inside another.
@@ -53,7 +52,7 @@ public final class JSONItemParser {
     public var bytesFed: Int { parser.bytesFed }
     /// Every byte received, including a chunk whose parse stopped early or failed.
     public var bytesReceived: Int { parser.bytesReceived }
-    public var summary: JSONItemsSummary { JSONItemsSummary(count: matcher.delivered, stoppedEarly: stoppedEarly) }
+    public var summary: JSONItemsSummary { JSONItemsSummary(count: matcher.delivered, stoppedEarly: parser.stopped) }
 
     /// Parses a chunk, delivering the values it completes.
     /// - Returns: false once parsing has stopped early (further chunks are ignored).
@@ -61,16 +60,7 @@ public final class JSONItemParser {
     ///   `.callback` unless it is an `HTTPContentError`).
     @discardableResult
     public func feed(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) -> Bool {
-        guard !stoppedEarly else { return false }
-        do {
-            try parser.feed(chunk)
-        } catch is StopTransfer {
-            stoppedEarly = true
-            return false
-        } catch {
-            throw HTTPContentError.wrapping(error)
-        }
-        return true
+        try parser.feedUntilStopped(chunk)
     }
 
     @discardableResult
@@ -84,16 +74,8 @@ public final class JSONItemParser {
 
     /// Ends the input (nothing to check if parsing stopped early).
     public func finish() throws(HTTPContentError) -> JSONItemsSummary {
-        if !stoppedEarly {
-            do {
-                try parser.finish()
-            } catch is StopTransfer {
-                stoppedEarly = true
-            } catch {
-                throw HTTPContentError.wrapping(error)
-            }
-            if !stoppedEarly { try matcher.finish() }
-        }
+        try parser.finishUntilStopped()
+        if !parser.stopped { try matcher.finish() }
         return summary
     }
 }

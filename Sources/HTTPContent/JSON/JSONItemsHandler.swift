@@ -34,7 +34,7 @@ public final class JSONItems: SelectiveHandler {
     }
 
     public func prepare(_ request: inout Request) throws {
-        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+        JSONAcceptance.prepare(&request)
     }
 
     public func accept(_ head: ResponseHead) throws -> Bool {
@@ -50,8 +50,7 @@ public final class JSONItems: SelectiveHandler {
     public func finish() throws -> JSONItemsSummary {
         if parser.bytesReceived == 0 {
             if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
-            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
-                                   response: head, offset: 0)
+            throw JSONAcceptance.emptyBodyError(head)
         }
         return try parser.finish()
     }
@@ -98,7 +97,7 @@ public final class JSONItemBatches: SelectiveHandler {
     }
 
     public func prepare(_ request: inout Request) throws {
-        if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
+        JSONAcceptance.prepare(&request)
     }
 
     public func accept(_ head: ResponseHead) throws -> Bool {
@@ -124,8 +123,7 @@ public final class JSONItemBatches: SelectiveHandler {
         if stoppedByCallback { return JSONItemsSummary(count: parser.summary.count, stoppedEarly: true) }
         if parser.bytesReceived == 0 {
             if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
-            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
-                                   response: head, offset: 0)
+            throw JSONAcceptance.emptyBodyError(head)
         }
         let summary: JSONItemsSummary
         do {

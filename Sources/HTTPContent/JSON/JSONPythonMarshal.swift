@@ -133,22 +133,7 @@ public enum JSONPythonMarshal {
         @inline(__always)
         mutating func string(_ s: String, flag: UInt8 = 0) {
             var s = s
-            s.withUTF8 { utf8 in
-                let n = utf8.count
-                let ascii = JSONStrings.isASCII(UnsafeRawBufferPointer(utf8))
-                reserve(n + 5)
-                if ascii, n < 256 {
-                    buf[count] = UInt8(ascii: "z") | flag
-                    buf[count + 1] = UInt8(n)
-                    count += 2
-                } else {
-                    buf[count] = (ascii ? UInt8(ascii: "a") : UInt8(ascii: "u")) | flag
-                    (UnsafeMutableRawPointer(buf) + count + 1).storeBytes(of: Int32(n).littleEndian, as: Int32.self)
-                    count += 5
-                }
-                if let base = utf8.baseAddress { (buf + count).update(from: base, count: n) }
-                count += n
-            }
+            s.withUTF8 { string(bytes: UnsafeRawBufferPointer($0), flag: flag) }
         }
 
         /// A string from UTF-8 bytes known to be valid.
@@ -596,8 +581,7 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
     public func finish() throws -> JSONPythonMarshalBytes? {
         guard let parser, let writer, parser.bytesReceived > 0 else {
             if allowEmpty || JSON.expectsNoBody(head) { return nil }
-            throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
-                                   response: head, offset: 0)
+            throw JSONAcceptance.emptyBodyError(head)
         }
         do { try parser.finish() } catch { throw HTTPContentError.wrapping(error) }
         guard let (p, n) = writer.take() else {

@@ -35,6 +35,8 @@ final class YajlParser {
     @exclusivity(unchecked) private var callbackError: (any Error)?
     private var failed: (any Error)?
     private var finished = false
+    /// Set once a sink stopped parsing early with `StopTransfer` (see `feedUntilStopped`).
+    fileprivate(set) var stopped = false
     /// Whether any event was delivered (an empty stream of multiple values is no error).
     @exclusivity(unchecked) private var sawEvent = false
     /// The first `options.errorBodyLimit` bytes, for the error's `body`; dropped on success.
@@ -231,3 +233,33 @@ nonisolated(unsafe) private let yajlCallbacks: UnsafeMutablePointer<yajl_callbac
     return table
 }()
 
+// MARK: - Stopping early
+
+extension YajlParser {
+    /// Feeds a chunk, treating a sink's `StopTransfer` as the end of parsing with success.
+    /// - Returns: false once stopped (later chunks are ignored).
+    func feedUntilStopped(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) -> Bool {
+        guard !stopped else { return false }
+        do {
+            try feed(chunk)
+        } catch is StopTransfer {
+            stopped = true
+            return false
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+        return true
+    }
+
+    /// Ends the input unless parsing already stopped; a `StopTransfer` here stops it too.
+    func finishUntilStopped() throws(HTTPContentError) {
+        guard !stopped else { return }
+        do {
+            try finish()
+        } catch is StopTransfer {
+            stopped = true
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+    }
+}
