@@ -17,14 +17,14 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
         try onItem(JSONItem(prefixIndex: prefixIndex, prefix: prefixes[prefixIndex], value: value))
     }
 
-    func null() throws { builder.null() }
-    func bool(_ value: Bool) throws { builder.bool(value) }
+    func null() throws { try builder.null() }
+    func bool(_ value: Bool) throws { try builder.bool(value) }
     func number(_ token: UnsafeRawBufferPointer) throws { try builder.number(token) }
     func string(_ bytes: UnsafeRawBufferPointer) throws { try builder.string(bytes) }
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws { try builder.mapKey(bytes) }
-    func startMap() throws { builder.startMap() }
+    func startMap() throws { try builder.startMap() }
     func endMap() throws { builder.endMap() }
-    func startArray() throws { builder.startArray() }
+    func startArray() throws { try builder.startArray() }
     func endArray() throws { builder.endArray() }
 }
 

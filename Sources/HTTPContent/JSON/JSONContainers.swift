@@ -8,82 +8,162 @@ public struct JSONMember: Sendable, Equatable {
     }
 }
 
-/// The elements of a JSON array, in order. A copy-on-write collection whose storage dismantles
-/// nested containers iteratively when released.
+/// The elements of a JSON array, in order. A copy-on-write collection: parsed arrays read their
+/// document's `JSONTape` in place, built or changed ones own a storage that dismantles nested
+/// containers iteratively when released.
 public struct JSONArray: Sendable, Equatable, RandomAccessCollection, MutableCollection,
     RangeReplaceableCollection, ExpressibleByArrayLiteral {
+    /// The owned elements; the shared empty storage while `tape` holds them.
     var storage: JSONArrayStorage
+    var tape: JSONTape?
+    var node: UInt32 = 0
 
-    public init() { storage = JSONArrayStorage([]) }
+    public init() { storage = JSONArrayStorage.empty }
     public init(_ elements: [JSONValue]) { storage = JSONArrayStorage(elements) }
     public init<S: Sequence>(_ elements: S) where S.Element == JSONValue { self.init(Array(elements)) }
     public init(arrayLiteral elements: JSONValue...) { self.init(elements) }
+    init(tape: JSONTape, node: UInt32) {
+        storage = JSONArrayStorage.empty
+        self.tape = tape
+        self.node = node
+    }
 
-    /// The elements as a Swift array (shares storage until either side changes).
-    public var elements: [JSONValue] { storage.elements }
+    /// The elements as a Swift array (an owned array's shares storage until either side changes).
+    public var elements: [JSONValue] {
+        guard let t = tape else { return storage.elements }
+        let n = t.count(node)
+        var out: [JSONValue] = []
+        out.reserveCapacity(n)
+        for i in 0..<n { out.append(t.value(t.element(node, i))) }
+        return out
+    }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { storage.elements.count }
+    public var endIndex: Int {
+        guard let t = tape else { return storage.elements.count }
+        return t.count(node)
+    }
 
     public subscript(position: Int) -> JSONValue {
-        get { storage.elements[position] }
+        get {
+            guard let t = tape else { return storage.elements[position] }
+            precondition(position >= 0 && position < t.count(node), "JSONArray index out of range")
+            return t.value(t.element(node, position))
+        }
         set {
-            makeUnique()
-            storage.noteChild(newValue)
-            storage.elements[position] = newValue
+            let s = makeUnique()
+            s.noteChild(newValue)
+            s.elements[position] = newValue
         }
     }
 
     public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
         where C.Element == JSONValue {
-        makeUnique()
-        for v in newElements { storage.noteChild(v) }
-        storage.elements.replaceSubrange(subrange, with: newElements)
+        let s = makeUnique()
+        for v in newElements { s.noteChild(v) }
+        s.elements.replaceSubrange(subrange, with: newElements)
     }
 
     public mutating func reserveCapacity(_ n: Int) {
-        makeUnique()
-        storage.elements.reserveCapacity(n)
+        makeUnique().elements.reserveCapacity(n)
     }
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = JSONArrayStorage(storage.elements) }
+    /// The owned storage, copied first when shared or when the elements are on a tape.
+    @discardableResult
+    private mutating func makeUnique() -> JSONArrayStorage {
+        if tape != nil {
+            storage = JSONArrayStorage(elements)
+            tape = nil
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = JSONArrayStorage(storage.elements)
+        }
+        return storage
+    }
+
+    /// The same storage: equal without looking at the elements.
+    func isIdentical(to other: JSONArray) -> Bool {
+        if let t = tape { return t === other.tape && node == other.node }
+        return other.tape == nil && storage === other.storage
     }
 
     public static func == (a: JSONArray, b: JSONArray) -> Bool {
-        a.storage === b.storage || JSONEquality.equal(.array(a), .array(b))
+        a.isIdentical(to: b) || JSONEquality.equal(.array(a), .array(b))
     }
 }
 
 /// The members of a JSON object, in document order, duplicates kept. Lookup by key is a linear
-/// scan that finds the last member of that name.
+/// scan that finds the last member of that name. Stored like `JSONArray`.
 public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCollection,
     RangeReplaceableCollection {
+    /// The owned members; the shared empty storage while `tape` holds them.
     var storage: JSONObjectStorage
+    var tape: JSONTape?
+    var node: UInt32 = 0
 
-    public init() { storage = JSONObjectStorage([]) }
+    public init() { storage = JSONObjectStorage.empty }
     public init(_ members: [JSONMember]) { storage = JSONObjectStorage(members) }
     public init<S: Sequence>(_ members: S) where S.Element == JSONMember { self.init(Array(members)) }
+    init(tape: JSONTape, node: UInt32) {
+        storage = JSONObjectStorage.empty
+        self.tape = tape
+        self.node = node
+    }
 
-    public var members: [JSONMember] { storage.members }
-    public var keys: [String] { storage.members.map(\.key) }
+    public var members: [JSONMember] {
+        guard let t = tape else { return storage.members }
+        let n = t.count(node)
+        var out: [JSONMember] = []
+        out.reserveCapacity(n)
+        for i in 0..<n {
+            out.append(JSONMember(key: t.string(t.memberKey(node, i)), value: t.value(t.memberValue(node, i))))
+        }
+        return out
+    }
+
+    public var keys: [String] {
+        guard let t = tape else { return storage.members.map(\.key) }
+        return (0..<t.count(node)).map { t.string(t.memberKey(node, $0)) }
+    }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { storage.members.count }
+    public var endIndex: Int {
+        guard let t = tape else { return storage.members.count }
+        return t.count(node)
+    }
 
     public subscript(position: Int) -> JSONMember {
-        get { storage.members[position] }
-        set {
-            makeUnique()
-            storage.noteChild(newValue.value)
-            storage.members[position] = newValue
+        get {
+            guard let t = tape else { return storage.members[position] }
+            precondition(position >= 0 && position < t.count(node), "JSONObject index out of range")
+            return JSONMember(key: t.string(t.memberKey(node, position)),
+                              value: t.value(t.memberValue(node, position)))
         }
+        set {
+            let s = makeUnique()
+            s.noteChild(newValue.value)
+            s.members[position] = newValue
+        }
+    }
+
+    /// The index of the last member named `key`.
+    public func lastIndex(ofKey key: String) -> Int? {
+        guard let t = tape else { return storage.members.lastIndex { $0.key == key } }
+        var i = t.count(node)
+        while i > 0 {
+            i -= 1
+            if t.textEquals(t.memberKey(node, i), key) { return i }
+        }
+        return nil
     }
 
     /// The value of the last member named `key`. Setting replaces that member's value (or appends
     /// a member); setting nil removes every member of that name.
     public subscript(key: String) -> JSONValue? {
         get {
+            if let t = tape {
+                guard let i = lastIndex(ofKey: key) else { return nil }
+                return t.value(t.memberValue(node, i))
+            }
             let members = storage.members
             var i = members.count
             while i > 0 {
@@ -93,37 +173,49 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
             return nil
         }
         set {
-            makeUnique()
-            if let newValue { storage.noteChild(newValue) }
+            let s = makeUnique()
+            if let newValue { s.noteChild(newValue) }
             guard let newValue else {
-                storage.members.removeAll { $0.key == key }
+                s.members.removeAll { $0.key == key }
                 return
             }
-            if let i = storage.members.lastIndex(where: { $0.key == key }) {
-                storage.members[i].value = newValue
+            if let i = s.members.lastIndex(where: { $0.key == key }) {
+                s.members[i].value = newValue
             } else {
-                storage.members.append(JSONMember(key: key, value: newValue))
+                s.members.append(JSONMember(key: key, value: newValue))
             }
         }
     }
 
     public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C)
         where C.Element == JSONMember {
-        makeUnique()
-        for m in newElements { storage.noteChild(m.value) }
-        storage.members.replaceSubrange(subrange, with: newElements)
+        let s = makeUnique()
+        for m in newElements { s.noteChild(m.value) }
+        s.members.replaceSubrange(subrange, with: newElements)
     }
 
     public mutating func append(key: String, value: JSONValue) {
         append(JSONMember(key: key, value: value))
     }
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = JSONObjectStorage(storage.members) }
+    @discardableResult
+    private mutating func makeUnique() -> JSONObjectStorage {
+        if tape != nil {
+            storage = JSONObjectStorage(members)
+            tape = nil
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = JSONObjectStorage(storage.members)
+        }
+        return storage
+    }
+
+    func isIdentical(to other: JSONObject) -> Bool {
+        if let t = tape { return t === other.tape && node == other.node }
+        return other.tape == nil && storage === other.storage
     }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
-        a.storage === b.storage || JSONEquality.equal(.object(a), .object(b))
+        a.isIdentical(to: b) || JSONEquality.equal(.object(a), .object(b))
     }
 }
 
@@ -138,6 +230,8 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
 /// Swift release its children, which recurses at most that deep; higher ones are dismantled
 /// iteratively. Most containers of real documents are low, so they skip the work list.
 final class JSONArrayStorage: @unchecked Sendable {
+    /// What empty and tape-backed arrays hold (never mutated: shared, so copied first).
+    static let empty = JSONArrayStorage([])
     var elements: [JSONValue]
     var height: UInt32
     init(_ elements: [JSONValue]) {
@@ -154,6 +248,7 @@ final class JSONArrayStorage: @unchecked Sendable {
 }
 
 final class JSONObjectStorage: @unchecked Sendable {
+    static let empty = JSONObjectStorage([])
     var members: [JSONMember]
     var height: UInt32
     init(_ members: [JSONMember]) {

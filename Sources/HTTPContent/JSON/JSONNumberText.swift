@@ -11,13 +11,19 @@ enum JSONNumberText {
     static func value(_ token: UnsafeRawBufferPointer, keep: Bool) throws(HTTPContentError) -> JSONValue {
         if keep { return .number(String(decoding: token, as: UTF8.self)) }
         if let i = integer(token) { return .int(i) }
+        return .double(try finiteDouble(token))
+    }
+
+    /// The token as a double; a decode error when it overflows (`1e400`).
+    @inline(__always)
+    static func finiteDouble(_ token: UnsafeRawBufferPointer) throws(HTTPContentError) -> Double {
         let d = fastDouble(token) ?? strtod(token)
         guard d.isFinite else {
             let text = String(decoding: token.prefix(40), as: UTF8.self) + (token.count > 40 ? "…" : "")
             throw HTTPContentError(.decode,
                 "number \(text) is out of range for a double (keepNumberText keeps such numbers as text)")
         }
-        return .double(d)
+        return d
     }
 
     /// The token as an Int64 if it is a plain integer that fits, else nil.

@@ -81,11 +81,11 @@ enum JSONEquality {
             case let (.number(p), .number(q)): if p != q { return false }
             case let (.string(p), .string(q)): if p != q { return false }
             case let (.array(p), .array(q)):
-                if p.storage === q.storage { continue }
+                if p.isIdentical(to: q) { continue }
                 guard p.count == q.count else { return false }
                 for i in 0..<p.count { work.append((p[i], q[i])) }
             case let (.object(p), .object(q)):
-                if p.storage === q.storage { continue }
+                if p.isIdentical(to: q) { continue }
                 guard p.count == q.count else { return false }
                 for i in 0..<p.count {
                     guard p[i].key == q[i].key else { return false }

@@ -1,120 +1,208 @@
-/// Builds `JSONValue`s from parse events with an explicit stack (no recursion), appending each
-/// completed top-level value to `documents`.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds `JSONValue`s from parse events onto a `JSONTape` (no recursion, no allocation per
+/// container), appending each completed top-level value to `documents`.
+///
+/// A container's children are collected on a pending stack while it is open and copied to the
+/// tape when it closes. Every document gets a tape of its own unless the last one is no longer
+/// referenced, in which case its buffers are reused (path streaming builds many small values).
 final class JSONTreeBuilder: JSONEventSink {
     private struct Frame {
+        var node: UInt32
+        /// Where this container's entries start on the pending stack.
+        var start: Int
         var isObject: Bool
-        var elements: [JSONValue] = []
-        var members: [JSONMember] = []
-        var key = ""
     }
 
     private let removeNulls: Bool
     private let keepNumberText: Bool
     private let strictUTF8: Bool
-    /// The container being filled. At the bottom of the stack is the root frame, an array that
-    /// collects completed top-level values.
-    @exclusivity(unchecked) private var top = Frame(isObject: false)
-    @exclusivity(unchecked) private var parents: [Frame] = []
-    /// Member names repeat across the objects of a document: short ones are made once.
+
+    /// The document being built (valid while `haveBuffers`).
+    @exclusivity(unchecked) private var t: JSONTapeStorage
+    @exclusivity(unchecked) private var haveBuffers = true
+    /// The tape of the last document handed out: its buffers are reused once nothing refers to it.
+    @exclusivity(unchecked) private var last: JSONTape?
+    @exclusivity(unchecked) private var frames: [Frame] = []
+    /// Whether the innermost open container is an object.
+    @exclusivity(unchecked) private var inObject = false
+    /// The key node of the member whose value comes next.
+    @exclusivity(unchecked) private var key: UInt32 = 0
+    /// Children of the open containers, innermost last (objects: key, value pairs).
+    @exclusivity(unchecked) private var pending: UnsafeMutablePointer<UInt32>
+    @exclusivity(unchecked) private var pendingCount = 0
+    @exclusivity(unchecked) private var pendingCapacity = 256
+    /// Member names repeat across the objects of a document: short ones get one node per tape.
     private let keyCache = KeyCache()
+
+    /// Completed top-level values, in order.
+    @exclusivity(unchecked) var documents: [JSONValue] = []
 
     init(options: JSONOptions) {
         removeNulls = options.removeNulls
         keepNumberText = options.keepNumberText
         strictUTF8 = options.strictUTF8
+        t = JSONTapeStorage()
+        pending = .allocate(capacity: pendingCapacity)
+        frames.reserveCapacity(16)
+    }
+
+    deinit {
+        pending.deallocate()
+        if haveBuffers { t.free() }
     }
 
     /// True while a value is being built.
-    var isOpen: Bool { !parents.isEmpty }
+    var isOpen: Bool { !frames.isEmpty }
 
-    /// Completed top-level values, in order.
-    var documents: [JSONValue] {
-        get { parents.isEmpty ? top.elements : parents[0].elements }
-        set {
-            if parents.isEmpty { top.elements = newValue } else { parents[0].elements = newValue }
-        }
+    // MARK: - Events
+
+    func null() throws {
+        if frames.isEmpty { return documents.append(.null) }
+        if removeNulls, inObject { return }
+        attach(try t.append(.null, 0, 0))
     }
 
-    @inline(__always)
-    private func add(_ value: JSONValue) {
-        if top.isObject {
-            if removeNulls, case .null = value { return }
-            top.members.append(JSONMember(key: top.key, value: value))
-        } else {
-            top.elements.append(value)
-        }
+    func bool(_ value: Bool) throws {
+        if frames.isEmpty { return documents.append(.bool(value)) }
+        attach(try t.append(.bool, 0, value ? 1 : 0))
     }
 
-    func null() { add(.null) }
-    func bool(_ value: Bool) { add(.bool(value)) }
     func number(_ token: UnsafeRawBufferPointer) throws {
-        add(try JSONNumberText.value(token, keep: keepNumberText))
+        if frames.isEmpty { return documents.append(try JSONNumberText.value(token, keep: keepNumberText)) }
+        if keepNumberText { return attach(try t.appendBytes(.number, token)) }
+        if let i = JSONNumberText.integer(token) { return attach(try t.append(.int, 0, UInt64(bitPattern: i))) }
+        let d = try JSONNumberText.finiteDouble(token)
+        attach(try t.append(.double, 0, d.bitPattern))
     }
+
     func string(_ bytes: UnsafeRawBufferPointer) throws {
-        add(.string(try JSONStrings.make(bytes, strict: strictUTF8)))
+        if frames.isEmpty { return documents.append(.string(try JSONStrings.make(bytes, strict: strictUTF8))) }
+        let n = bytes.count
+        if n <= 16 {
+            let text = ShortBytes(bytes)
+            if strictUTF8, !text.isASCII { try JSONStrings.validate(bytes) }
+            attach(try t.appendShort(.string, text, n))
+        } else {
+            if strictUTF8 { try JSONStrings.validate(bytes) }
+            attach(try t.appendBytes(.string, bytes))
+        }
     }
+
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
-        top.key = try keyCache.string(bytes, strict: strictUTF8)
+        let n = bytes.count
+        guard n <= 16 else {
+            if strictUTF8 { try JSONStrings.validate(bytes) }
+            key = try t.appendBytes(.string, bytes)
+            return
+        }
+        let text = ShortBytes(bytes)
+        if let node = keyCache.node(text, n) {
+            key = node
+            return
+        }
+        if strictUTF8, !text.isASCII { try JSONStrings.validate(bytes) }
+        key = try t.appendShort(.string, text, n)
+        keyCache.remember(text, n, key)
     }
 
-    func startMap() {
-        var frame = Frame(isObject: true)
-        // Most objects are small: one allocation instead of three growth steps up to four.
-        frame.members.reserveCapacity(4)
-        push(frame)
-    }
-    func startArray() {
-        var frame = Frame(isObject: false)
-        frame.elements.reserveCapacity(4)
-        push(frame)
-    }
-    func endMap() { pop() }
-    func endArray() { pop() }
+    func startMap() throws { try open(.object) }
+    func startArray() throws { try open(.array) }
+    func endMap() { close() }
+    func endArray() { close() }
 
+    // MARK: - Building
+
+    /// Records a value node as the next child of the innermost container.
     @inline(__always)
-    private func push(_ frame: Frame) {
-        parents.append(top)
-        top = frame
+    private func attach(_ node: UInt32) {
+        if pendingCount + 2 > pendingCapacity { growPending() }
+        if inObject {
+            pending[pendingCount] = key
+            pending[pendingCount + 1] = node
+            pendingCount += 2
+        } else {
+            pending[pendingCount] = node
+            pendingCount += 1
+        }
     }
 
-    @inline(__always)
-    private func pop() {
-        guard let parent = parents.popLast() else { return }
-        let done = top
-        top = parent
-        add(done.isObject ? .object(JSONObject(done.members)) : .array(JSONArray(done.elements)))
+    private func growPending() {
+        let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: pendingCapacity * 2)
+        bigger.moveInitialize(from: pending, count: pendingCount)
+        pending.deallocate()
+        pending = bigger
+        pendingCapacity *= 2
+    }
+
+    private func open(_ kind: JSONTape.Kind) throws {
+        if frames.isEmpty { beginDocument() }
+        let node = try t.append(kind, 0, 0)
+        if !frames.isEmpty { attach(node) }
+        frames.append(Frame(node: node, start: pendingCount, isObject: kind == .object))
+        inObject = kind == .object
+    }
+
+    private func close() {
+        guard let frame = frames.popLast() else { return }
+        let entries = pendingCount - frame.start
+        t.close(frame.node, frame.isObject ? .object : .array, count: frame.isObject ? entries / 2 : entries,
+                   pending + frame.start, entries: entries)
+        pendingCount = frame.start
+        inObject = frames.last?.isObject ?? false
+        if frames.isEmpty {
+            t.shrink()
+            let tape = JSONTape(t)
+            haveBuffers = false
+            last = tape
+            documents.append(tape.value(frame.node))
+        }
+    }
+
+    /// Buffers for the next top-level container: the last document's, emptied, if nothing refers
+    /// to it any more.
+    private func beginDocument() {
+        if haveBuffers {
+            if t.nodeCount == 0 { return }
+            t.reset()
+        } else {
+            if last != nil, isKnownUniquelyReferenced(&last), let done = last {
+                t = done.recycle()
+            } else {
+                t = JSONTapeStorage()
+            }
+            last = nil
+            haveBuffers = true
+        }
+        keyCache.forget()
     }
 
     /// Closes every open container (for partial input), completing the top-level value.
     func closeAll() {
-        while !parents.isEmpty { pop() }
+        while !frames.isEmpty { close() }
     }
 
-    /// Drops half-built values iteratively (after an error, or at teardown).
+    /// Drops a half-built value (after an error).
     func discard() {
-        var pending: [JSONValue] = []
-        while let parent = parents.popLast() {
-            pending.append(contentsOf: top.elements)
-            pending.append(contentsOf: top.members.map(\.value))
-            top = parent
-        }
-        pending.append(contentsOf: top.elements)
-        top = Frame(isObject: false)
-        JSONTeardown.dismantle(&pending)
+        frames.removeAll(keepingCapacity: true)
+        pendingCount = 0
+        inObject = false
+        if haveBuffers { t.reset() }
+        keyCache.forget()
     }
-
-    deinit { discard() }
 }
 
-/// Strings for member names of up to 16 bytes, remembered in a small direct-mapped table (a hit
-/// costs two word compares instead of decoding and validating the bytes again). Only names that
-/// were valid when made are kept, so a hit is valid too.
+/// The key nodes of member names up to 16 bytes long, remembered in a small direct-mapped table
+/// for the current tape (a hit costs two word compares instead of validating and copying the
+/// bytes again). Only names that were valid when added are kept, so a hit is valid too.
 private final class KeyCache {
     private struct Slot {
         var w0: UInt64 = 0
         var w1: UInt64 = 0
         var length = -1
-        var string = ""
+        var node: UInt32 = 0
     }
 
     private static let slotCount = 64
@@ -130,19 +218,28 @@ private final class KeyCache {
         slots.deallocate()
     }
 
+    /// Empties the table (its nodes belong to a tape that is gone or emptied).
+    func forget() {
+        for i in 0..<KeyCache.slotCount { slots[i].length = -1 }
+    }
+
     @inline(__always)
-    func string(_ bytes: UnsafeRawBufferPointer, strict: Bool) throws(HTTPContentError) -> String {
-        let n = bytes.count
-        guard n <= 16, let base = bytes.baseAddress else { return try JSONStrings.make(bytes, strict: strict) }
-        var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: base, byteCount: n) }
-        let hash = (words.0 &* 0x9E37_79B9_7F4A_7C15) ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(n)
-        let slot = slots + Int(truncatingIfNeeded: (hash >> 32) & UInt64(KeyCache.slotCount - 1))
-        if slot.pointee.length == n, slot.pointee.w0 == words.0, slot.pointee.w1 == words.1 {
-            return slot.pointee.string
-        }
-        let s = try JSONStrings.make(bytes, strict: strict)
-        slot.pointee = Slot(w0: words.0, w1: words.1, length: n, string: s)
-        return s
+    private func slot(_ text: ShortBytes, _ n: Int) -> UnsafeMutablePointer<Slot> {
+        let hash = (text.w0 &* 0x9E37_79B9_7F4A_7C15) ^ (text.w1 &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(n)
+        return slots + Int(truncatingIfNeeded: (hash >> 32) & UInt64(KeyCache.slotCount - 1))
+    }
+
+    /// The node of a name seen before in this tape, or nil.
+    @inline(__always)
+    func node(_ text: ShortBytes, _ n: Int) -> UInt32? {
+        let s = slot(text, n)
+        guard s.pointee.length == n, s.pointee.w0 == text.w0, s.pointee.w1 == text.w1 else { return nil }
+        return s.pointee.node
+    }
+
+    /// Remembers a valid name's node (replacing whatever shared its slot).
+    @inline(__always)
+    func remember(_ text: ShortBytes, _ n: Int, _ node: UInt32) {
+        slot(text, n).pointee = Slot(w0: text.w0, w1: text.w1, length: n, node: node)
     }
 }

@@ -1,0 +1,119 @@
+import Testing
+@testable import HTTPContent
+
+/// Parsed arrays and objects read their document's tape in place; these check what that must not
+/// change: values, copy-on-write, equality, documents kept while the parser goes on, and the
+/// short-string and member-name fast paths at every length.
+@Suite("JSON tape-backed values")
+struct JSONTapeTests {
+    @Test func parsedContainersAreTapeBackedAndReadLikeBuiltOnes() throws {
+        let v = try JSONValue(parsing: #"{"a": [1, 2.5, "x", null, true], "b": {"c": "d"}, "a": 3}"#)
+        guard case .object(let o) = v else { Issue.record("not an object"); return }
+        #expect(o.tape != nil)
+        #expect(o.count == 3)
+        #expect(o.keys == ["a", "b", "a"])
+        #expect(o["a"] == 3)  // the last member of that name
+        #expect(o.lastIndex(ofKey: "a") == 2)
+        #expect(o.lastIndex(ofKey: "zz") == nil)
+        #expect(v[path: ["b", "c"]] == "d")
+        #expect(o[0].value == [1, 2.5, "x", nil, true])
+        let built: JSONValue = ["a": [1, 2.5, "x", nil, true], "b": ["c": "d"], "a": 3]
+        #expect(v == built)
+        #expect(built == v)
+        #expect(v.description == #"{"a":[1,2.5,"x",null,true],"b":{"c":"d"},"a":3}"#)
+    }
+
+    @Test func changingAParsedValueCopiesItAndLeavesOtherCopiesAlone() throws {
+        let original = try JSONValue(parsing: #"{"list": [1, 2, 3], "name": "n"}"#)
+        guard case .object(var o) = original, case .array(var list)? = o["list"] else {
+            Issue.record("unexpected shape"); return
+        }
+        list[1] = "two"
+        list.append(4)
+        o["list"] = .array(list)
+        o["name"] = nil
+        o.append(key: "extra", value: true)
+        #expect(o.tape == nil)
+        #expect(JSONValue.object(o) == ["list": [1, "two", 3, 4], "extra": true])
+        // The parsed value still reads the tape, unchanged.
+        #expect(original == ["list": [1, 2, 3], "name": "n"])
+        #expect(original["list.1"] == 2)
+    }
+
+    @Test func documentsTakenEarlyStayIntactWhileParsingGoesOn() throws {
+        var options = JSONOptions()
+        options.allowMultipleValues = true
+        let parser = JSONStreamParser(options: options)
+        var kept: [JSONValue] = []
+        for i in 0..<200 {
+            try parser.feed(Array(#"{"i": \#(i), "s": "value \#(i)", "l": [\#(i), {"k": "\#(i)"}]}"#.utf8))
+            kept += parser.takeDocuments()
+            if i % 3 == 0 { _ = parser.takeDocuments() }
+        }
+        kept += try parser.finishDocuments()
+        #expect(kept.count == 200)
+        for (i, v) in kept.enumerated() {
+            #expect(v == ["i": .int(Int64(i)), "s": .string("value \(i)"), "l": [.int(Int64(i)), ["k": .string("\(i)")]]])
+        }
+    }
+
+    @Test func pathStreamingReusesBuffersOnlyForValuesNobodyKept() throws {
+        var text = "["
+        for i in 0..<300 { text += (i > 0 ? "," : "") + #"{"id": \#(i), "tags": ["t\#(i)", "u"]}"# }
+        text += "]"
+        var kept: [JSONValue] = []
+        var seen = 0
+        let p = try JSONItemParser(prefixes: ["item"]) { item in
+            // Keep every third value; the others are dropped as soon as the callback returns.
+            #expect(item.value == ["id": .int(Int64(seen)), "tags": [.string("t\(seen)"), "u"]])
+            if seen % 3 == 0 { kept.append(item.value) }
+            seen += 1
+        }
+        let bytes = Array(text.utf8)
+        var i = 0
+        while i < bytes.count {
+            _ = try p.feed(Array(bytes[i..<min(i + 37, bytes.count)]))
+            i += 37
+        }
+        _ = try p.finish()
+        #expect(seen == 300)
+        for (k, v) in kept.enumerated() {
+            #expect(v == ["id": .int(Int64(k * 3)), "tags": [.string("t\(k * 3)"), "u"]])
+        }
+    }
+
+    @Test func stringsAndMemberNamesOfEveryShortLengthRoundTrip() throws {
+        let alphabet = Array("aé€😀b\u{0}c".unicodeScalars)
+        for length in 0...40 {
+            var s = ""
+            for i in 0..<length { s.unicodeScalars.append(alphabet[i % alphabet.count]) }
+            // As a value, as a member name, and a second object with the same name (cache hit).
+            let json = JSONValue.array([.string(s), .object(JSONObject([JSONMember(key: s, value: 1)])),
+                                        .object(JSONObject([JSONMember(key: s, value: 2)]))])
+            let parsed = try JSONValue(parsing: json.description)
+            #expect(parsed == json, "length \(length)")
+            #expect(parsed[path: ["1", s]] == 1)
+            #expect(parsed[path: ["2", s]] == 2)
+            #expect(parsed["0"]?.stringValue?.utf8.count == s.utf8.count)
+        }
+    }
+
+    @Test func removeNullsDropsMembersOnTheTapeButKeepsArrayNulls() throws {
+        var options = JSONOptions()
+        options.removeNulls = true
+        let v = try JSONValue(parsing: #"{"a": null, "b": [null, {"c": null, "d": 1}], "e": {"f": null}}"#, options: options)
+        #expect(v == ["b": [nil, ["d": 1]], "e": [:]])
+    }
+
+    @Test func aLargeDocumentSurvivesGrowthAndShrinking() throws {
+        // Several MiB of tape: buffers grow past the populate threshold and shrink at the end.
+        var text = "["
+        for i in 0..<60_000 { text += (i > 0 ? "," : "") + #"{"id": \#(i), "name": "item number \#(i)", "v": \#(i).5}"# }
+        text += "]"
+        let v = try JSONValue(parsing: text)
+        #expect(v.count == 60_000)
+        #expect(v["59999.name"] == "item number 59999")
+        #expect(v["31337.v"] == 31337.5)
+        #expect(v["0.id"] == 0)
+    }
+}
