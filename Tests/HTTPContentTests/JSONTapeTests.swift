@@ -117,3 +117,38 @@ struct JSONTapeTests {
         #expect(v["0.id"] == 0)
     }
 }
+
+@Suite("JSON number scanning")
+struct JSONNumberScanTests {
+    /// Every number token the one-pass scanner reads must equal what the exact slow paths give
+    /// (Int64's and strtod's readings), inside containers (the tape) and at the top level.
+    @Test func oneOfEveryShapeAgreesWithTheExactReading() throws {
+        var rng = SystemRandomNumberGenerator()
+        var tokens = ["0", "-0", "1", "-1", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+                      "123456789012345678", "1234567890123456789", "0.1", "0.3", "1e22", "1e23", "1E-22", "1e-23",
+                      "9007199254740993", "9007199254740993.0", "4.35", "2.5e-3", "1.7976931348623157e308",
+                      "5e-324", "0.000001", "123.456e+5", "-0.0", "1e00000000000000000000000000001"]
+        for _ in 0..<3000 {
+            let intDigits = Int.random(in: 1...19, using: &rng)
+            var t = (Bool.random(using: &rng) ? "-" : "") + String(Int.random(in: 1...9, using: &rng))
+            for _ in 1..<intDigits { t += String(Int.random(in: 0...9, using: &rng)) }
+            if Bool.random(using: &rng) {
+                t += "."
+                for _ in 0..<Int.random(in: 1...12, using: &rng) { t += String(Int.random(in: 0...9, using: &rng)) }
+            }
+            if Int.random(in: 0..<4, using: &rng) == 0 { t += "e" + String(Int.random(in: -30...30, using: &rng)) }
+            tokens.append(t)
+        }
+        for token in tokens {
+            let expected: JSONValue
+            if let i = Int64(token) {
+                expected = .int(i)
+            } else {
+                expected = .double(Double(token) ?? .nan)
+            }
+            let inArray = try JSONValue(parsing: "[\(token)]")
+            #expect(inArray["0"] == expected, "\(token)")
+            #expect(try JSONValue(parsing: token) == expected, "\(token)")
+        }
+    }
+}

@@ -26,6 +26,71 @@ enum JSONNumberText {
         return d
     }
 
+    /// A number token read in one pass: an integer that fits `Int64` (`isInteger`, `bits` its
+    /// bit pattern) or a double (`bits` its bit pattern). Short tokens take the fast paths (at
+    /// most 18 integer digits; Clinger's for doubles), the rest `integer`/`strtod`.
+    /// - Throws: `.decode` for a number that overflows `Double` (`1e400`).
+    @inline(__always)
+    static func scalar(_ token: UnsafeRawBufferPointer) throws(HTTPContentError) -> (isInteger: Bool, bits: UInt64) {
+        let n = token.count
+        guard n > 0, n <= 24, let p = token.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            return try slowScalar(token)
+        }
+        let negative = p[0] == UInt8(ascii: "-")
+        var i = negative ? 1 : 0
+        var m: UInt64 = 0
+        while i < n {
+            let d = p[i] &- 0x30
+            if d > 9 { break }
+            m = m &* 10 &+ UInt64(d)
+            i += 1
+        }
+        let digits = i - (negative ? 1 : 0)
+        if i == n {
+            guard digits <= 18 else { return try slowScalar(token) }
+            let v = Int64(bitPattern: m)
+            return (true, UInt64(bitPattern: negative ? 0 &- v : v))
+        }
+        var exponent = 0
+        var total = digits
+        if p[i] == UInt8(ascii: ".") {
+            i += 1
+            let start = i
+            while i < n {
+                let d = p[i] &- 0x30
+                if d > 9 { break }
+                m = m &* 10 &+ UInt64(d)
+                i += 1
+            }
+            exponent = start - i
+            total += i - start
+        }
+        if i < n {
+            // e or E, an optional sign, digits (the value saturates: far out of range either way).
+            i += 1
+            var expNegative = false
+            if i < n, p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+") {
+                expNegative = p[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            var e = 0
+            while i < n {
+                if e < 100_000 { e = e * 10 + Int(p[i] &- 0x30) }
+                i += 1
+            }
+            exponent += expNegative ? -e : e
+        }
+        guard total <= 19, m <= 1 << 53, exponent >= -22, exponent <= 22 else { return try slowScalar(token) }
+        var v = Double(m)
+        if exponent < 0 { v /= powersOf10[-exponent] } else if exponent > 0 { v *= powersOf10[exponent] }
+        return (false, (negative ? -v : v).bitPattern)
+    }
+
+    private static func slowScalar(_ token: UnsafeRawBufferPointer) throws(HTTPContentError) -> (isInteger: Bool, bits: UInt64) {
+        if let i = integer(token) { return (true, UInt64(bitPattern: i)) }
+        return (false, try finiteDouble(token).bitPattern)
+    }
+
     /// The token as an Int64 if it is a plain integer that fits, else nil.
     @inline(__always)
     static func integer(_ token: UnsafeRawBufferPointer) -> Int64? {

@@ -113,55 +113,36 @@ final class JSONTape: @unchecked Sendable {
 struct JSONTapeStorage {
     typealias Node = JSONTape.Node
     typealias Kind = JSONTape.Kind
-    private(set) var nodes: UnsafeMutablePointer<Node>
-    private(set) var nodeCount = 0
-    private var nodeCapacity: Int
+    private(set) var nodeBuffer = JSONTapeBuffer<Node>(capacity: 64)
     /// String and number bytes, each followed by a NUL (so C can borrow them as they are).
-    private(set) var bytes: UnsafeMutablePointer<UInt8>
-    private(set) var byteCount = 0
-    private var byteCapacity: Int
+    private(set) var byteBuffer = JSONTapeBuffer<UInt8>(capacity: 512)
     /// Array: the element node indices. Object: key node, value node, per member.
-    private(set) var children: UnsafeMutablePointer<UInt32>
-    private(set) var childCount = 0
-    private var childCapacity: Int
+    private(set) var childBuffer = JSONTapeBuffer<UInt32>(capacity: 128)
 
-    init() {
-        nodeCapacity = 64
-        byteCapacity = 512
-        childCapacity = 128
-        nodes = JSONTapeMemory.allocate(nodeCapacity)
-        bytes = JSONTapeMemory.allocate(byteCapacity)
-        children = JSONTapeMemory.allocate(childCapacity)
-    }
+    var nodes: UnsafeMutablePointer<Node> { nodeBuffer.base }
+    var nodeCount: Int { nodeBuffer.count }
+    var bytes: UnsafeMutablePointer<UInt8> { byteBuffer.base }
+    var children: UnsafeMutablePointer<UInt32> { childBuffer.base }
 
     /// Frees the buffers (the owner calls this once).
     func free() {
-        JSONTapeMemory.free(nodes, nodeCapacity)
-        JSONTapeMemory.free(bytes, byteCapacity)
-        JSONTapeMemory.free(children, childCapacity)
+        nodeBuffer.free()
+        byteBuffer.free()
+        childBuffer.free()
     }
 
     /// Empties the tape for the next document, keeping its buffers.
     mutating func reset() {
-        nodeCount = 0
-        byteCount = 0
-        childCount = 0
+        nodeBuffer.count = 0
+        byteBuffer.count = 0
+        childBuffer.count = 0
     }
 
-    /// Gives back what the doubling growth left unused (large documents only).
+    /// Gives back what the growth left unused (large documents only).
     mutating func shrink() {
-        if JSONTapeMemory.worthShrinking(Node.self, nodeCapacity, nodeCount) {
-            nodes = JSONTapeMemory.resize(nodes, nodeCapacity, max(nodeCount, 1))
-            nodeCapacity = max(nodeCount, 1)
-        }
-        if JSONTapeMemory.worthShrinking(UInt8.self, byteCapacity, byteCount) {
-            bytes = JSONTapeMemory.resize(bytes, byteCapacity, max(byteCount, 1))
-            byteCapacity = max(byteCount, 1)
-        }
-        if JSONTapeMemory.worthShrinking(UInt32.self, childCapacity, childCount) {
-            children = JSONTapeMemory.resize(children, childCapacity, max(childCount, 1))
-            childCapacity = max(childCount, 1)
-        }
+        nodeBuffer.shrink()
+        byteBuffer.shrink()
+        childBuffer.shrink()
     }
 
     // MARK: - Building
@@ -171,10 +152,16 @@ struct JSONTapeStorage {
 
     @inline(__always)
     mutating func append(_ kind: Kind, _ count: Int, _ payload: UInt64) throws(HTTPContentError) -> UInt32 {
-        if nodeCount == nodeCapacity { try growNodes() }
-        nodes[nodeCount] = Node(header: UInt64(kind.rawValue) | UInt64(truncatingIfNeeded: count) << 8, payload: payload)
-        nodeCount += 1
-        return UInt32(truncatingIfNeeded: nodeCount - 1)
+        let i = nodeBuffer.count
+        if i == nodeBuffer.ready {
+            guard i < JSONTapeStorage.maxNodes else {
+                throw HTTPContentError(.tooLarge, "JSON document has more than \(JSONTapeStorage.maxNodes) values")
+            }
+            nodeBuffer.makeRoom(1)
+        }
+        nodeBuffer.base[i] = Node(header: UInt64(kind.rawValue) | UInt64(truncatingIfNeeded: count) << 8, payload: payload)
+        nodeBuffer.count = i + 1
+        return UInt32(truncatingIfNeeded: i)
     }
 
     /// Appends a string or number-text node holding a copy of `source` (plus a NUL).
@@ -182,58 +169,74 @@ struct JSONTapeStorage {
     mutating func appendBytes(_ kind: Kind, _ source: UnsafeRawBufferPointer) throws(HTTPContentError) -> UInt32 {
         let n = source.count
         if n <= 16 { return try appendShort(kind, ShortBytes(source), n) }
-        if byteCount + n + 1 > byteCapacity { growBytes(n + 1) }
-        if let base = source.baseAddress { memcpy(bytes + byteCount, base, n) }
-        bytes[byteCount + n] = 0
-        let offset = byteCount
-        byteCount += n + 1
+        let offset = byteBuffer.count
+        if offset + n + 1 > byteBuffer.ready { byteBuffer.makeRoom(n + 1) }
+        if let base = source.baseAddress { memcpy(byteBuffer.base + offset, base, n) }
+        byteBuffer.base[offset + n] = 0
+        byteBuffer.count = offset + n + 1
         return try append(kind, n, UInt64(offset))
     }
 
     /// The same for at most 16 bytes, stored as two words (the zeros past the text are its NUL).
     @inline(__always)
     mutating func appendShort(_ kind: Kind, _ text: ShortBytes, _ n: Int) throws(HTTPContentError) -> UInt32 {
-        if byteCount + 17 > byteCapacity { growBytes(17) }
-        let dest = UnsafeMutableRawPointer(bytes + byteCount)
+        let offset = byteBuffer.count
+        if offset + 17 > byteBuffer.ready { byteBuffer.makeRoom(17) }
+        let dest = UnsafeMutableRawPointer(byteBuffer.base + offset)
         dest.storeBytes(of: text.w0, as: UInt64.self)
         dest.storeBytes(of: text.w1, toByteOffset: 8, as: UInt64.self)
-        bytes[byteCount + n] = 0
-        let offset = byteCount
-        byteCount += n + 1
+        byteBuffer.base[offset + n] = 0
+        byteBuffer.count = offset + n + 1
         return try append(kind, n, UInt64(offset))
     }
 
-    /// Sets a container node's children: `source` holds `count` entries (twice that for objects).
+    /// Sets a container node's children: `source` holds `entries` indices (two per object member).
     @inline(__always)
     mutating func close(_ node: UInt32, _ kind: Kind, count: Int, _ source: UnsafePointer<UInt32>, entries: Int) {
-        if childCount + entries > childCapacity { growChildren(entries) }
-        if entries > 0 { (children + childCount).update(from: source, count: entries) }
-        nodes[Int(node)] = Node(header: UInt64(kind.rawValue) | UInt64(count) << 8, payload: UInt64(childCount))
-        childCount += entries
-    }
-
-    private mutating func growNodes() throws(HTTPContentError) {
-        guard nodeCount < JSONTapeStorage.maxNodes else {
-            throw HTTPContentError(.tooLarge, "JSON document has more than \(JSONTapeStorage.maxNodes) values")
-        }
-        let grown = min(nodeCapacity * 2, JSONTapeStorage.maxNodes)
-        nodes = JSONTapeMemory.resize(nodes, nodeCapacity, grown)
-        nodeCapacity = grown
-    }
-
-    private mutating func growBytes(_ need: Int) {
-        let grown = max(byteCapacity * 2, byteCount + need)
-        bytes = JSONTapeMemory.resize(bytes, byteCapacity, grown)
-        byteCapacity = grown
-    }
-
-    private mutating func growChildren(_ need: Int) {
-        let grown = max(childCapacity * 2, childCount + need)
-        children = JSONTapeMemory.resize(children, childCapacity, grown)
-        childCapacity = grown
+        let offset = childBuffer.count
+        if offset + entries > childBuffer.ready { childBuffer.makeRoom(entries) }
+        if entries > 0 { (childBuffer.base + offset).update(from: source, count: entries) }
+        nodeBuffer.base[Int(node)] = Node(header: UInt64(kind.rawValue) | UInt64(count) << 8, payload: UInt64(offset))
+        childBuffer.count = offset + entries
     }
 }
 
+/// One growable buffer of the tape. `ready` is how far it may be written without calling
+/// `makeRoom`: the capacity for small buffers; for large ones the part populated so far (see
+/// `JSONTapeMemory`), so only pages about to be written are mapped, not the whole doubling.
+struct JSONTapeBuffer<T> {
+    private(set) var base: UnsafeMutablePointer<T>
+    var count = 0
+    private(set) var ready: Int
+    private var capacity: Int
+
+    init(capacity: Int) {
+        base = JSONTapeMemory.allocate(capacity)
+        self.capacity = capacity
+        ready = capacity
+    }
+
+    func free() { JSONTapeMemory.free(base) }
+
+    /// Makes `ready` at least `count + n`, growing (doubling) and populating as needed.
+    mutating func makeRoom(_ n: Int) {
+        let need = count + n
+        if need > capacity {
+            let grown = max(capacity * 2, need)
+            base = JSONTapeMemory.resize(base, capacity, grown)
+            capacity = grown
+        }
+        ready = JSONTapeMemory.populate(base, from: ready, atLeast: need, capacity: capacity)
+    }
+
+    mutating func shrink() {
+        guard JSONTapeMemory.worthShrinking(T.self, capacity, count) else { return }
+        let n = max(count, 1)
+        base = JSONTapeMemory.resize(base, capacity, n)
+        capacity = n
+        ready = n
+    }
+}
 
 /// Up to 16 bytes as two little-endian words, zero beyond the text, read without touching a byte
 /// past its end (overlapping loads instead of a byte loop or a call to memcpy).

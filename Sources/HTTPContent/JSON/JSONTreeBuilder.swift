@@ -25,7 +25,10 @@ final class JSONTreeBuilder: JSONEventSink {
     @exclusivity(unchecked) private var haveBuffers = true
     /// The tape of the last document handed out: its buffers are reused once nothing refers to it.
     @exclusivity(unchecked) private var last: JSONTape?
-    @exclusivity(unchecked) private var frames: [Frame] = []
+    /// Open containers, outermost first.
+    @exclusivity(unchecked) private var frames: UnsafeMutablePointer<Frame>
+    @exclusivity(unchecked) private var depth = 0
+    @exclusivity(unchecked) private var frameCapacity = 32
     /// Whether the innermost open container is an object.
     @exclusivity(unchecked) private var inObject = false
     /// The key node of the member whose value comes next.
@@ -46,40 +49,40 @@ final class JSONTreeBuilder: JSONEventSink {
         strictUTF8 = options.strictUTF8
         t = JSONTapeStorage()
         pending = .allocate(capacity: pendingCapacity)
-        frames.reserveCapacity(16)
+        frames = .allocate(capacity: frameCapacity)
     }
 
     deinit {
         pending.deallocate()
+        frames.deallocate()
         if haveBuffers { t.free() }
     }
 
     /// True while a value is being built.
-    var isOpen: Bool { !frames.isEmpty }
+    var isOpen: Bool { depth > 0 }
 
     // MARK: - Events
 
     func null() throws {
-        if frames.isEmpty { return documents.append(.null) }
+        if depth == 0 { return documents.append(.null) }
         if removeNulls, inObject { return }
         attach(try t.append(.null, 0, 0))
     }
 
     func bool(_ value: Bool) throws {
-        if frames.isEmpty { return documents.append(.bool(value)) }
+        if depth == 0 { return documents.append(.bool(value)) }
         attach(try t.append(.bool, 0, value ? 1 : 0))
     }
 
     func number(_ token: UnsafeRawBufferPointer) throws {
-        if frames.isEmpty { return documents.append(try JSONNumberText.value(token, keep: keepNumberText)) }
+        if depth == 0 { return documents.append(try JSONNumberText.value(token, keep: keepNumberText)) }
         if keepNumberText { return attach(try t.appendBytes(.number, token)) }
-        if let i = JSONNumberText.integer(token) { return attach(try t.append(.int, 0, UInt64(bitPattern: i))) }
-        let d = try JSONNumberText.finiteDouble(token)
-        attach(try t.append(.double, 0, d.bitPattern))
+        let n = try JSONNumberText.scalar(token)
+        attach(try t.append(n.isInteger ? .int : .double, 0, n.bits))
     }
 
     func string(_ bytes: UnsafeRawBufferPointer) throws {
-        if frames.isEmpty { return documents.append(.string(try JSONStrings.make(bytes, strict: strictUTF8))) }
+        if depth == 0 { return documents.append(.string(try JSONStrings.make(bytes, strict: strictUTF8))) }
         let n = bytes.count
         if n <= 16 {
             let text = ShortBytes(bytes)
@@ -137,22 +140,36 @@ final class JSONTreeBuilder: JSONEventSink {
         pendingCapacity *= 2
     }
 
+    @inline(__always)
     private func open(_ kind: JSONTape.Kind) throws {
-        if frames.isEmpty { beginDocument() }
+        if depth == 0 { beginDocument() }
         let node = try t.append(kind, 0, 0)
-        if !frames.isEmpty { attach(node) }
-        frames.append(Frame(node: node, start: pendingCount, isObject: kind == .object))
+        if depth > 0 { attach(node) }
+        if depth == frameCapacity { growFrames() }
+        frames[depth] = Frame(node: node, start: pendingCount, isObject: kind == .object)
+        depth += 1
         inObject = kind == .object
     }
 
+    private func growFrames() {
+        let bigger = UnsafeMutablePointer<Frame>.allocate(capacity: frameCapacity * 2)
+        bigger.moveInitialize(from: frames, count: depth)
+        frames.deallocate()
+        frames = bigger
+        frameCapacity *= 2
+    }
+
+    @inline(__always)
     private func close() {
-        guard let frame = frames.popLast() else { return }
+        guard depth > 0 else { return }
+        depth -= 1
+        let frame = frames[depth]
         let entries = pendingCount - frame.start
         t.close(frame.node, frame.isObject ? .object : .array, count: frame.isObject ? entries / 2 : entries,
                    pending + frame.start, entries: entries)
         pendingCount = frame.start
-        inObject = frames.last?.isObject ?? false
-        if frames.isEmpty {
+        inObject = depth > 0 && frames[depth - 1].isObject
+        if depth == 0 {
             t.shrink()
             let tape = JSONTape(t)
             haveBuffers = false
@@ -181,12 +198,12 @@ final class JSONTreeBuilder: JSONEventSink {
 
     /// Closes every open container (for partial input), completing the top-level value.
     func closeAll() {
-        while !frames.isEmpty { close() }
+        while depth > 0 { close() }
     }
 
     /// Drops a half-built value (after an error).
     func discard() {
-        frames.removeAll(keepingCapacity: true)
+        depth = 0
         pendingCount = 0
         inObject = false
         if haveBuffers { t.reset() }
