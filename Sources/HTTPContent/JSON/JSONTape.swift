@@ -2,24 +2,29 @@
 import Glibc
 #endif
 
-/// A parsed JSON document in three flat buffers, the storage behind the arrays and objects the
-/// parser builds: one 16-byte node per value, the bytes of every string and kept number text,
-/// and each container's children as node indices. Building one costs a few stores per value
-/// instead of a Swift allocation per container; `JSONArray` and `JSONObject` read it in place and
-/// copy out only when changed. Tearing it down frees three buffers, however deep the document.
+/// A parsed JSON document in four flat buffers, the storage behind the arrays and objects the
+/// parser builds: one 8-byte word per value, the bytes of every string and kept number text,
+/// each container's children as word indices, and the odd value too wide for its word. Building
+/// one costs a few stores per value instead of a Swift allocation per container; `JSONArray` and
+/// `JSONObject` read it in place and copy out only when changed. Tearing it down frees four
+/// buffers, however deep the document.
+///
+/// A word is a 4-bit tag and 60 bits of payload: the integer itself (60-bit range), a double whose
+/// four low bits are zero (most short decimals), a string's length (24 bits) and byte offset
+/// (36 bits), or a container's offset among the children, where its count comes first. Anything
+/// larger goes to the wide buffer and the word holds its index there.
 ///
 /// Immutable once a value refers to it (the builder starts another before handing values out
 /// of a shared one), hence Sendable.
 final class JSONTape: @unchecked Sendable {
-    /// What a node holds: `header` = kind | count or length << 8; `payload` = the integer, the
-    /// double's bits, or the offset of the bytes or of the children.
-    struct Node {
-        var header: UInt64
-        var payload: UInt64
-    }
-
+    /// What a value is.
     enum Kind: UInt8 {
         case null, bool, int, double, number, string, array, object
+    }
+
+    /// How a word stores its value (the low 4 bits).
+    enum Tag: UInt64 {
+        case null = 0, bool, int, wideInt, double, wideDouble, string, wideString, number, wideNumber, array, object
     }
 
     private(set) var storage: JSONTapeStorage
@@ -38,43 +43,67 @@ final class JSONTape: @unchecked Sendable {
         return s
     }
 
-    private var nodes: UnsafeMutablePointer<Node> { storage.nodes }
+    private var words: UnsafeMutablePointer<UInt64> { storage.words }
     private var bytes: UnsafeMutablePointer<UInt8> { storage.bytes }
     private var children: UnsafeMutablePointer<UInt32> { storage.children }
+    private var wide: UnsafeMutablePointer<UInt64> { storage.wide }
     var nodeCount: Int { storage.nodeCount }
 
+    @inline(__always)
+    private func word(_ node: UInt32) -> UInt64 { words[Int(node)] }
+
+    @inline(__always)
+    private func payload(_ w: UInt64) -> Int { Int(truncatingIfNeeded: w >> 4) }
 
     @inline(__always)
     func kind(_ node: UInt32) -> Kind {
-        Kind(rawValue: UInt8(truncatingIfNeeded: nodes[Int(node)].header)) ?? .null
+        switch Tag(rawValue: word(node) & 0xF) ?? .null {
+        case .null: return .null
+        case .bool: return .bool
+        case .int, .wideInt: return .int
+        case .double, .wideDouble: return .double
+        case .string, .wideString: return .string
+        case .number, .wideNumber: return .number
+        case .array: return .array
+        case .object: return .object
+        }
     }
 
     /// Elements or members of a container, bytes of a string or number text.
     @inline(__always)
-    func count(_ node: UInt32) -> Int { Int(truncatingIfNeeded: nodes[Int(node)].header >> 8) }
-
-    /// The node of element `i` of an array, or of member `i`'s value in an object.
-    @inline(__always)
-    func element(_ node: UInt32, _ i: Int) -> UInt32 {
-        children[Int(truncatingIfNeeded: nodes[Int(node)].payload) + i]
+    func count(_ node: UInt32) -> Int {
+        let w = word(node)
+        switch Tag(rawValue: w & 0xF) ?? .null {
+        case .array, .object: return Int(children[payload(w)])
+        case .string, .number: return Int(truncatingIfNeeded: (w >> 4) & JSONTapeStorage.shortLengthMask)
+        case .wideString, .wideNumber: return Int(truncatingIfNeeded: wide[payload(w) + 1])
+        default: return 0
+        }
     }
 
+    /// The node of element `i` of an array.
     @inline(__always)
-    func memberKey(_ node: UInt32, _ i: Int) -> UInt32 {
-        children[Int(truncatingIfNeeded: nodes[Int(node)].payload) + 2 * i]
-    }
+    func element(_ node: UInt32, _ i: Int) -> UInt32 { children[payload(word(node)) + 1 + i] }
 
     @inline(__always)
-    func memberValue(_ node: UInt32, _ i: Int) -> UInt32 {
-        children[Int(truncatingIfNeeded: nodes[Int(node)].payload) + 2 * i + 1]
-    }
+    func memberKey(_ node: UInt32, _ i: Int) -> UInt32 { children[payload(word(node)) + 1 + 2 * i] }
+
+    @inline(__always)
+    func memberValue(_ node: UInt32, _ i: Int) -> UInt32 { children[payload(word(node)) + 2 + 2 * i] }
 
     /// A string or number text node's bytes (NUL-terminated in place; the count excludes it).
     @inline(__always)
     func text(_ node: UInt32) -> UnsafeRawBufferPointer {
-        let n = nodes[Int(node)]
-        return UnsafeRawBufferPointer(start: bytes + Int(truncatingIfNeeded: n.payload),
-                                      count: Int(truncatingIfNeeded: n.header >> 8))
+        let w = word(node)
+        let offset: Int, length: Int
+        if w & 0xF == Tag.wideString.rawValue || w & 0xF == Tag.wideNumber.rawValue {
+            offset = Int(truncatingIfNeeded: wide[payload(w)])
+            length = Int(truncatingIfNeeded: wide[payload(w) + 1])
+        } else {
+            length = Int(truncatingIfNeeded: (w >> 4) & JSONTapeStorage.shortLengthMask)
+            offset = Int(truncatingIfNeeded: w >> JSONTapeStorage.offsetShift)
+        }
+        return UnsafeRawBufferPointer(start: bytes + offset, count: length)
     }
 
     /// Whether a string node's bytes equal `key`'s UTF-8.
@@ -94,14 +123,16 @@ final class JSONTape: @unchecked Sendable {
 
     /// The value a node stands for: scalars are made, containers refer to this tape.
     func value(_ node: UInt32) -> JSONValue {
-        let n = nodes[Int(node)]
-        switch kind(node) {
+        let w = word(node)
+        switch Tag(rawValue: w & 0xF) ?? .null {
         case .null: return .null
-        case .bool: return .bool(n.payload != 0)
-        case .int: return .int(Int64(bitPattern: n.payload))
-        case .double: return .double(Double(bitPattern: n.payload))
-        case .number: return .number(string(node))
-        case .string: return .string(string(node))
+        case .bool: return .bool(w >> 4 != 0)
+        case .int: return .int(Int64(bitPattern: w) >> 4)
+        case .wideInt: return .int(Int64(bitPattern: wide[payload(w)]))
+        case .double: return .double(Double(bitPattern: w & ~0xF))
+        case .wideDouble: return .double(Double(bitPattern: wide[payload(w)]))
+        case .number, .wideNumber: return .number(string(node))
+        case .string, .wideString: return .string(string(node))
         case .array: return .array(JSONArray(tape: self, node: node))
         case .object: return .object(JSONObject(tape: self, node: node))
         }
@@ -111,57 +142,118 @@ final class JSONTape: @unchecked Sendable {
 /// The buffers of a `JSONTape`, filled in place by `JSONTreeBuilder` (a struct it holds, so the
 /// hot path touches no class) and handed to a `JSONTape` when the document is complete.
 struct JSONTapeStorage {
-    typealias Node = JSONTape.Node
     typealias Kind = JSONTape.Kind
-    private(set) var nodeBuffer = JSONTapeBuffer<Node>(capacity: 64)
+    typealias Tag = JSONTape.Tag
+    private(set) var wordBuffer = JSONTapeBuffer<UInt64>(capacity: 64)
     /// String and number bytes, each followed by a NUL (so C can borrow them as they are).
     private(set) var byteBuffer = JSONTapeBuffer<UInt8>(capacity: 512)
-    /// Array: the element node indices. Object: key node, value node, per member.
+    /// Per container: its count, then the element word indices (objects: key, value per member).
     private(set) var childBuffer = JSONTapeBuffer<UInt32>(capacity: 128)
+    /// Values too wide for their word: integers beyond 60 bits, doubles with low bits set, the
+    /// offset and length of very long or far strings.
+    private(set) var wideBuffer = JSONTapeBuffer<UInt64>(capacity: 16)
 
-    var nodes: UnsafeMutablePointer<Node> { nodeBuffer.base }
-    var nodeCount: Int { nodeBuffer.count }
+    var words: UnsafeMutablePointer<UInt64> { wordBuffer.base }
+    var nodeCount: Int { wordBuffer.count }
     var bytes: UnsafeMutablePointer<UInt8> { byteBuffer.base }
     var children: UnsafeMutablePointer<UInt32> { childBuffer.base }
+    var wide: UnsafeMutablePointer<UInt64> { wideBuffer.base }
+
+    /// A short text word: tag, 24-bit length, 36-bit byte offset.
+    static let shortLengthMask: UInt64 = (1 << 24) - 1
+    static let offsetShift: UInt64 = 28
+    static let maxShortOffset = 1 << 36
 
     /// Frees the buffers (the owner calls this once).
     func free() {
-        nodeBuffer.free()
+        wordBuffer.free()
         byteBuffer.free()
         childBuffer.free()
+        wideBuffer.free()
     }
 
     /// Empties the tape for the next document, keeping its buffers.
     mutating func reset() {
-        nodeBuffer.count = 0
+        wordBuffer.count = 0
         byteBuffer.count = 0
         childBuffer.count = 0
+        wideBuffer.count = 0
     }
 
     /// Gives back what the growth left unused (large documents only).
     mutating func shrink() {
-        nodeBuffer.shrink()
+        wordBuffer.shrink()
         byteBuffer.shrink()
         childBuffer.shrink()
+        wideBuffer.shrink()
     }
 
     // MARK: - Building
 
-    /// Node indices are 32-bit: a document of more than 4 billion values is refused.
+    /// Word indices are 32-bit: a document of more than 4 billion values is refused.
     static let maxNodes = Int(UInt32.max)
 
+    /// Appends a value's word; `payload` is the integer's or double's bit pattern, or 1/0 for a
+    /// bool (containers get theirs in `close`).
     @inline(__always)
     mutating func append(_ kind: Kind, _ count: Int, _ payload: UInt64) throws(HTTPContentError) -> UInt32 {
-        let i = nodeBuffer.count
-        if i == nodeBuffer.ready {
+        let w: UInt64
+        switch kind {
+        case .null, .array, .object: w = 0
+        case .bool: w = Tag.bool.rawValue | payload << 4
+        case .int:
+            let v = Int64(bitPattern: payload)
+            if v >= -(1 << 59), v < 1 << 59 {
+                w = Tag.int.rawValue | UInt64(bitPattern: v) << 4
+            } else {
+                w = Tag.wideInt.rawValue | UInt64(wideBuffer.count) << 4
+                appendWide(payload)
+            }
+        case .double:
+            if payload & 0xF == 0 {
+                w = Tag.double.rawValue | payload
+            } else {
+                w = Tag.wideDouble.rawValue | UInt64(wideBuffer.count) << 4
+                appendWide(payload)
+            }
+        case .string, .number: preconditionFailure("texts are appended with appendBytes")
+        }
+        return try appendWord(w)
+    }
+
+    @inline(__always)
+    private mutating func appendWord(_ w: UInt64) throws(HTTPContentError) -> UInt32 {
+        let i = wordBuffer.count
+        if i == wordBuffer.ready {
             guard i < JSONTapeStorage.maxNodes else {
                 throw HTTPContentError(.tooLarge, "JSON document has more than \(JSONTapeStorage.maxNodes) values")
             }
-            nodeBuffer.makeRoom(1)
+            wordBuffer.makeRoom(1)
         }
-        nodeBuffer.base[i] = Node(header: UInt64(kind.rawValue) | UInt64(truncatingIfNeeded: count) << 8, payload: payload)
-        nodeBuffer.count = i + 1
+        wordBuffer.base[i] = w
+        wordBuffer.count = i + 1
         return UInt32(truncatingIfNeeded: i)
+    }
+
+    private mutating func appendWide(_ value: UInt64) {
+        let i = wideBuffer.count
+        if i == wideBuffer.ready { wideBuffer.makeRoom(1) }
+        wideBuffer.base[i] = value
+        wideBuffer.count = i + 1
+    }
+
+    /// The word of a text at `offset` with `n` bytes.
+    @inline(__always)
+    private mutating func textWord(_ kind: Kind, _ offset: Int, _ n: Int) throws(HTTPContentError) -> UInt32 {
+        if n <= Int(JSONTapeStorage.shortLengthMask), offset < JSONTapeStorage.maxShortOffset {
+            let tag = kind == .string ? Tag.string : Tag.number
+            return try appendWord(tag.rawValue | UInt64(n) << 4 | UInt64(offset) << JSONTapeStorage.offsetShift)
+        }
+        let tag = kind == .string ? Tag.wideString : Tag.wideNumber
+        let w = tag.rawValue | UInt64(wideBuffer.count) << 4
+        appendWide(UInt64(offset))
+        appendWide(UInt64(n))
+        return try appendWord(w)
     }
 
     /// Appends a string or number-text node holding a copy of `source` (plus a NUL).
@@ -174,7 +266,7 @@ struct JSONTapeStorage {
         if let base = source.baseAddress { memcpy(byteBuffer.base + offset, base, n) }
         byteBuffer.base[offset + n] = 0
         byteBuffer.count = offset + n + 1
-        return try append(kind, n, UInt64(offset))
+        return try textWord(kind, offset, n)
     }
 
     /// The same for at most 16 bytes, stored as two words (the zeros past the text are its NUL).
@@ -187,17 +279,19 @@ struct JSONTapeStorage {
         dest.storeBytes(of: text.w1, toByteOffset: 8, as: UInt64.self)
         byteBuffer.base[offset + n] = 0
         byteBuffer.count = offset + n + 1
-        return try append(kind, n, UInt64(offset))
+        return try textWord(kind, offset, n)
     }
 
     /// Sets a container node's children: `source` holds `entries` indices (two per object member).
     @inline(__always)
     mutating func close(_ node: UInt32, _ kind: Kind, count: Int, _ source: UnsafePointer<UInt32>, entries: Int) {
         let offset = childBuffer.count
-        if offset + entries > childBuffer.ready { childBuffer.makeRoom(entries) }
-        if entries > 0 { (childBuffer.base + offset).update(from: source, count: entries) }
-        nodeBuffer.base[Int(node)] = Node(header: UInt64(kind.rawValue) | UInt64(count) << 8, payload: UInt64(offset))
-        childBuffer.count = offset + entries
+        if offset + entries + 1 > childBuffer.ready { childBuffer.makeRoom(entries + 1) }
+        childBuffer.base[offset] = UInt32(truncatingIfNeeded: count)
+        if entries > 0 { (childBuffer.base + offset + 1).update(from: source, count: entries) }
+        let tag = kind == .object ? Tag.object : Tag.array
+        wordBuffer.base[Int(node)] = tag.rawValue | UInt64(offset) << 4
+        childBuffer.count = offset + entries + 1
     }
 }
 
