@@ -220,7 +220,11 @@ private final class KeyCache {
         var w1: UInt64 = 0
         var length = -1
         var node: UInt32 = 0
+        /// The `generation` the slot was filled in; older ones are empty.
+        var generation: UInt32 = 0
     }
+
+    private var generation: UInt32 = 1
 
     private static let slotCount = 64
     private let slots: UnsafeMutablePointer<Slot>
@@ -237,7 +241,12 @@ private final class KeyCache {
 
     /// Empties the table (its nodes belong to a tape that is gone or emptied).
     func forget() {
-        for i in 0..<KeyCache.slotCount { slots[i].length = -1 }
+        generation &+= 1
+        if generation == 0 {
+            // Wrapped around: clear for real once every 4 billion documents.
+            for i in 0..<KeyCache.slotCount { slots[i].length = -1 }
+            generation = 1
+        }
     }
 
     @inline(__always)
@@ -250,13 +259,14 @@ private final class KeyCache {
     @inline(__always)
     func node(_ text: ShortBytes, _ n: Int) -> UInt32? {
         let s = slot(text, n)
-        guard s.pointee.length == n, s.pointee.w0 == text.w0, s.pointee.w1 == text.w1 else { return nil }
+        guard s.pointee.length == n, s.pointee.w0 == text.w0, s.pointee.w1 == text.w1,
+              s.pointee.generation == generation else { return nil }
         return s.pointee.node
     }
 
     /// Remembers a valid name's node (replacing whatever shared its slot).
     @inline(__always)
     func remember(_ text: ShortBytes, _ n: Int, _ node: UInt32) {
-        slot(text, n).pointee = Slot(w0: text.w0, w1: text.w1, length: n, node: node)
+        slot(text, n).pointee = Slot(w0: text.w0, w1: text.w1, length: n, node: node, generation: generation)
     }
 }
