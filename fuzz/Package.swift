@@ -23,5 +23,6 @@ let package = Package(
         .executableTarget(name: "fuzz-mediatype", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-image", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-form", dependencies: [core, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-json", dependencies: [core, "FuzzSupport"]),
     ]
 )
