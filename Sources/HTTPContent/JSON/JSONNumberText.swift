@@ -32,10 +32,17 @@ enum JSONNumberText {
     /// - Throws: `.decode` for a number that overflows `Double` (`1e400`).
     @inline(__always)
     static func scalar(_ token: UnsafeRawBufferPointer) throws(HTTPContentError) -> (isInteger: Bool, bits: UInt64) {
+        if let fast = fastScalar(token) { return fast }
+        return try slowScalar(token)
+    }
+
+    /// The fast paths of `scalar`; nil when they do not apply. Clinger's: a mantissa of at most
+    /// 2^53 and a decimal exponent within ±22 are both exact doubles, so one IEEE multiplication
+    /// or division rounds the value correctly.
+    @inline(__always)
+    static func fastScalar(_ token: UnsafeRawBufferPointer) -> (isInteger: Bool, bits: UInt64)? {
         let n = token.count
-        guard n > 0, n <= 24, let p = token.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-            return try slowScalar(token)
-        }
+        guard n > 0, n <= 24, let p = token.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
         let negative = p[0] == UInt8(ascii: "-")
         var i = negative ? 1 : 0
         var m: UInt64 = 0
@@ -47,7 +54,7 @@ enum JSONNumberText {
         }
         let digits = i - (negative ? 1 : 0)
         if i == n {
-            guard digits <= 18 else { return try slowScalar(token) }
+            guard digits <= 18 else { return nil }
             let v = Int64(bitPattern: m)
             return (true, UInt64(bitPattern: negative ? 0 &- v : v))
         }
@@ -80,7 +87,7 @@ enum JSONNumberText {
             }
             exponent += expNegative ? -e : e
         }
-        guard total <= 19, m <= 1 << 53, exponent >= -22, exponent <= 22 else { return try slowScalar(token) }
+        guard total <= 19, m <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
         var v = Double(m)
         if exponent < 0 { v /= powersOf10[-exponent] } else if exponent > 0 { v *= powersOf10[exponent] }
         return (false, (negative ? -v : v).bitPattern)
@@ -129,55 +136,11 @@ enum JSONNumberText {
         1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
 
-    /// Clinger's fast path: a number token with at most 15 significant digits and a decimal
-    /// exponent within ±22 is `m × 10^e` with both factors exact doubles, so one IEEE
-    /// multiplication or division rounds it correctly. nil when it does not apply.
+    /// The token's double by the fast paths of `scalar`, or nil when they do not apply.
     @inline(__always)
     static func fastDouble(_ token: UnsafeRawBufferPointer) -> Double? {
-        let n = token.count
-        var i = 0
-        let negative = n > 0 && token[0] == UInt8(ascii: "-")
-        if negative { i = 1 }
-        var mantissa: UInt64 = 0
-        var digits = 0
-        var exponent = 0
-        var sawDot = false
-        while i < n {
-            let b = token[i]
-            if b == UInt8(ascii: ".") {
-                sawDot = true
-            } else if b &- 0x30 <= 9 {
-                if mantissa != 0 || b != 0x30 { digits += 1 }
-                if digits > 15 { return nil }
-                mantissa = mantissa &* 10 &+ UInt64(b &- 0x30)
-                if sawDot { exponent -= 1 }
-            } else {
-                break
-            }
-            i += 1
-        }
-        if i < n {
-            // An exponent: e or E, an optional sign, digits.
-            i += 1
-            var expNegative = false
-            if i < n, token[i] == UInt8(ascii: "-") || token[i] == UInt8(ascii: "+") {
-                expNegative = token[i] == UInt8(ascii: "-")
-                i += 1
-            }
-            var e = 0
-            while i < n {
-                let d = token[i] &- 0x30
-                guard d <= 9 else { return nil }
-                e = e * 10 + Int(d)
-                if e > 400 { return nil }
-                i += 1
-            }
-            exponent += expNegative ? -e : e
-        }
-        guard exponent >= -22, exponent <= 22 else { return nil }
-        var value = Double(mantissa)
-        if exponent < 0 { value /= powersOf10[-exponent] } else { value *= powersOf10[exponent] }
-        return negative ? -value : value
+        guard let fast = fastScalar(token) else { return nil }
+        return fast.isInteger ? Double(Int64(bitPattern: fast.bits)) : Double(bitPattern: fast.bits)
     }
 
     /// C's strtod on a token that is not NUL-terminated.

@@ -132,12 +132,15 @@ final class JSONTreeBuilder: JSONEventSink {
         }
     }
 
-    private func growPending() {
-        let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: pendingCapacity * 2)
-        bigger.moveInitialize(from: pending, count: pendingCount)
-        pending.deallocate()
-        pending = bigger
-        pendingCapacity *= 2
+    private func growPending() { JSONTreeBuilder.double(&pending, count: pendingCount, capacity: &pendingCapacity) }
+
+    /// Doubles a stack's capacity, keeping its `count` elements.
+    private static func double<T>(_ p: inout UnsafeMutablePointer<T>, count: Int, capacity: inout Int) {
+        let bigger = UnsafeMutablePointer<T>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: p, count: count)
+        p.deallocate()
+        p = bigger
+        capacity *= 2
     }
 
     @inline(__always)
@@ -151,13 +154,7 @@ final class JSONTreeBuilder: JSONEventSink {
         inObject = kind == .object
     }
 
-    private func growFrames() {
-        let bigger = UnsafeMutablePointer<Frame>.allocate(capacity: frameCapacity * 2)
-        bigger.moveInitialize(from: frames, count: depth)
-        frames.deallocate()
-        frames = bigger
-        frameCapacity *= 2
-    }
+    private func growFrames() { JSONTreeBuilder.double(&frames, count: depth, capacity: &frameCapacity) }
 
     @inline(__always)
     private func close() {
