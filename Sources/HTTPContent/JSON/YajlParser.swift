@@ -23,6 +23,9 @@ protocol JSONEventSink: AnyObject {
 final class YajlParser {
     let options: JSONOptions
     let sink: any JSONEventSink
+    /// The sink when it is the tree builder (unretained: `sink` keeps it): its own callback table
+    /// calls it directly, without the protocol's dynamic dispatch.
+    fileprivate let tree: Unmanaged<JSONTreeBuilder>?
     /// nil only if yajl could not allocate (then every feed fails).
     private var handle: yajl_handle?
     /// Bytes given to yajl before the current `feed`.
@@ -45,9 +48,10 @@ final class YajlParser {
     init(options: JSONOptions, sink: any JSONEventSink) {
         self.options = options
         self.sink = sink
+        tree = (sink as? JSONTreeBuilder).map { Unmanaged.passUnretained($0) }
         // yajl keeps the callbacks pointer: a process-lifetime table. The context is this
         // parser, unretained (the parser owns the handle).
-        handle = yajl_alloc(yajlCallbacks, nil, Unmanaged.passUnretained(self).toOpaque())
+        handle = yajl_alloc(tree == nil ? yajlCallbacks : treeCallbacks, nil, Unmanaged.passUnretained(self).toOpaque())
         guard let handle else { return }
         _ = hc_yajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
         _ = hc_yajl_config(handle, yajl_dont_validate_strings, options.strictUTF8 ? 0 : 1)
@@ -230,6 +234,41 @@ nonisolated(unsafe) private let yajlCallbacks: UnsafeMutablePointer<yajl_callbac
         yajl_end_array: { ctx in
             withParser(ctx) { me in me.close { try me.sink.endArray() } }
         }))
+    return table
+}()
+
+/// Runs `body` with the tree builder of the parser behind `ctx` (unretained, as `withParser`).
+@inline(__always)
+private func withTree(_ ctx: UnsafeMutableRawPointer?, _ step: TreeStep, _ body: (JSONTreeBuilder) throws -> Void) -> Int32 {
+    withParser(ctx) { me in
+        let event = { try me.tree.unsafelyUnwrapped._withUnsafeGuaranteedRef { try body($0) } }
+        switch step {
+        case .value: return me.deliver(event)
+        case .open: return me.open(event)
+        case .close: return me.close(event)
+        }
+    }
+}
+
+private enum TreeStep { case value, open, close }
+
+/// The same table for the tree builder, called without dynamic dispatch.
+nonisolated(unsafe) private let treeCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(to: yajl_callbacks(
+        yajl_null: { ctx in withTree(ctx, .value) { try $0.null() } },
+        yajl_boolean: { ctx, b in withTree(ctx, .value) { try $0.bool(b != 0) } },
+        yajl_integer: nil,
+        yajl_double: nil,
+        yajl_number: { ctx, p, n in
+            withTree(ctx, .value) { try $0.number(UnsafeRawBufferPointer(start: p, count: n)) }
+        },
+        yajl_string: { ctx, p, n in withTree(ctx, .value) { try $0.string(buffer(p, n)) } },
+        yajl_start_map: { ctx in withTree(ctx, .open) { try $0.startMap() } },
+        yajl_map_key: { ctx, p, n in withTree(ctx, .value) { try $0.mapKey(buffer(p, n)) } },
+        yajl_end_map: { ctx in withTree(ctx, .close) { $0.endMap() } },
+        yajl_start_array: { ctx in withTree(ctx, .open) { try $0.startArray() } },
+        yajl_end_array: { ctx in withTree(ctx, .close) { $0.endArray() } }))
     return table
 }()
 
