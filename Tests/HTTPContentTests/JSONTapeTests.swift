@@ -152,3 +152,37 @@ struct JSONNumberScanTests {
         }
     }
 }
+
+@Suite("JSON tape children widths")
+struct JSONTapeChildrenTests {
+    @Test func containersFarFromTheirChildrenOrWithLateNamesUseWideEntries() throws {
+        // The object's second member lies 70,000 words after it; the late object's names are new
+        // words beyond index 65,535; the small ones stay 16-bit. Each must read back the same.
+        var text = #"{"big": ["#
+        for i in 0..<70_000 { text += (i > 0 ? "," : "") + "\(i)" }
+        text += #"], "after": {"x": 1}, "late": [{"k": "v"}, {"brandNewName": [true, null]}]}"#
+        let v = try JSONValue(parsing: text)
+        #expect(v.count == 3)
+        #expect(v["big"]?.count == 70_000)
+        #expect(v["big.69999"] == 69_999)
+        #expect(v["after.x"] == 1)
+        #expect(v["late.1.brandNewName"] == [true, nil])
+        #expect(v["late.0.k"] == "v")
+        guard case .object(let o) = v else { Issue.record("not an object"); return }
+        #expect(o.keys == ["big", "after", "late"])
+        #expect(o.lastIndex(ofKey: "late") == 2)
+    }
+
+    @Test func anArrayLongerThanTheWordCountFieldKeepsItsCount() throws {
+        // 2^24 + 3 elements: more than a container word's 24-bit count holds.
+        let n = (1 << 24) + 3
+        var bytes = [UInt8](repeating: UInt8(ascii: ","), count: 2 * n + 1)
+        bytes[0] = UInt8(ascii: "[")
+        for i in 0..<n { bytes[2 * i + 1] = UInt8(ascii: "7") }
+        bytes[2 * n] = UInt8(ascii: "]")
+        let v = try JSONValue(parsing: bytes)
+        #expect(v.count == n)
+        #expect(v["\(n - 1)"] == 7)
+        #expect(v["\(n)"] == nil)
+    }
+}

@@ -23,9 +23,9 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
     func string(_ bytes: UnsafeRawBufferPointer) throws { try builder.string(bytes) }
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws { try builder.mapKey(bytes) }
     func startMap() throws { try builder.startMap() }
-    func endMap() throws { builder.endMap() }
+    func endMap() throws { try builder.endMap() }
     func startArray() throws { try builder.startArray() }
-    func endArray() throws { builder.endArray() }
+    func endArray() throws { try builder.endArray() }
 }
 
 /// Writes matched values straight into a JSON array text (`[v1,v2,...]`) with yajl_gen, with no

@@ -44,7 +44,9 @@ public final class JSONStreamParser {
     /// - Throws: `.decode` when the input is empty or ends inside a value.
     public func finishDocuments() throws(HTTPContentError) -> [JSONValue] {
         do { try parser.finish() } catch { throw HTTPContentError.wrapping(error) }
-        if builder.isOpen { builder.closeAll() }
+        if builder.isOpen {
+            do { try builder.closeAll() } catch { throw HTTPContentError.wrapping(error) }
+        }
         return takeDocuments()
     }
 

@@ -4,15 +4,17 @@ import Glibc
 
 /// A parsed JSON document in four flat buffers, the storage behind the arrays and objects the
 /// parser builds: one 8-byte word per value, the bytes of every string and kept number text,
-/// each container's children as word indices, and the odd value too wide for its word. Building
+/// each container's children, and the odd value too wide for its word. Building
 /// one costs a few stores per value instead of a Swift allocation per container; `JSONArray` and
 /// `JSONObject` read it in place and copy out only when changed. Tearing it down frees four
 /// buffers, however deep the document.
 ///
 /// A word is a 4-bit tag and 60 bits of payload: the integer itself (60-bit range), a double whose
 /// four low bits are zero (most short decimals), a string's length (24 bits) and byte offset
-/// (36 bits), or a container's offset among the children, where its count comes first. Anything
-/// larger goes to the wide buffer and the word holds its index there.
+/// (36 bits), or a container's count (24 bits) and offset among the children. Anything larger goes
+/// to the wide buffer and the word holds its index there. A container's children are 16-bit when
+/// they fit (elements and member values as distances from the container's word, member names as
+/// word indices below 65,536: names are shared, so most come early), 32-bit word indices if not.
 ///
 /// Immutable once a value refers to it (the builder starts another before handing values out
 /// of a shared one), hence Sendable.
@@ -45,7 +47,7 @@ final class JSONTape: @unchecked Sendable {
 
     private var words: UnsafeMutablePointer<UInt64> { storage.words }
     private var bytes: UnsafeMutablePointer<UInt8> { storage.bytes }
-    private var children: UnsafeMutablePointer<UInt32> { storage.children }
+    private var children: UnsafeMutablePointer<UInt16> { storage.children }
     private var wide: UnsafeMutablePointer<UInt64> { storage.wide }
     var nodeCount: Int { storage.nodeCount }
 
@@ -74,22 +76,43 @@ final class JSONTape: @unchecked Sendable {
     func count(_ node: UInt32) -> Int {
         let w = word(node)
         switch Tag(rawValue: w & 0xF) ?? .null {
-        case .array, .object: return Int(children[payload(w)])
+        case .array, .object: return entries(w).count
         case .string, .number: return Int(truncatingIfNeeded: (w >> 4) & JSONTapeStorage.shortLengthMask)
         case .wideString, .wideNumber: return Int(truncatingIfNeeded: wide[payload(w) + 1])
         default: return 0
         }
     }
 
+    /// A container word's children: 16-bit or not, how many, and where.
+    @inline(__always)
+    private func entries(_ w: UInt64) -> (narrow: Bool, count: Int, at: UnsafeMutablePointer<UInt16>) {
+        var count = Int(truncatingIfNeeded: (w >> 5) & JSONTapeStorage.countMask)
+        var at = children + Int(truncatingIfNeeded: w >> JSONTapeStorage.childOffsetShift)
+        if count == Int(JSONTapeStorage.countMask) {
+            count = Int(JSONTapeStorage.load32(at))
+            at += 2
+        }
+        return ((w >> 4) & 1 == 1, count, at)
+    }
+
     /// The node of element `i` of an array.
     @inline(__always)
-    func element(_ node: UInt32, _ i: Int) -> UInt32 { children[payload(word(node)) + 1 + i] }
+    func element(_ node: UInt32, _ i: Int) -> UInt32 {
+        let e = entries(word(node))
+        return e.narrow ? node &+ UInt32(e.at[i]) : JSONTapeStorage.load32(e.at + 2 * i)
+    }
 
     @inline(__always)
-    func memberKey(_ node: UInt32, _ i: Int) -> UInt32 { children[payload(word(node)) + 1 + 2 * i] }
+    func memberKey(_ node: UInt32, _ i: Int) -> UInt32 {
+        let e = entries(word(node))
+        return e.narrow ? UInt32(e.at[2 * i]) : JSONTapeStorage.load32(e.at + 4 * i)
+    }
 
     @inline(__always)
-    func memberValue(_ node: UInt32, _ i: Int) -> UInt32 { children[payload(word(node)) + 2 + 2 * i] }
+    func memberValue(_ node: UInt32, _ i: Int) -> UInt32 {
+        let e = entries(word(node))
+        return e.narrow ? node &+ UInt32(e.at[2 * i + 1]) : JSONTapeStorage.load32(e.at + 4 * i + 2)
+    }
 
     /// A string or number text node's bytes (NUL-terminated in place; the count excludes it).
     @inline(__always)
@@ -147,8 +170,9 @@ struct JSONTapeStorage {
     private(set) var wordBuffer = JSONTapeBuffer<UInt64>(capacity: 64)
     /// String and number bytes, each followed by a NUL (so C can borrow them as they are).
     private(set) var byteBuffer = JSONTapeBuffer<UInt8>(capacity: 512)
-    /// Per container: its count, then the element word indices (objects: key, value per member).
-    private(set) var childBuffer = JSONTapeBuffer<UInt32>(capacity: 128)
+    /// Per container: the element word indices (objects: key, value per member), 16 or 32 bits
+    /// each (see `close`); a count too large for the container's word comes first.
+    private(set) var childBuffer = JSONTapeBuffer<UInt16>(capacity: 256)
     /// Values too wide for their word: integers beyond 60 bits, doubles with low bits set, the
     /// offset and length of very long or far strings.
     private(set) var wideBuffer = JSONTapeBuffer<UInt64>(capacity: 16)
@@ -156,13 +180,28 @@ struct JSONTapeStorage {
     var words: UnsafeMutablePointer<UInt64> { wordBuffer.base }
     var nodeCount: Int { wordBuffer.count }
     var bytes: UnsafeMutablePointer<UInt8> { byteBuffer.base }
-    var children: UnsafeMutablePointer<UInt32> { childBuffer.base }
+    var children: UnsafeMutablePointer<UInt16> { childBuffer.base }
     var wide: UnsafeMutablePointer<UInt64> { wideBuffer.base }
 
     /// A short text word: tag, 24-bit length, 36-bit byte offset.
     static let shortLengthMask: UInt64 = (1 << 24) - 1
     static let offsetShift: UInt64 = 28
     static let maxShortOffset = 1 << 36
+    /// A container word: tag, 16-bit flag (bit 4), 24-bit count (all ones: the count is in the
+    /// children, first), offset among the children in 16-bit units (35 bits).
+    static let countMask: UInt64 = (1 << 24) - 1
+    static let childOffsetShift: UInt64 = 29
+    static let maxChildOffset = 1 << 35
+
+    @inline(__always)
+    static func load32(_ p: UnsafePointer<UInt16>) -> UInt32 {
+        UnsafeRawPointer(p).loadUnaligned(as: UInt32.self)
+    }
+
+    @inline(__always)
+    static func store32(_ p: UnsafeMutablePointer<UInt16>, _ v: UInt32) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: UInt32.self)
+    }
 
     /// Frees the buffers (the owner calls this once).
     func free() {
@@ -282,16 +321,49 @@ struct JSONTapeStorage {
         return try textWord(kind, offset, n)
     }
 
-    /// Sets a container node's children: `source` holds `entries` indices (two per object member).
+    /// Sets a container node's children: `source` holds `entries` word indices (two per object
+    /// member, name first). Written 16-bit when every element or value lies within 65,535 words
+    /// after the container and every name below word 65,536; 32-bit otherwise.
     @inline(__always)
-    mutating func close(_ node: UInt32, _ kind: Kind, count: Int, _ source: UnsafePointer<UInt32>, entries: Int) {
-        let offset = childBuffer.count
-        if offset + entries + 1 > childBuffer.ready { childBuffer.makeRoom(entries + 1) }
-        childBuffer.base[offset] = UInt32(truncatingIfNeeded: count)
-        if entries > 0 { (childBuffer.base + offset + 1).update(from: source, count: entries) }
-        let tag = kind == .object ? Tag.object : Tag.array
-        wordBuffer.base[Int(node)] = tag.rawValue | UInt64(offset) << 4
-        childBuffer.count = offset + entries + 1
+    mutating func close(_ node: UInt32, _ kind: Kind, count: Int, _ source: UnsafePointer<UInt32>,
+                        entries: Int) throws(HTTPContentError) {
+        let isObject = kind == .object
+        let bigCount = UInt64(count) >= JSONTapeStorage.countMask
+        let start = childBuffer.count
+        // Room for the wide form; the narrow one is tried first, in the same pass as the check.
+        let most = 2 * entries + 2
+        guard start + most <= JSONTapeStorage.maxChildOffset else {
+            throw HTTPContentError(.tooLarge, "JSON document too large for the tape (children)")
+        }
+        if start + most > childBuffer.ready { childBuffer.makeRoom(most) }
+        let out = childBuffer.base + start + (bigCount ? 2 : 0)
+        if bigCount { JSONTapeStorage.store32(childBuffer.base + start, UInt32(truncatingIfNeeded: count)) }
+        var narrow = true
+        var k = 0
+        if isObject {
+            while k < entries {
+                let name = source[k], distance = source[k + 1] &- node
+                if name > 0xFFFF || distance > 0xFFFF { narrow = false; break }
+                out[k] = UInt16(truncatingIfNeeded: name)
+                out[k + 1] = UInt16(truncatingIfNeeded: distance)
+                k += 2
+            }
+        } else {
+            while k < entries {
+                let distance = source[k] &- node
+                if distance > 0xFFFF { narrow = false; break }
+                out[k] = UInt16(truncatingIfNeeded: distance)
+                k += 1
+            }
+        }
+        if !narrow {
+            for k in 0..<entries { JSONTapeStorage.store32(out + 2 * k, source[k]) }
+        }
+        let units = (narrow ? entries : 2 * entries) + (bigCount ? 2 : 0)
+        let word = (isObject ? Tag.object : Tag.array).rawValue | (narrow ? 1 << 4 : 0)
+            | (bigCount ? JSONTapeStorage.countMask : UInt64(count)) << 5 | UInt64(start) << JSONTapeStorage.childOffsetShift
+        wordBuffer.base[Int(node)] = word
+        childBuffer.count = start + units
     }
 }
 

@@ -113,8 +113,8 @@ final class JSONTreeBuilder: JSONEventSink {
 
     func startMap() throws { try open(.object) }
     func startArray() throws { try open(.array) }
-    func endMap() { close() }
-    func endArray() { close() }
+    func endMap() throws { try close() }
+    func endArray() throws { try close() }
 
     // MARK: - Building
 
@@ -157,12 +157,12 @@ final class JSONTreeBuilder: JSONEventSink {
     private func growFrames() { JSONTreeBuilder.double(&frames, count: depth, capacity: &frameCapacity) }
 
     @inline(__always)
-    private func close() {
+    private func close() throws {
         guard depth > 0 else { return }
         depth -= 1
         let frame = frames[depth]
         let entries = pendingCount - frame.start
-        t.close(frame.node, frame.isObject ? .object : .array, count: frame.isObject ? entries / 2 : entries,
+        try t.close(frame.node, frame.isObject ? .object : .array, count: frame.isObject ? entries / 2 : entries,
                    pending + frame.start, entries: entries)
         pendingCount = frame.start
         inObject = depth > 0 && frames[depth - 1].isObject
@@ -194,8 +194,8 @@ final class JSONTreeBuilder: JSONEventSink {
     }
 
     /// Closes every open container (for partial input), completing the top-level value.
-    func closeAll() {
-        while depth > 0 { close() }
+    func closeAll() throws {
+        while depth > 0 { try close() }
     }
 
     /// Drops a half-built value (after an error).

@@ -266,9 +266,9 @@ nonisolated(unsafe) private let treeCallbacks: UnsafeMutablePointer<yajl_callbac
         yajl_string: { ctx, p, n in withTree(ctx, .value) { try $0.string(buffer(p, n)) } },
         yajl_start_map: { ctx in withTree(ctx, .open) { try $0.startMap() } },
         yajl_map_key: { ctx, p, n in withTree(ctx, .value) { try $0.mapKey(buffer(p, n)) } },
-        yajl_end_map: { ctx in withTree(ctx, .close) { $0.endMap() } },
+        yajl_end_map: { ctx in withTree(ctx, .close) { try $0.endMap() } },
         yajl_start_array: { ctx in withTree(ctx, .open) { try $0.startArray() } },
-        yajl_end_array: { ctx in withTree(ctx, .close) { $0.endArray() } }))
+        yajl_end_array: { ctx in withTree(ctx, .close) { try $0.endArray() } }))
     return table
 }()
 
