@@ -11,8 +11,13 @@ final class JSONNode {
     let ownedByCaller: Bool
     /// Child handles by member/element index, allocated on first use.
     private var children: [JSONNode?] = []
+    /// Member names copied for C (freed with the node), and those lent from a parsed tape.
     private var keys: [Int: (UnsafeMutablePointer<CChar>, Int)] = [:]
+    private var lentKeys: [Int: (UnsafeMutablePointer<CChar>, Int)] = [:]
     private var text: (UnsafeMutablePointer<CChar>, Int)?
+    /// This string's (or number text's) bytes on the parsed document's tape, which the parent
+    /// node's value keeps alive: lent to C instead of a copy.
+    var lent: UnsafeRawBufferPointer?
 
     init(_ value: JSONValue, ownedByCaller: Bool = false) {
         self.value = value
@@ -38,6 +43,12 @@ final class JSONNode {
         }
         if children.isEmpty { children = Array(repeating: nil, count: value.count) }
         let node = JSONNode(v)
+        // A parsed document's strings are lent from its tape, which this node's value keeps.
+        switch value {
+        case .array(let a): node.lent = a.lendableText(at: index)
+        case .object(let o): node.lent = o.lendableText(at: index)
+        default: break
+        }
         children[index] = node
         return node
     }
@@ -53,8 +64,14 @@ final class JSONNode {
     }
 
     func key(_ index: Int) -> (UnsafeMutablePointer<CChar>, Int)? {
-        if let k = keys[index] { return k }
-        guard case .object(let o) = value, index >= 0, index < o.count, let copy = cCopy(o[index].key) else { return nil }
+        if let k = keys[index] ?? lentKeys[index] { return k }
+        guard case .object(let o) = value, index >= 0, index < o.count else { return nil }
+        if let lent = o.lendableKey(at: index), let base = lent.baseAddress {
+            let k = (UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: CChar.self)), lent.count)
+            lentKeys[index] = k
+            return k
+        }
+        guard let copy = cCopy(o[index].key) else { return nil }
         keys[index] = copy
         return copy
     }
@@ -62,6 +79,9 @@ final class JSONNode {
     /// The string's bytes, or a number's text, NUL-terminated (the length tells embedded NULs).
     func textCopy() -> (UnsafeMutablePointer<CChar>, Int)? {
         if let text { return text }
+        if let lent, let base = lent.baseAddress {
+            return (UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: CChar.self)), lent.count)
+        }
         let s: String
         switch value {
         case .string(let str): s = str

@@ -298,6 +298,40 @@ static void test_null_safety(void) {
     hc_json_free(v);
 }
 
+/* Strings and member names of a parsed document are lent from its tape: the same pointer every
+ * time, NUL-terminated, embedded NULs counted; with strict UTF-8 off, invalid bytes still come
+ * back repaired (U+FFFD), as a copy. */
+static void test_strings_lent_from_the_document(void) {
+    static const char doc[] = "{\"caf\u00e9\": [\"a\\u0000b\", \"long string of more than sixteen bytes\", 12.50]}";
+    hc_json_options *o = hc_json_options_new();
+    CHECK_CODE(hc_json_options_set(o, HC_JSON_KEEP_NUMBER_TEXT, 1), HC_OK);
+    hc_json *root = NULL;
+    CHECK_CODE(hc_json_parse((const uint8_t *)doc, sizeof doc - 1, o, &root), HC_OK);
+    const char *key = NULL, *key2 = NULL;
+    size_t key_len = 0;
+    const hc_json *list = hc_json_object_member_at(root, 0, &key, &key_len);
+    CHECK(list != NULL && key_len == 5 && memcmp(key, "caf\xc3\xa9", 6) == 0);
+    CHECK(hc_json_object_member_at(root, 0, &key2, NULL) == list && key2 == key);
+    const char *s1 = NULL, *s2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    CHECK_CODE(hc_json_string(hc_json_array_at(list, 0), &s1, &n1), HC_OK);
+    CHECK_CODE(hc_json_string(hc_json_array_at(list, 0), &s2, &n2), HC_OK);
+    CHECK(s1 == s2 && n1 == 3 && memcmp(s1, "a\0b", 4) == 0);
+    CHECK_CODE(hc_json_string(hc_json_array_at(list, 1), &s1, &n1), HC_OK);
+    CHECK(n1 == 38 && strcmp(s1, "long string of more than sixteen bytes") == 0);
+    const char *num = hc_json_number_text(hc_json_array_at(list, 2));
+    CHECK(num != NULL && strcmp(num, "12.50") == 0);
+    hc_json_free(root);
+
+    static const char bad[] = "[\"x\xff\"]";
+    CHECK_CODE(hc_json_options_set(o, HC_JSON_STRICT_UTF8, 0), HC_OK);
+    CHECK_CODE(hc_json_parse((const uint8_t *)bad, sizeof bad - 1, o, &root), HC_OK);
+    CHECK_CODE(hc_json_string(hc_json_array_at(root, 0), &s1, &n1), HC_OK);
+    CHECK(n1 == 4 && memcmp(s1, "x\xef\xbf\xbd", 5) == 0);
+    hc_json_free(root);
+    hc_json_options_free(o);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -309,6 +343,7 @@ int main(void) {
     test_batches_handler();
     test_json_request_body();
     test_null_safety();
+    test_strings_lent_from_the_document();
     hc_client_free(client);
     return hc_test_finish();
 }

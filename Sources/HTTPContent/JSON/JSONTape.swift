@@ -436,3 +436,44 @@ struct ShortBytes {
     @inline(__always)
     var isASCII: Bool { (w0 | w1) & 0x8080_8080_8080_8080 == 0 }
 }
+
+// MARK: - Lending text to front ends
+
+extension JSONTape {
+    /// A string or number text node's bytes when they read back unchanged as UTF-8 (always,
+    /// unless parsed with `strictUTF8` off), NUL-terminated in place; nil for other nodes.
+    func lendableText(_ node: UInt32) -> UnsafeRawBufferPointer? {
+        switch kind(node) {
+        case .string, .number:
+            let t = text(node)
+            if JSONStrings.isASCII(t) { return t }
+            do { try JSONStrings.validate(t) } catch { return nil }
+            return t
+        default: return nil
+        }
+    }
+}
+
+extension JSONArray {
+    /// Element `i`'s text bytes (a string or kept number text) when they live on a parsed
+    /// document's tape: valid as long as this array's storage, NUL-terminated. For front ends
+    /// that lend text without copying it.
+    package func lendableText(at i: Int) -> UnsafeRawBufferPointer? {
+        guard let tape, i >= 0, i < tape.count(node) else { return nil }
+        return tape.lendableText(tape.element(node, i))
+    }
+}
+
+extension JSONObject {
+    /// Member `i`'s value text, as `JSONArray.lendableText(at:)`.
+    package func lendableText(at i: Int) -> UnsafeRawBufferPointer? {
+        guard let tape, i >= 0, i < tape.count(node) else { return nil }
+        return tape.lendableText(tape.memberValue(node, i))
+    }
+
+    /// Member `i`'s name bytes, as `JSONArray.lendableText(at:)`.
+    package func lendableKey(at i: Int) -> UnsafeRawBufferPointer? {
+        guard let tape, i >= 0, i < tape.count(node) else { return nil }
+        return tape.lendableText(tape.memberKey(node, i))
+    }
+}
