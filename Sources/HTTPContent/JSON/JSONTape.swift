@@ -10,7 +10,8 @@ import Glibc
 /// buffers, however deep the document.
 ///
 /// A word is a 4-bit tag and 60 bits of payload: the integer itself (60-bit range), a double whose
-/// four low bits are zero (most short decimals), a string's length (24 bits) and byte offset
+/// four low bits are zero (most short decimals), a string of up to 6 bytes itself (NUL-terminated
+/// in the word), a longer string's length (24 bits) and byte offset
 /// (36 bits), or a container's count (24 bits) and offset among the children. Anything larger goes
 /// to the wide buffer and the word holds its index there. A container's children are 16-bit when
 /// they fit (elements and member values as distances from the container's word, member names as
@@ -27,6 +28,8 @@ final class JSONTape: @unchecked Sendable {
     /// How a word stores its value (the low 4 bits).
     enum Tag: UInt64 {
         case null = 0, bool, int, wideInt, double, wideDouble, string, wideString, number, wideNumber, array, object
+        /// A string of at most 6 bytes held in the word itself (bytes 1 to 6; byte 7 is its NUL).
+        case inlineString
     }
 
     private(set) var storage: JSONTapeStorage
@@ -64,7 +67,7 @@ final class JSONTape: @unchecked Sendable {
         case .bool: return .bool
         case .int, .wideInt: return .int
         case .double, .wideDouble: return .double
-        case .string, .wideString: return .string
+        case .string, .wideString, .inlineString: return .string
         case .number, .wideNumber: return .number
         case .array: return .array
         case .object: return .object
@@ -78,6 +81,7 @@ final class JSONTape: @unchecked Sendable {
         switch Tag(rawValue: w & 0xF) ?? .null {
         case .array, .object: return entries(w).count
         case .string, .number: return Int(truncatingIfNeeded: (w >> 4) & JSONTapeStorage.shortLengthMask)
+        case .inlineString: return Int(truncatingIfNeeded: (w >> 4) & 0xF)
         case .wideString, .wideNumber: return Int(truncatingIfNeeded: wide[payload(w) + 1])
         default: return 0
         }
@@ -118,6 +122,9 @@ final class JSONTape: @unchecked Sendable {
     @inline(__always)
     func text(_ node: UInt32) -> UnsafeRawBufferPointer {
         let w = word(node)
+        if w & 0xF == Tag.inlineString.rawValue {
+            return UnsafeRawBufferPointer(start: UnsafeRawPointer(words + Int(node)) + 1, count: Int(truncatingIfNeeded: (w >> 4) & 0xF))
+        }
         let offset: Int, length: Int
         if w & 0xF == Tag.wideString.rawValue || w & 0xF == Tag.wideNumber.rawValue {
             offset = Int(truncatingIfNeeded: wide[payload(w)])
@@ -155,7 +162,7 @@ final class JSONTape: @unchecked Sendable {
         case .double: return .double(Double(bitPattern: w & ~0xF))
         case .wideDouble: return .double(Double(bitPattern: wide[payload(w)]))
         case .number, .wideNumber: return .number(string(node))
-        case .string, .wideString: return .string(string(node))
+        case .string, .wideString, .inlineString: return .string(string(node))
         case .array: return .array(JSONArray(tape: self, node: node))
         case .object: return .object(JSONObject(tape: self, node: node))
         }
@@ -311,6 +318,7 @@ struct JSONTapeStorage {
     /// The same for at most 16 bytes, stored as two words (the zeros past the text are its NUL).
     @inline(__always)
     mutating func appendShort(_ kind: Kind, _ text: ShortBytes, _ n: Int) throws(HTTPContentError) -> UInt32 {
+        if n <= 6, kind == .string { return try appendWord(Tag.inlineString.rawValue | UInt64(n) << 4 | text.w0 << 8) }
         let offset = byteBuffer.count
         if offset + 17 > byteBuffer.ready { byteBuffer.makeRoom(17) }
         let dest = UnsafeMutableRawPointer(byteBuffer.base + offset)
