@@ -9,6 +9,8 @@ import CCurl
 public final class Client: Sendable {
     public let configuration: ClientConfiguration
     let handles = HandlePool()
+    /// The request header lines of a request with no header of its own and no body.
+    let defaultHeaderLines: [String]?
     private let executor = Locked<Executor?>(nil)
 
     public init(configuration: ClientConfiguration = ClientConfiguration()) throws(HTTPContentError) {
@@ -16,6 +18,7 @@ public final class Client: Sendable {
             throw HTTPContentError(.transport, "libcurl failed to initialise: \(curlMessage(curlGlobalInit))")
         }
         self.configuration = configuration
+        defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
     }
 
     deinit {
@@ -79,7 +82,7 @@ public final class Client: Sendable {
                                 cancel: cancel, progress: progress,
                                 rejectedBodyCap: configuration.rejectedBodyLimit)
         do {
-            try transfer.configure(configuration)
+            try transfer.configure(configuration, defaultLines: defaultHeaderLines)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer.easy)
@@ -125,13 +128,11 @@ public final class Client: Sendable {
 }
 
 /// Idle easy handles, kept so that libcurl's connection cache survives between requests.
+/// The handles of one pool serve one client, whose configuration never changes: a handle left
+/// configured by a plain request is taken again without a reset (see `EasyHandle`).
 final class HandlePool: Sendable {
     private let idle = Locked<[EasyHandle]>([])
     private let maxIdle = 64
-
-    deinit {
-        for easy in idle.withLock({ $0 }) { curl_easy_cleanup(easy.raw) }
-    }
 
     func take() -> EasyHandle {
         if let easy = idle.withLock({ $0.popLast() }) { return easy }
@@ -141,12 +142,11 @@ final class HandlePool: Sendable {
 
     func put(_ easy: EasyHandle) {
         // Reset drops the options but keeps the connection cache, which is the point of the pool.
-        curl_easy_reset(easy.raw)
-        let kept = idle.withLock { handles -> Bool in
-            guard handles.count < maxIdle else { return false }
-            handles.append(easy)
-            return true
+        if !easy.reusable { easy.reset() }
+        easy.reusable = false
+        idle.withLock { handles in
+            if handles.count < maxIdle { handles.append(easy) }
         }
-        if !kept { curl_easy_cleanup(easy.raw) }
+        // A handle not kept is cleaned up when its last reference goes.
     }
 }

@@ -15,10 +15,8 @@ final class Transfer {
     /// How much of a rejected response's body is kept in the error.
     let rejectedBodyCap: Int
 
-    private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The body being sent and libcurl's read callbacks' state (Bodies/BodyUpload.swift).
     private var upload: BodyUpload?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
 
     // The response being received: reset at every status line, so only the final one remains.
     private var status = 0
@@ -44,29 +42,82 @@ final class Transfer {
         self.cancel = cancel
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
-        errorBuffer.initialize(to: 0)
-    }
-
-    deinit {
-        curl_slist_free_all(headerList)
-        errorBuffer.deallocate()
     }
 
     // MARK: - Configuration
 
-    func configure(_ config: ClientConfiguration) throws(HTTPContentError) {
+    /// Configures the handle for this request. A handle reused from a plain request (no body,
+    /// GET or HEAD) keeps that request's options: only what differs is set again, and the
+    /// client's fixed options are not set at all. A request with a body or another method
+    /// leaves the handle to be reset when it returns to the pool.
+    /// `defaultLines`: the header lines of a request with no header of its own and no body
+    /// (`Client.defaultHeaderLines`).
+    func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil) throws(HTTPContentError) {
         let opts = request.options
-        try easy.set(CURLOPT_URL, request.url)
+        let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
+        easy.reusable = false
+        easy.errorBuffer[0] = 0
+        var previous = easy.applied
+        if !plain, previous != nil {
+            // What this request sets is undone only by a reset: start from libcurl's defaults.
+            easy.reset()
+            previous = nil
+        }
+        easy.applied = nil
+        if previous == nil { try configureFixed(config) }
+
+        if previous?.url != request.url { try easy.set(CURLOPT_URL, request.url) }
+        let follow = opts.followRedirects ?? config.followRedirects
+        if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
+        let maxRedirects = opts.maxRedirects ?? config.maxRedirects
+        if previous?.maxRedirects != maxRedirects { try easy.set(CURLOPT_MAXREDIRS, maxRedirects) }
+        let timeout = (opts.timeout ?? config.timeout).map(milliseconds) ?? 0
+        if previous?.timeoutMs ?? 0 != timeout { try easy.set(CURLOPT_TIMEOUT_MS, timeout) }
+        let connectTimeout = (opts.connectTimeout ?? config.connectTimeout).map(milliseconds) ?? 0
+        if previous?.connectTimeoutMs ?? 0 != connectTimeout {
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+        }
+
+        // Method and body. A plain GET or HEAD can be switched back and forth; anything else
+        // is undone by a reset.
+        let head = request.method == "HEAD"
+        if plain {
+            if previous == nil ? head : previous!.head != head {
+                try easy.set(head ? CURLOPT_NOBODY : CURLOPT_HTTPGET, true)
+            }
+        } else {
+            upload = try BodyUpload.configure(request, on: easy)
+        }
+        let lines = try headerLines(config, defaultLines)
+        if previous?.headerLines != lines { try setHeaders(lines) }
+
+        let me = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        try easy.set(CURLOPT_WRITEDATA, pointer: me)
+        try easy.set(CURLOPT_HEADERDATA, pointer: me)
+        let wantsProgress = progress != nil || cancel != nil
+        if wantsProgress {
+            try easy.set(CURLOPT_XFERINFODATA, pointer: me)
+            if previous?.progress != true {
+                _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)
+                try easy.set(CURLOPT_NOPROGRESS, false)
+            }
+        } else if previous?.progress == true {
+            try easy.set(CURLOPT_NOPROGRESS, true)
+        }
+        if plain {
+            easy.applied = AppliedOptions(url: request.url, followRedirects: follow,
+                                          maxRedirects: maxRedirects, timeoutMs: timeout,
+                                          connectTimeoutMs: connectTimeout, head: head,
+                                          progress: wantsProgress, headerLines: lines)
+            easy.reusable = true
+        }
+    }
+
+    /// The options that depend only on the client's configuration, set on a new or reset handle.
+    private func configureFixed(_ config: ClientConfiguration) throws(HTTPContentError) {
         try easy.set(CURLOPT_NOSIGNAL, true)
-        try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try easy.set(CURLOPT_FOLLOWLOCATION, opts.followRedirects ?? config.followRedirects)
-        try easy.set(CURLOPT_MAXREDIRS, opts.maxRedirects ?? config.maxRedirects)
-        if let t = opts.timeout ?? config.timeout { try easy.set(CURLOPT_TIMEOUT_MS, milliseconds(t)) }
-        if let t = opts.connectTimeout ?? config.connectTimeout {
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(t))
-        }
         if let low = config.lowSpeedLimit {
             try easy.set(CURLOPT_LOW_SPEED_LIMIT, low.bytesPerSecond)
             try easy.set(CURLOPT_LOW_SPEED_TIME, low.seconds)
@@ -76,22 +127,27 @@ final class Transfer {
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
         if config.acceptCompressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
-        upload = try BodyUpload.configure(request, on: easy)
-        try configureHeaders(config)
-
-        let me = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        try easy.set(CURLOPT_WRITEDATA, pointer: me)
-        try easy.set(CURLOPT_HEADERDATA, pointer: me)
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
-        if progress != nil || cancel != nil {
-            try easy.set(CURLOPT_XFERINFODATA, pointer: me)
-            _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)
-            try easy.set(CURLOPT_NOPROGRESS, false)
-        }
     }
 
-    private func configureHeaders(_ config: ClientConfiguration) throws(HTTPContentError) {
+    /// The request header lines as libcurl takes them: the request's own, then the client's,
+    /// the User-Agent and the body's type unless the request set them.
+    /// The header lines of a request with no header of its own and no body, or nil when the
+    /// configuration's headers are invalid (each request then fails as it would anyway).
+    static func defaultHeaderLines(_ config: ClientConfiguration) -> [String]? {
+        try? headerLines(Request("GET", "http://localhost/"), upload: nil, config)
+    }
+
+    private func headerLines(_ config: ClientConfiguration, _ defaultLines: [String]?) throws(HTTPContentError) -> [String] {
+        // The common case, no header of the request's own and no body: the client's lines,
+        // made once per client.
+        if request.body == nil, request.headers.count == 0, let defaultLines { return defaultLines }
+        return try Transfer.headerLines(request, upload: upload, config)
+    }
+
+    private static func headerLines(_ request: Request, upload: BodyUpload?,
+                                    _ config: ClientConfiguration) throws(HTTPContentError) -> [String] {
         var headers = request.headers
         for field in config.headers where !headers.contains(field.name) {
             headers.add(field.name, field.value)
@@ -103,20 +159,30 @@ final class Transfer {
         // A POST body of more than 1 MiB makes libcurl wait for 100-continue; we send at once.
         if request.body != nil, !headers.contains("Expect") { headers.add("Expect", "") }
         try headers.validate()
+        var lines: [String] = []
+        lines.reserveCapacity(headers.count + 1)
         for field in headers {
             // "Name:" alone removes a header libcurl would add; "Name;" sends it empty.
-            let line = field.value.isEmpty && field.name.lowercased() != "expect"
-                ? "\(field.name);" : "\(field.name): \(field.value)"
-            guard let appended = curl_slist_append(headerList, line) else {
-                throw HTTPContentError(.invalidArgument, "could not add header \(field.name)")
-            }
-            headerList = appended
+            lines.append(field.value.isEmpty && field.name.lowercased() != "expect"
+                ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         // libcurl would label a POST without a type as a form: "Content-Type:" removes that.
         if upload?.removesDefaultContentType == true, !headers.contains("Content-Type") {
-            headerList = curl_slist_append(headerList, "Content-Type:") ?? headerList
+            lines.append("Content-Type:")
         }
-        try easy.set(CURLOPT_HTTPHEADER, pointer: headerList)
+        return lines
+    }
+
+    private func setHeaders(_ lines: [String]) throws(HTTPContentError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw HTTPContentError(.invalidArgument, "could not add header \(line.prefix { $0 != ":" && $0 != ";" })")
+            }
+            list = appended
+        }
+        try easy.setHeaderList(list)
     }
 
     // MARK: - Callbacks
@@ -268,7 +334,7 @@ final class Transfer {
     }
 
     private func transportError(_ code: CURLcode) -> HTTPContentError {
-        let detail = String(cString: errorBuffer)
+        let detail = String(cString: easy.errorBuffer)
         let text = detail.isEmpty ? curlMessage(code) : "\(curlMessage(code)): \(detail)"
         let curl = Int32(code.rawValue)
         let head = self.head ?? (status != 0 ? makeHead(bodyEnded: false) : nil)
