@@ -47,6 +47,9 @@ open class Accumulator<Content>: SelectiveHandler {
         buffer.append(chunk)
     }
 
+    /// The body received so far (all of it once the transfer is over).
+    public var body: ByteBuffer { buffer }
+
     public func finish() throws -> Content {
         try convert(buffer)
     }

@@ -43,15 +43,14 @@ public final class Client: Sendable {
     }
 
     /// `send` for a handler known only at run time (the C and Python fronts): the content comes
-    /// back as `Any`.
+    /// back as `Any`. Not generic, so no type metadata is looked up per request.
     public func send(
         _ request: Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
-        func open<H: ContentHandler>(_ h: H) throws(HTTPContentError) -> Response<Any> {
-            try send(request, handler: h, cancel: cancel, progress: progress).map { $0 as Any }
-        }
-        return try open(handler)
+        let transfer = try start(request, handler: handler, cancel: cancel, progress: progress)
+        defer { handles.put(transfer.easy) }
+        return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
     }
 
     /// GET `url` into `handler`.
@@ -65,8 +64,8 @@ public final class Client: Sendable {
 
     /// Validates and prepares the request, and binds it to a configured easy handle.
     /// On failure the handler has been cleaned up and no handle is held.
-    func start<Handler: ContentHandler>(
-        _ request: Request, handler: Handler, cancel: CancellationToken?,
+    func start(
+        _ request: Request, handler: any ContentHandler, cancel: CancellationToken?,
         progress: ((TransferProgress) -> Void)?
     ) throws(HTTPContentError) -> Transfer {
         var prepared = request
@@ -102,6 +101,28 @@ public final class Client: Sendable {
             throw error
         case .success(let head):
             let content: Handler.Content
+            do {
+                content = try handler.finish()
+            } catch {
+                handler.cleanup(failed: true)
+                var wrapped = HTTPContentError.wrapping(error)
+                if wrapped.response == nil { wrapped.response = head }
+                throw wrapped
+            }
+            handler.cleanup(failed: false)
+            return Response(head: head, content: content, metrics: transfer.metrics())
+        }
+    }
+
+    /// `deliver` for a handler known only at run time: the content as `Any`.
+    static func deliverAny(_ transfer: Transfer, code: CURLcode) throws(HTTPContentError) -> Response<Any> {
+        let handler = transfer.handler
+        switch transfer.complete(code) {
+        case .failure(let error):
+            handler.cleanup(failed: true)
+            throw error
+        case .success(let head):
+            let content: Any
             do {
                 content = try handler.finish()
             } catch {

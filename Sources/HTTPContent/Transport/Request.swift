@@ -26,10 +26,19 @@ public struct Request: Sendable {
         if method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
             throw HTTPContentError(.invalidArgument, "invalid method \(quoted(method))")
         }
-        if url.isEmpty || url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+        if url.isEmpty || !Request.isPrintableASCIIOrUTF8(url) {
             throw HTTPContentError(.invalidArgument, "invalid URL \(quoted(url))")
         }
         try headers.validate()
+    }
+
+    /// No control byte, space or DEL (checked for every request: a plain loop over the bytes).
+    private static func isPrintableASCIIOrUTF8(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            for b in bytes where b <= 0x20 || b == 0x7F { return false }
+            return true
+        }
     }
 }
 

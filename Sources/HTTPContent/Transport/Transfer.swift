@@ -22,7 +22,10 @@ final class Transfer {
     private var status = 0
     private var reason = ""
     private var httpVersion = ""
-    private var fields = Headers()
+    /// The fields received so far; `fieldsShared` once a response head holds them, so that more
+    /// (trailers) go to a copy.
+    private var fields = ReceivedHeaders()
+    private var fieldsShared = false
 
     private var head: ResponseHead?
     private var accepted: Bool?
@@ -189,12 +192,16 @@ final class Transfer {
 
     /// One header line from libcurl (status line, field, or the blank end). Parsed on bytes:
     /// this runs for every header of every response, so it avoids Character-level String work.
-    fileprivate func receiveHeader(_ line: UnsafeBufferPointer<UInt8>) {
-        var end = line.count
+    fileprivate func receiveHeader(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let line = buffer.baseAddress else { return }
+        var end = buffer.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         guard end > 0 else { return }
         func text(_ from: Int, _ to: Int) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: line[from..<to]), as: UTF8.self)
+            String(decoding: UnsafeBufferPointer(start: line + from, count: to - from), as: UTF8.self)
+        }
+        func bytes(_ from: Int, _ to: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: line + from, count: to - from)
         }
         func trimmed(_ from: Int, _ to: Int) -> (Int, Int) {
             var a = from, b = to
@@ -216,16 +223,26 @@ final class Transfer {
             status = code
             while i < end, line[i] == 0x20 { i += 1 }
             reason = text(i, end)
-            fields = Headers(capacity: 16)
+            if fieldsShared || fields.count > 0 { fields = ReceivedHeaders() }
+            fieldsShared = false
         } else if line[0] == 0x20 || line[0] == 0x09 {
             // Obsolete line folding: a continuation of the previous field's value.
             guard fields.count > 0 else { return }
             let (a, b) = trimmed(0, end)
-            fields.appendToLastValue(" " + text(a, b))
-        } else if let colon = UnsafeBufferPointer(rebasing: line[0..<end]).firstIndex(of: 0x3A) {
+            writableFields().appendToLastValue(bytes(a, b))
+        } else if let found = memchr(line, 0x3A, end) {
+            let colon = UnsafeRawPointer(found) - UnsafeRawPointer(line)
             let (a, b) = trimmed(colon + 1, end)
-            fields.add(text(0, colon), text(a, b))
+            writableFields().add(name: bytes(0, colon), value: bytes(a, b))
         }
+    }
+
+    private func writableFields() -> ReceivedHeaders {
+        if fieldsShared {
+            fields = fields.copy()
+            fieldsShared = false
+        }
+        return fields
     }
 
     /// Returns how many bytes were taken; anything else makes libcurl abort the transfer.
@@ -266,8 +283,10 @@ final class Transfer {
     // MARK: - Decision and outcome
 
     private func makeHead(bodyEnded: Bool) -> ResponseHead {
+        fieldsShared = true
         var head = ResponseHead(status: status != 0 ? status : easy.info(CURLINFO_RESPONSE_CODE),
-                                reason: reason, httpVersion: httpVersion, headers: fields,
+                                reason: reason, httpVersion: httpVersion,
+                                headers: Headers(received: fields),
                                 url: finalURL(),
                                 method: request.method)
         head.bodyEnded = bodyEnded

@@ -83,16 +83,19 @@ class Response(Handle):
     def _free(ptr: int) -> None:
         _ffi.lib().hc_response_free(ptr)
 
-    def __init__(self, ptr: int, handler: Handler) -> None:
+    def __init__(self, ptr: int, handler: Handler, fetched: "_ffi.FetchResult | None" = None) -> None:
         super().__init__(ptr)
-        lib = _ffi.lib()
-        self.status: int = lib.hc_response_status(ptr)
         self._url: str | None = None
         self._media: tuple[str | None, str | None] | None = None
         self._headers: Headers | None = None
         self._metrics: dict | None = None
         try:
-            self.content: Any = handler._content(ptr)
+            if fetched is None:
+                self.status: int = _ffi.lib().hc_response_status(ptr)
+                self.content: Any = handler._content(ptr)
+            else:  # hc_client_fetch reported the status (and a bytes handler's body) already
+                self.status = fetched.status
+                self.content = handler._fetched_content(ptr, fetched)
         except BaseException:
             self.close()
             raise
@@ -230,6 +233,9 @@ class Client(Handle):
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
         move; returning True from it cancels the transfer. An exception raised by it, by a
         handler of yours or by an upload source stops the transfer and is re-raised here."""
+        if (headers is None and data is None and params is None and form is None and json is None
+                and multipart is None and progress is None and cancel is None):
+            return self._fetch(method, url, handler, timeout, follow_redirects)
         self._check_open()
         lib = _ffi.lib()
         prepared = _prepare(Request(method, url, handler=handler, headers=headers, data=data,
@@ -241,6 +247,29 @@ class Client(Handle):
             out = ctypes.c_void_p()
             code = lib.hc_client_send(self, req, ctypes.byref(out))
             return prepared.outcome(code, out.value, raise_errors=True)
+
+    def _fetch(self, method: str, url: str, handler: Handler | None, timeout: float | None,
+               follow_redirects: bool | None) -> Response:
+        """`request` without a body or headers of its own: one library call (hc_client_fetch)
+        instead of building a native request."""
+        client = self._ptr
+        if client is None:
+            raise ValueError("Client is closed")
+        handler = handler or Bytes()
+        native = handler._native or handler._handle()
+        result = _ffi.FetchResult()
+        code = _ffi.lib().hc_client_fetch(
+            client, _ffi.text(method), _ffi.text(url), native._ptr,
+            0 if timeout is None else _ms(timeout),
+            -1 if follow_redirects is None else int(follow_redirects), result)
+        exc = handler._take_exception()
+        if exc is None and code != 0:
+            exc = last_error()
+        if exc is not None:
+            if result.response:
+                _ffi.lib().hc_response_free(result.response)
+            raise exc
+        return Response(result.response, handler, result)
 
     def map(self, requests: Iterable["Request"], *, concurrency: int = 16,
             host_limit: int = 0) -> list[Any]:

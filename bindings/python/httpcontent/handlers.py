@@ -168,6 +168,10 @@ class Handler:
     def _content(self, response_ptr: int) -> Any:
         return self._result
 
+    def _fetched_content(self, response_ptr: int, fetched: Any) -> Any:
+        """The content of a response from hc_client_fetch (`fetched`: its hc_fetch_result)."""
+        return self._content(response_ptr)
+
     def _handle(self) -> _NativeHandler:
         """The native handler, made once and configured with the acceptance options."""
         if self._native is None:
@@ -288,6 +292,15 @@ class Bytes(Handler):
         body = self._filling.get(address) if address else None
         if body is None or len(body) != size.value:
             body = ctypes.string_at(data, size.value) if size.value else b""
+        return self.convert(body)
+
+    def _fetched_content(self, response_ptr: int, fetched: Any) -> Any:
+        size = fetched.bytes_len
+        if not size:
+            return self.convert(b"")
+        body = self._filling.get(fetched.bytes)
+        if body is None or len(body) != size:
+            body = ctypes.string_at(fetched.bytes, size)
         return self.convert(body)
 
     def convert(self, data: bytes) -> Any:
