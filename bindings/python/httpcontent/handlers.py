@@ -198,8 +198,10 @@ class Handler:
 
     def _take_exception(self) -> BaseException | None:
         """The first exception a callback of this handler raised during the last request."""
+        if not self._raised:
+            return None
         raised, self._raised = self._raised, []
-        return raised[0] if raised else None
+        return raised[0]
 
     def close(self) -> None:
         if self._native is not None:
@@ -298,9 +300,10 @@ class Bytes(Handler):
         size = fetched.bytes_len
         if not size:
             return self.convert(b"")
-        body = self._filling.get(fetched.bytes)
+        address = fetched.bytes
+        body = self._filling.get(address) if self._filling else None
         if body is None or len(body) != size:
-            body = ctypes.string_at(fetched.bytes, size)
+            body = (ctypes.c_char * size).from_address(address).raw  # cheaper than string_at
         return self.convert(body)
 
     def convert(self, data: bytes) -> Any:
