@@ -153,8 +153,8 @@ public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CC
         let response = try box.client.send(request, anyHandler: made)
         let body = (made as? Bytes)?.body
             ?? (made is Image ? (response.content as? ImageInfo?)??.data : nil)
-        out.pointee = FetchResult(response: retainHandle(ResponseBox(response, body: body)),
-                                  status: Int32(response.status),
+        let made = ResponseBox(response, body: body)
+        out.pointee = FetchResult(response: retainHandle(made), status: made.status,
                                   bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)
         return HC_OK
     } catch {

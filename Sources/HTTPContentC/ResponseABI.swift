@@ -5,6 +5,8 @@ final class ResponseBox {
     let response: Response<Any>
     /// The body of a bytes handler, known without casting the content.
     let body: ByteBuffer?
+    /// The status, read once (reading it through the generic Response copies the response).
+    let status: Int32
     lazy var strings = CStringCache()
     lazy var rawHeaders: ByteBuffer = {
         let buffer = ByteBuffer()
@@ -21,6 +23,7 @@ final class ResponseBox {
     init(_ response: Response<Any>, body: ByteBuffer? = nil) {
         self.response = response
         self.body = body
+        status = Int32(truncatingIfNeeded: response.head.status)
     }
 }
 
@@ -31,7 +34,7 @@ public func hc_response_free(_ response: OpaquePointer?) {
 
 @_cdecl("hc_response_status")
 public func hc_response_status(_ response: OpaquePointer?) -> Int32 {
-    Int32(borrowHandle(response, as: ResponseBox.self)?.response.status ?? 0)
+    borrowHandle(response, as: ResponseBox.self)?.status ?? 0
 }
 
 @_cdecl("hc_response_url")

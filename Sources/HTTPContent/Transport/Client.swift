@@ -11,6 +11,9 @@ public final class Client: Sendable {
     let handles = HandlePool()
     /// The request header lines of a request with no header of its own and no body.
     let defaultHeaderLines: [String]?
+    /// The configuration's time limits in milliseconds (0: none), converted once.
+    let defaultTimeoutMs: Int
+    let defaultConnectTimeoutMs: Int
     private let executor = Locked<Executor?>(nil)
 
     public init(configuration: ClientConfiguration = ClientConfiguration()) throws(HTTPContentError) {
@@ -19,6 +22,8 @@ public final class Client: Sendable {
         }
         self.configuration = configuration
         defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
+        defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
+        defaultConnectTimeoutMs = configuration.connectTimeout.map(milliseconds) ?? 0
     }
 
     deinit {
@@ -69,19 +74,25 @@ public final class Client: Sendable {
         progress: ((TransferProgress) -> Void)?
     ) throws(HTTPContentError) -> Transfer {
         var prepared = request
+        let easy = handles.take()
         do {
-            // Validated once, after the handler's prepare (which may add headers).
+            // Validated once, after the handler's prepare (which may add headers). A URL the
+            // handle was last configured with has been validated already.
             try handler.prepare(&prepared)
-            try prepared.validate()
+            try prepared.validate(urlKnownValid: easy.applied?.url == prepared.url)
         } catch {
             handler.cleanup(failed: true)
+            easy.reusable = easy.applied != nil  // untouched: keeps what it had
+            handles.put(easy)
             throw HTTPContentError.wrapping(error)
         }
-        let transfer = Transfer(easy: handles.take(), request: prepared, handler: handler,
+        let transfer = Transfer(easy: easy, request: prepared, handler: handler,
                                 cancel: cancel, progress: progress,
                                 rejectedBodyCap: configuration.rejectedBodyLimit)
         do {
-            try transfer.configure(configuration, defaultLines: defaultHeaderLines)
+            try transfer.configure(configuration, defaultLines: defaultHeaderLines,
+                                   defaultTimeoutMs: defaultTimeoutMs,
+                                   defaultConnectTimeoutMs: defaultConnectTimeoutMs)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer.easy)

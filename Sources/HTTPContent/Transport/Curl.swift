@@ -16,13 +16,13 @@ final class EasyHandle: @unchecked Sendable {
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The request header list libcurl is given (CURLOPT_HTTPHEADER); owned by the handle so
     /// that an unchanged list stays set from one transfer to the next.
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     /// What is set on the handle beyond libcurl's defaults; nil when nothing is known (a new or
     /// reset handle), so that the next transfer sets everything.
-    var applied: AppliedOptions?
+    @exclusivity(unchecked) var applied: AppliedOptions?
     /// False while a transfer that must not leave its options behind (a body, a custom method,
     /// a failed configuration) holds the handle: the pool then resets it.
-    var reusable = false
+    @exclusivity(unchecked) var reusable = false
 
     init(raw: UnsafeMutableRawPointer) {
         self.raw = raw

@@ -64,6 +64,16 @@ public struct Headers: Sendable, Equatable, Sequence, ExpressibleByDictionaryLit
     /// nil when there is no such field.
     func withFirstValue<R>(_ name: String, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         if let received { return received.withFirstValue(name, body) }
+        return withOwnedFirstValue(name, body)
+    }
+
+    /// `withFirstValue("content-length")`.
+    func withContentLength<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        if let received { return received.withContentLength(body) }
+        return withOwnedFirstValue("content-length", body)
+    }
+
+    private func withOwnedFirstValue<R>(_ name: String, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         guard var value = self[name] else { return nil }
         return value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
@@ -155,7 +165,8 @@ final class ReceivedHeaders: @unchecked Sendable {
     struct Span {
         var nameStart: Int32
         var nameCount: Int32
-        var valueCount: Int32   // the value follows the name
+        var valueStart: Int32
+        var valueCount: Int32
     }
 
     // Plain malloc'd storage: this is filled for every header line of every response.
@@ -165,6 +176,8 @@ final class ReceivedHeaders: @unchecked Sendable {
     @exclusivity(unchecked) private var spans: UnsafeMutablePointer<Span>?
     @exclusivity(unchecked) private(set) var count = 0
     @exclusivity(unchecked) private var spanCapacity = 0
+    /// The first Content-Length field, noted as it arrives (every response head asks for it).
+    @exclusivity(unchecked) private(set) var contentLengthIndex: Int?
 
     init() {}
 
@@ -173,22 +186,21 @@ final class ReceivedHeaders: @unchecked Sendable {
         free(spans)
     }
 
-    private func reserveBytes(_ more: Int) {
-        guard byteCount + more > byteCapacity else { return }
-        let capacity = max(512, byteCapacity * 2, byteCount + more)
-        guard let grown = realloc(bytes, capacity) else { fatalError("httpcontent: out of memory") }
-        bytes = grown.assumingMemoryBound(to: UInt8.self)
-        byteCapacity = capacity
+    /// Room for `more` bytes; returns where they go.
+    @inline(__always)
+    private func room(_ more: Int) -> UnsafeMutablePointer<UInt8> {
+        if byteCount + more > byteCapacity {
+            let capacity = max(512, byteCapacity * 2, byteCount + more)
+            guard let grown = realloc(bytes, capacity) else { fatalError("httpcontent: out of memory") }
+            bytes = grown.assumingMemoryBound(to: UInt8.self)
+            byteCapacity = capacity
+        }
+        return bytes! + byteCount
     }
 
-    private func appendBytes(_ source: UnsafeRawBufferPointer) {
-        guard let base = source.baseAddress, source.count > 0 else { return }
-        memcpy(bytes! + byteCount, base, source.count)
-        byteCount += source.count
-    }
-
-    /// Adds a field (name and trimmed value bytes).
-    func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    /// Adds a field from a header line: the name is `line[0..<nameEnd]`, the (trimmed) value
+    /// `line[valueStart..<valueEnd]`. The line is copied once, up to the value's end.
+    func add(line: UnsafePointer<UInt8>, nameEnd: Int, valueStart: Int, valueEnd: Int) {
         if count == spanCapacity {
             let capacity = max(16, spanCapacity * 2)
             guard let grown = realloc(spans, capacity * MemoryLayout<Span>.stride) else {
@@ -197,22 +209,48 @@ final class ReceivedHeaders: @unchecked Sendable {
             spans = grown.assumingMemoryBound(to: Span.self)
             spanCapacity = capacity
         }
-        spans![count] = Span(nameStart: Int32(byteCount), nameCount: Int32(name.count),
-                             valueCount: Int32(value.count))
+        let start = byteCount
+        memcpy(room(valueEnd), line, valueEnd)
+        byteCount += valueEnd
+        spans![count] = Span(nameStart: Int32(start), nameCount: Int32(nameEnd),
+                             valueStart: Int32(start + valueStart), valueCount: Int32(valueEnd - valueStart))
+        if nameEnd == 14, contentLengthIndex == nil, ReceivedHeaders.isContentLength(line) {
+            contentLengthIndex = count
+        }
         count += 1
-        reserveBytes(name.count + value.count)
-        appendBytes(name)
-        appendBytes(value)
     }
 
-    /// Obsolete line folding: `more` continues the last field's value, after one space.
+    /// Adds a field from its name and value.
+    func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        var line = [UInt8](name)
+        line.append(contentsOf: value)
+        line.withUnsafeBufferPointer {
+            add(line: $0.baseAddress!, nameEnd: name.count, valueStart: name.count, valueEnd: $0.count)
+        }
+    }
+
+    /// Obsolete line folding: `more` continues the last field's value, after one space. The
+    /// last value ends where the bytes end, so it stays in one piece.
     func appendToLastValue(_ more: UnsafeRawBufferPointer) {
         guard count > 0 else { return }
-        reserveBytes(1 + more.count)
-        bytes![byteCount] = 0x20
-        byteCount += 1
-        appendBytes(more)
+        let to = room(1 + more.count)
+        to[0] = 0x20
+        if let base = more.baseAddress, more.count > 0 { memcpy(to + 1, base, more.count) }
+        byteCount += 1 + more.count
         spans![count - 1].valueCount += Int32(1 + more.count)
+    }
+
+    private static func isContentLength(_ name: UnsafePointer<UInt8>) -> Bool {
+        let key: StaticString = "content-length"
+        let k = key.utf8Start
+        for i in 0..<14 where asciiLower(name[i]) != k[i] { return false }
+        return true
+    }
+
+    /// The value of the first Content-Length field.
+    func withContentLength<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        guard let i = contentLengthIndex else { return nil }
+        return body(value(spans![i]))
     }
 
     /// A copy, for a builder that goes on adding after a `Headers` took this one.
@@ -230,7 +268,7 @@ final class ReceivedHeaders: @unchecked Sendable {
     }
 
     private func value(_ span: Span) -> UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: bytes! + Int(span.nameStart + span.nameCount), count: Int(span.valueCount))
+        UnsafeRawBufferPointer(start: bytes! + Int(span.valueStart), count: Int(span.valueCount))
     }
 
     func index(of name: String) -> Int? {

@@ -23,10 +23,16 @@ public struct Request: Sendable {
     /// Checks what would otherwise fail mid-flight or be sent malformed: the method is a token,
     /// the URL is non-empty and free of control bytes, and no header carries CR/LF.
     public func validate() throws(HTTPContentError) {
-        if method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
+        try validate(urlKnownValid: false)
+    }
+
+    /// `validate`, skipping the URL when it is one already checked (the last one sent on the
+    /// handle this request will use).
+    func validate(urlKnownValid: Bool) throws(HTTPContentError) {
+        if method != "GET", method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
             throw HTTPContentError(.invalidArgument, "invalid method \(quoted(method))")
         }
-        if url.isEmpty || !Request.isPrintableASCIIOrUTF8(url) {
+        if !urlKnownValid, url.isEmpty || !Request.isPrintableASCIIOrUTF8(url) {
             throw HTTPContentError(.invalidArgument, "invalid URL \(quoted(url))")
         }
         try headers.validate()

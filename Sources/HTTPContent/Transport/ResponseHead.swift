@@ -39,7 +39,7 @@ public struct ResponseHead: Sendable {
 
     /// The Content-Length the server declared, if any.
     public var contentLength: Int64? {
-        headers.withFirstValue("content-length") { text -> Int64? in
+        headers.withContentLength { text -> Int64? in
             var value: Int64 = 0
             var digits = 0
             for b in text {

@@ -6,6 +6,10 @@ import Glibc
 /// One request bound to one easy handle and its handler: it configures the handle, receives
 /// libcurl's callbacks and turns the outcome into a response head or an error. What drives it
 /// (`curl_easy_perform` today, a multi handle later) is kept outside, in the driver.
+///
+/// A transfer is driven by one thread at a time (its callbacks run inside `curl_easy_perform` or
+/// `curl_multi_perform`): its state skips Swift's dynamic exclusivity checks, which cost more
+/// than the work they guard on every header line and chunk.
 final class Transfer {
     let easy: EasyHandle
     let request: Request
@@ -16,25 +20,25 @@ final class Transfer {
     let rejectedBodyCap: Int
 
     /// The body being sent and libcurl's read callbacks' state (Bodies/BodyUpload.swift).
-    private var upload: BodyUpload?
+    @exclusivity(unchecked) private var upload: BodyUpload?
 
     // The response being received: reset at every status line, so only the final one remains.
-    private var status = 0
-    private var reason = ""
-    private var httpVersion = ""
+    @exclusivity(unchecked) private var status = 0
+    @exclusivity(unchecked) private var reason = ""
+    @exclusivity(unchecked) private var httpVersion = ""
     /// The fields received so far; `fieldsShared` once a response head holds them, so that more
     /// (trailers) go to a copy.
-    private var fields = ReceivedHeaders()
-    private var fieldsShared = false
+    @exclusivity(unchecked) private var fields = ReceivedHeaders()
+    @exclusivity(unchecked) private var fieldsShared = false
 
-    private var head: ResponseHead?
-    private var accepted: Bool?
-    private var rejection: HTTPContentError?
-    private var rejectedBody: [UInt8] = []
-    private var failure: HTTPContentError?
+    @exclusivity(unchecked) private var head: ResponseHead?
+    @exclusivity(unchecked) private var accepted: Bool?
+    @exclusivity(unchecked) private var rejection: HTTPContentError?
+    @exclusivity(unchecked) private var rejectedBody: [UInt8] = []
+    @exclusivity(unchecked) private var failure: HTTPContentError?
     /// The handler threw `StopTransfer`: the write error libcurl reports is our own doing.
-    private var stoppedByHandler = false
-    private(set) var decodedBytes: Int64 = 0
+    @exclusivity(unchecked) private var stoppedByHandler = false
+    @exclusivity(unchecked) private(set) var decodedBytes: Int64 = 0
 
     init(easy: EasyHandle, request: Request, handler: any ContentHandler,
          cancel: CancellationToken?, progress: ((TransferProgress) -> Void)?,
@@ -55,7 +59,10 @@ final class Transfer {
     /// leaves the handle to be reset when it returns to the pool.
     /// `defaultLines`: the header lines of a request with no header of its own and no body
     /// (`Client.defaultHeaderLines`).
-    func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil) throws(HTTPContentError) {
+    /// `defaultTimeoutMs`, `defaultConnectTimeoutMs`: the configuration's limits in
+    /// milliseconds, when the caller has them converted already.
+    func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil,
+                   defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil) throws(HTTPContentError) {
         let opts = request.options
         let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
         easy.reusable = false
@@ -74,9 +81,11 @@ final class Transfer {
         if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
         let maxRedirects = opts.maxRedirects ?? config.maxRedirects
         if previous?.maxRedirects != maxRedirects { try easy.set(CURLOPT_MAXREDIRS, maxRedirects) }
-        let timeout = (opts.timeout ?? config.timeout).map(milliseconds) ?? 0
+        let timeout = opts.timeout.map(milliseconds)
+            ?? defaultTimeoutMs ?? config.timeout.map(milliseconds) ?? 0
         if previous?.timeoutMs ?? 0 != timeout { try easy.set(CURLOPT_TIMEOUT_MS, timeout) }
-        let connectTimeout = (opts.connectTimeout ?? config.connectTimeout).map(milliseconds) ?? 0
+        let connectTimeout = opts.connectTimeout.map(milliseconds)
+            ?? defaultConnectTimeoutMs ?? config.connectTimeout.map(milliseconds) ?? 0
         if previous?.connectTimeoutMs ?? 0 != connectTimeout {
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
         }
@@ -233,16 +242,23 @@ final class Transfer {
         } else if let found = memchr(line, 0x3A, end) {
             let colon = UnsafeRawPointer(found) - UnsafeRawPointer(line)
             let (a, b) = trimmed(colon + 1, end)
-            writableFields().add(name: bytes(0, colon), value: bytes(a, b))
+            if fieldsShared { unshareFields() }
+            // No retain/release pair per header line: the transfer keeps `fields` alive.
+            Unmanaged.passUnretained(fields)._withUnsafeGuaranteedRef {
+                $0.add(line: line, nameEnd: colon, valueStart: a, valueEnd: b)
+            }
         }
     }
 
     private func writableFields() -> ReceivedHeaders {
-        if fieldsShared {
-            fields = fields.copy()
-            fieldsShared = false
-        }
+        if fieldsShared { unshareFields() }
         return fields
+    }
+
+    /// A response head holds the fields: more (trailers) go to a copy.
+    private func unshareFields() {
+        fields = fields.copy()
+        fieldsShared = false
     }
 
     /// Returns how many bytes were taken; anything else makes libcurl abort the transfer.
@@ -349,7 +365,9 @@ final class Transfer {
             decide(bodyEnded: true)
             if let rejection { return .failure(rejection) }
         }
-        return .success(head ?? makeHead(bodyEnded: true))
+        // Handed over, not copied: the transfer is done with it.
+        if let head = head.take() { return .success(head) }
+        return .success(makeHead(bodyEnded: true))
     }
 
     private func transportError(_ code: CURLcode) -> HTTPContentError {
@@ -396,18 +414,22 @@ final class Transfer {
 
 // MARK: - C callbacks (non-capturing; the transfer travels as userdata)
 
+// The transfer outlives every callback (the driver holds it while libcurl runs): it is used
+// without a retain/release pair per call.
 private let transferWriteCallback: hc_curl_data_cb = { ptr, size, count, userdata in
     guard let userdata else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
+    return Unmanaged<Transfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
+        $0.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
+    }
 }
 
 private let transferHeaderCallback: hc_curl_data_cb = { ptr, size, count, userdata in
     guard let userdata, let ptr else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let n = size * count
-    ptr.withMemoryRebound(to: UInt8.self, capacity: n) {
-        transfer.receiveHeader(UnsafeBufferPointer(start: $0, count: n))
+    Unmanaged<Transfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { transfer in
+        ptr.withMemoryRebound(to: UInt8.self, capacity: n) {
+            transfer.receiveHeader(UnsafeBufferPointer(start: $0, count: n))
+        }
     }
     return n
 }
