@@ -39,6 +39,8 @@ final class Transfer {
     /// The handler threw `StopTransfer`: the write error libcurl reports is our own doing.
     @exclusivity(unchecked) private var stoppedByHandler = false
     @exclusivity(unchecked) private(set) var decodedBytes: Int64 = 0
+    /// Where a multi driver keeps this transfer while it runs (-1: not in one).
+    @exclusivity(unchecked) var driverSlot = -1
 
     init(easy: EasyHandle, request: Request, handler: any ContentHandler,
          cancel: CancellationToken?, progress: ((TransferProgress) -> Void)?,
