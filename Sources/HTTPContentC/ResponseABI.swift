@@ -20,10 +20,10 @@ final class ResponseBox {
     /// The header fields as Strings, made on first use (a response's headers are kept as bytes).
     lazy var fields: [HeaderField] = response.headers.fields
 
-    init(_ response: Response<Any>, body: ByteBuffer? = nil) {
-        self.response = response
-        self.body = body
+    init(_ response: consuming Response<Any>, body: ByteBuffer? = nil) {
         status = Int32(truncatingIfNeeded: response.head.status)
+        self.body = body
+        self.response = response
     }
 }
 

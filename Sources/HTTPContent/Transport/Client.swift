@@ -106,45 +106,47 @@ public final class Client: Sendable {
     static func deliver<Handler: ContentHandler>(
         _ transfer: Transfer, handler: Handler, code: CURLcode
     ) throws(HTTPContentError) -> Response<Handler.Content> {
-        switch transfer.complete(code) {
-        case .failure(let error):
+        let head: ResponseHead
+        do {
+            head = try transfer.complete(code)
+        } catch {
             handler.cleanup(failed: true)
             throw error
-        case .success(let head):
-            let content: Handler.Content
-            do {
-                content = try handler.finish()
-            } catch {
-                handler.cleanup(failed: true)
-                var wrapped = HTTPContentError.wrapping(error)
-                if wrapped.response == nil { wrapped.response = head }
-                throw wrapped
-            }
-            handler.cleanup(failed: false)
-            return Response(head: head, content: content, metrics: transfer.metrics())
         }
+        let content: Handler.Content
+        do {
+            content = try handler.finish()
+        } catch {
+            handler.cleanup(failed: true)
+            var wrapped = HTTPContentError.wrapping(error)
+            if wrapped.response == nil { wrapped.response = head }
+            throw wrapped
+        }
+        handler.cleanup(failed: false)
+        return Response(head: head, content: content, metrics: transfer.metrics())
     }
 
     /// `deliver` for a handler known only at run time: the content as `Any`.
     static func deliverAny(_ transfer: Transfer, code: CURLcode) throws(HTTPContentError) -> Response<Any> {
         let handler = transfer.handler
-        switch transfer.complete(code) {
-        case .failure(let error):
+        let head: ResponseHead
+        do {
+            head = try transfer.complete(code)
+        } catch {
             handler.cleanup(failed: true)
             throw error
-        case .success(let head):
-            let content: Any
-            do {
-                content = try handler.finish()
-            } catch {
-                handler.cleanup(failed: true)
-                var wrapped = HTTPContentError.wrapping(error)
-                if wrapped.response == nil { wrapped.response = head }
-                throw wrapped
-            }
-            handler.cleanup(failed: false)
-            return Response(head: head, content: content, metrics: transfer.metrics())
         }
+        let content: Any
+        do {
+            content = try handler.finish()
+        } catch {
+            handler.cleanup(failed: true)
+            var wrapped = HTTPContentError.wrapping(error)
+            if wrapped.response == nil { wrapped.response = head }
+            throw wrapped
+        }
+        handler.cleanup(failed: false)
+        return Response(head: head, content: content, metrics: transfer.metrics())
     }
 
     /// The client's background executor, started on first use.

@@ -320,17 +320,22 @@ final class Transfer {
 
     /// Asks the handler, once, whether it takes this response's body.
     private func decide(bodyEnded: Bool) {
-        let head = makeHead(bodyEnded: bodyEnded)
-        self.head = head
+        let made = makeHead(bodyEnded: bodyEnded)
+        let verdict: Result<Bool, any Error>
         do {
-            if try handler.accept(head) {
-                accepted = true
-            } else {
-                accepted = false
-                rejection = HTTPContentError(.unacceptableStatus,
-                    "\(head.statusLine) (rejected by the handler)", response: head)
-            }
+            verdict = .success(try handler.accept(made))
         } catch {
+            verdict = .failure(error)
+        }
+        head = consume made  // kept without a copy: errors below refer to it
+        switch verdict {
+        case .success(true):
+            accepted = true
+        case .success(false):
+            accepted = false
+            rejection = HTTPContentError(.unacceptableStatus,
+                "\(head!.statusLine) (rejected by the handler)", response: head)
+        case .failure(let error):
             accepted = false
             rejection = attach(HTTPContentError.wrapping(error))
         }
@@ -348,8 +353,8 @@ final class Transfer {
 
     /// The outcome once libcurl is done with the transfer: the accepted response's head, or the
     /// error that explains why there is no content.
-    func complete(_ code: CURLcode) -> Result<ResponseHead, HTTPContentError> {
-        if let failure = failure ?? upload?.failure { return .failure(failure) }
+    func complete(_ code: CURLcode) throws(HTTPContentError) -> ResponseHead {
+        if let failure = failure ?? upload?.failure { throw failure }
         if var rejection {
             rejection.body = rejectedBody
             if rejection.serverMessage == nil {
@@ -358,18 +363,18 @@ final class Transfer {
                     rejection.message += ": " + said
                 }
             }
-            return .failure(rejection)
+            throw rejection
         }
         if code != CURLE_OK, !(stoppedByHandler && code == CURLE_WRITE_ERROR) {
-            return .failure(transportError(code))
+            throw transportError(code)
         }
         if accepted == nil {
             decide(bodyEnded: true)
-            if let rejection { return .failure(rejection) }
+            if let rejection { throw rejection }
         }
         // Handed over, not copied: the transfer is done with it.
-        if let head = head.take() { return .success(head) }
-        return .success(makeHead(bodyEnded: true))
+        if let head = head.take() { return head }
+        return makeHead(bodyEnded: true)
     }
 
     private func transportError(_ code: CURLcode) -> HTTPContentError {
