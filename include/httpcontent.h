@@ -387,6 +387,25 @@ HC_EXTERN hc_code hc_client_set_rejected_body_limit(hc_client *client, size_t by
 HC_EXTERN hc_code hc_client_send(hc_client *client, const hc_request *request,
                                  hc_response **response);
 
+/** What hc_client_fetch reports. Every field is zero/NULL when the fetch fails. */
+typedef struct hc_fetch_result {
+    hc_response *response;  /* new; the caller owns it and frees it with hc_response_free */
+    int status;             /* hc_response_status(response) */
+    const uint8_t *bytes;   /* the body kept by a bytes or image handler (as hc_response_bytes):
+                               borrowed from `response`; NULL for other handlers */
+    size_t bytes_len;
+} hc_fetch_result;
+
+/** hc_client_send in one call for a request with no body and no header of its own: `method`
+ *  and `url` (copied), `handler` (borrowed for the call; NULL: the body is kept as bytes),
+ *  `timeout_ms` (0: the client's setting) and `follow_redirects` (-1: the client's setting,
+ *  0: no, 1: yes). On HC_OK, *result has the response the caller now owns, its status and, for
+ *  a bytes handler, its body; on failure *result is zeroed and hc_error_last() has the details.
+ *  Safe to call concurrently on one client, like hc_client_send. */
+HC_EXTERN hc_code hc_client_fetch(hc_client *client, const char *method, const char *url,
+                                  hc_handler *handler, long timeout_ms, int follow_redirects,
+                                  hc_fetch_result *result);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Responses                                                                                   */
 /* ------------------------------------------------------------------------------------------ */

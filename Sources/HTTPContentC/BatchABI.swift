@@ -53,10 +53,11 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     guard let done else { return nullArgument("done") }
     let (cancel, progress) = req.sendOptions()
-    box.batch.add(req.request, anyHandler: req.handler?.make() ?? Bytes(), cancel: cancel, progress: progress) { result in
+    let handler = req.handler?.make() ?? Bytes()
+    box.batch.add(req.request, anyHandler: handler, cancel: cancel, progress: progress) { result in
         switch result {
         case .success(let response):
-            done(userdata, HC_OK, retainHandle(ResponseBox(response)))
+            done(userdata, HC_OK, retainHandle(ResponseBox(response, body: (handler as? Bytes)?.body)))
         case .failure(let error):
             done(userdata, fail(error), nil)
         }

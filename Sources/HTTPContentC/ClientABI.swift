@@ -120,7 +120,42 @@ public func hc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?,
     let (cancel, progress) = req.sendOptions()
     do {
         let response = try box.client.send(req.request, anyHandler: handler, cancel: cancel, progress: progress)
-        out.pointee = retainHandle(ResponseBox(response))
+        out.pointee = retainHandle(ResponseBox(response, body: (handler as? Bytes)?.body))
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
+
+/// `hc_fetch_result`, field for field.
+struct FetchResult {
+    var response: OpaquePointer?
+    var status: Int32
+    var bytes: UnsafePointer<UInt8>?
+    var bytesLen: Int
+}
+
+@_cdecl("hc_client_fetch")
+public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?,
+                            _ handler: OpaquePointer?, _ timeoutMs: Int, _ followRedirects: Int32,
+                            _ result: UnsafeMutableRawPointer?) -> Int32 {
+    guard let result else { return nullArgument("result") }
+    let out = result.bindMemory(to: FetchResult.self, capacity: 1)
+    out.pointee = FetchResult(response: nil, status: 0, bytes: nil, bytesLen: 0)
+    guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
+    guard let method = string(method), let url = string(url) else { return nullArgument("method or url") }
+    guard timeoutMs >= 0 else { return fail(.invalidArgument, "hc_client_fetch: negative timeout") }
+    var request = Request(method, url)
+    if timeoutMs > 0 { request.options.timeout = .milliseconds(timeoutMs) }
+    if followRedirects >= 0 { request.options.followRedirects = followRedirects != 0 }
+    let made = borrowHandle(handler, as: HandlerSpec.self)?.make() ?? Bytes()
+    do {
+        let response = try box.client.send(request, anyHandler: made)
+        let body = (made as? Bytes)?.body
+            ?? (made is Image ? (response.content as? ImageInfo?)??.data : nil)
+        let made = ResponseBox(response, body: body)
+        out.pointee = FetchResult(response: retainHandle(made), status: made.status,
+                                  bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)
         return HC_OK
     } catch {
         return fail(error)

@@ -104,8 +104,12 @@ public func hc_handler_compound_new(_ handlers: UnsafePointer<OpaquePointer?>?, 
 
 /// The content as the given type, looking through a compound's choice.
 func content<T>(_ box: ResponseBox, as _: T.Type) -> T? {
-    if let compound = box.response.content as? CompoundContent { return compound.content as? T }
-    return box.response.content as? T
+    let value = box.response.content
+    // A type test first: a failed `as?` from Any costs as much as a small request's parsing.
+    if type(of: value) == CompoundContent.self, let compound = value as? CompoundContent {
+        return compound.content as? T
+    }
+    return value as? T
 }
 
 @_cdecl("hc_response_text")

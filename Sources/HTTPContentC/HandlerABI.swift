@@ -9,10 +9,21 @@ final class HandlerSpec {
     /// Largest body accepted, for handlers that take a limit (0: none).
     var maxSize = 0
     /// For bytes handlers: the caller's memory for bodies of known length.
-    var allocate: AllocCallback?
-    var release: ReleaseCallback?
-    var allocUserdata: UnsafeMutableRawPointer?
-    var allocMinSize = 0
+    /// For bytes handlers: the caller's memory for bodies of known length, as
+    /// `Accumulator.storage` (made when the allocator is set, not for every request).
+    private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
+
+    func setAllocator(minSize: Int, allocate: AllocCallback?, release: ReleaseCallback?,
+                      userdata: UnsafeMutableRawPointer?) {
+        guard let allocate else {
+            storage = nil
+            return
+        }
+        storage = { size in
+            guard size >= minSize, let memory = allocate(userdata, size) else { return nil }
+            return (memory, { release?(userdata, memory) })
+        }
+    }
 
     init(acceptance: Acceptance = Acceptance(), factory: @escaping (HandlerSpec) -> any ContentHandler) {
         self.acceptance = acceptance
@@ -33,13 +44,7 @@ public func hc_handler_discard_new() -> OpaquePointer? {
 public func hc_handler_bytes_new(_ maxSize: Int) -> OpaquePointer? {
     let spec = HandlerSpec { spec in
         let bytes = Bytes(maxSize: spec.limit, acceptance: spec.acceptance)
-        if let allocate = spec.allocate {
-            let release = spec.release, userdata = spec.allocUserdata, minSize = spec.allocMinSize
-            bytes.storage = { size in
-                guard size >= minSize, let memory = allocate(userdata, size) else { return nil }
-                return (memory, { release?(userdata, memory) })
-            }
-        }
+        bytes.storage = spec.storage
         return bytes
     }
     spec.maxSize = maxSize
@@ -121,10 +126,7 @@ public typealias ReleaseCallback = @convention(c) (UnsafeMutableRawPointer?, Uns
 public func hc_handler_bytes_set_allocator(_ handler: OpaquePointer?, _ minSize: Int, _ allocate: AllocCallback?,
                                            _ release: ReleaseCallback?, _ userdata: UnsafeMutableRawPointer?) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
-    spec.allocMinSize = minSize
-    spec.allocate = allocate
-    spec.release = release
-    spec.allocUserdata = userdata
+    spec.setAllocator(minSize: minSize, allocate: allocate, release: release, userdata: userdata)
     return HC_OK
 }
 

@@ -3,7 +3,11 @@ import HTTPContent
 /// An `hc_response`: the Swift response plus the C strings and buffers lent out from it.
 final class ResponseBox {
     let response: Response<Any>
-    let strings = CStringCache()
+    /// The body of a bytes handler, known without casting the content.
+    let body: ByteBuffer?
+    /// The status, read once (reading it through the generic Response copies the response).
+    let status: Int32
+    lazy var strings = CStringCache()
     lazy var rawHeaders: ByteBuffer = {
         let buffer = ByteBuffer()
         for field in response.headers {
@@ -13,7 +17,14 @@ final class ResponseBox {
         return buffer
     }()
 
-    init(_ response: Response<Any>) { self.response = response }
+    /// The header fields as Strings, made on first use (a response's headers are kept as bytes).
+    lazy var fields: [HeaderField] = response.headers.fields
+
+    init(_ response: consuming Response<Any>, body: ByteBuffer? = nil) {
+        status = Int32(truncatingIfNeeded: response.head.status)
+        self.body = body
+        self.response = response
+    }
 }
 
 @_cdecl("hc_response_free")
@@ -23,7 +34,7 @@ public func hc_response_free(_ response: OpaquePointer?) {
 
 @_cdecl("hc_response_status")
 public func hc_response_status(_ response: OpaquePointer?) -> Int32 {
-    Int32(borrowHandle(response, as: ResponseBox.self)?.response.status ?? 0)
+    borrowHandle(response, as: ResponseBox.self)?.status ?? 0
 }
 
 @_cdecl("hc_response_url")
@@ -49,7 +60,7 @@ public func hc_response_header_at(_ response: OpaquePointer?, _ index: Int,
                                   _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
     guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
     guard let name, let value else { return nullArgument("name or value") }
-    let fields = box.response.headers.fields
+    let fields = box.fields
     guard index >= 0, index < fields.count else {
         return fail(.invalidArgument, "hc_response_header_at: index \(index) out of range (\(fields.count) fields)")
     }
@@ -85,7 +96,7 @@ public func hc_response_bytes(_ response: OpaquePointer?, _ data: UnsafeMutableP
                               _ len: UnsafeMutablePointer<Int>?) -> Int32 {
     guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
     guard let data, let len else { return nullArgument("data or len") }
-    guard let bytes = content(box, as: ByteBuffer.self) ?? content(box, as: ImageInfo?.self)??.data else {
+    guard let bytes = box.body ?? content(box, as: ByteBuffer.self) ?? content(box, as: ImageInfo?.self)??.data else {
         return fail(.invalidArgument, "hc_response_bytes: the response's handler does not keep bytes")
     }
     data.pointee = UnsafePointer(bytes.baseAddress)

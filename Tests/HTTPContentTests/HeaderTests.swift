@@ -49,4 +49,47 @@ import Testing
         #expect(Acceptance.builtInDefault.statusCodes == [200...299])
         #expect(Acceptance.builtInDefault.contentTypes.isEmpty)
     }
+
+    @Test func receivedHeadersAreLookedUpOnTheirBytes() {
+        let received = ReceivedHeaders()
+        for line in ["Content-Type: text/plain", "Set-Cookie: a=1", "X-Folded: one", "set-cookie: b=2",
+                     "Content-Length:  42 ", "X-Empty:"] {
+            let bytes = Array(line.utf8)
+            let colon = bytes.firstIndex(of: 0x3A)!
+            var a = colon + 1, b = bytes.count
+            while a < b, bytes[a] == 0x20 { a += 1 }
+            while b > a, bytes[b - 1] == 0x20 { b -= 1 }
+            bytes.withUnsafeBufferPointer {
+                received.add(line: $0.baseAddress!, nameEnd: colon, valueStart: a, valueEnd: b)
+            }
+            if line.hasPrefix("X-Folded") {
+                Array("two".utf8).withUnsafeBytes { received.appendToLastValue($0) }
+            }
+        }
+        var h = Headers(received: received)
+        #expect(h.count == 6)
+        #expect(h["content-type"] == "text/plain")
+        #expect(h["SET-COOKIE"] == "a=1")
+        #expect(h.values(for: "Set-Cookie") == ["a=1", "b=2"])
+        #expect(h["x-folded"] == "one two")
+        #expect(h["x-empty"] == "")
+        #expect(h["x-missing"] == nil)
+        #expect(h.contains("Content-Length") && !h.contains("Content-Lengt"))
+        #expect(ResponseHead(status: 200, headers: h).contentLength == 42)
+        #expect(h.fields.map(\.name) == ["Content-Type", "Set-Cookie", "X-Folded", "set-cookie", "Content-Length", "X-Empty"])
+        let owned = Headers(h.fields.map { ($0.name, $0.value) })
+        #expect(h == owned)
+        // A change turns the received fields into owned ones; the copy is untouched.
+        let before = h
+        h.remove("set-cookie")
+        h.add("X-New", "1")
+        #expect(h.count == 5 && h["x-new"] == "1" && h["set-cookie"] == nil)
+        #expect(before.count == 6 && before["set-cookie"] == "a=1")
+        #expect(Headers(received: ReceivedHeaders()) == Headers())
+        // A copy of the builder goes on independently.
+        let copy = received.copy()
+        Array("X-Late".utf8).withUnsafeBufferPointer { copy.add(line: $0.baseAddress!, nameEnd: 6, valueStart: 6, valueEnd: 6) }
+        #expect(copy.count == 7 && received.count == 6)
+        #expect(Headers(received: copy)["content-length"] == "42")
+    }
 }

@@ -229,6 +229,60 @@ static void test_null_handles_are_errors_not_crashes(void) {
     CHECK(strcmp(hc_version(), HC_VERSION_STRING) == 0);
 }
 
+static void test_fetch_in_one_call(void) {
+    hc_fetch_result r;
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/bytes/1000"), NULL, 0, -1, &r), HC_OK);
+    CHECK(r.response != NULL && r.status == 200 && r.bytes_len == 1000 && r.bytes != NULL);
+    CHECK(r.bytes[999] == 999 % 251);
+    const uint8_t *data = NULL; size_t len = 0;
+    CHECK_CODE(hc_response_bytes(r.response, &data, &len), HC_OK);
+    CHECK(data == r.bytes && len == 1000);
+    CHECK(strcmp(hc_response_header(r.response, "content-length"), "1000") == 0);
+    hc_response_free(r.response);
+
+    /* HEAD, then GET again on the same (reused) handle: the method does not stick. */
+    CHECK_CODE(hc_client_fetch(client, "HEAD", hc_url("/bytes/1000"), NULL, 0, -1, &r), HC_OK);
+    CHECK(r.status == 200 && r.bytes_len == 0);
+    hc_response_free(r.response);
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/bytes/10"), NULL, 0, -1, &r), HC_OK);
+    CHECK(r.status == 200 && r.bytes_len == 10);
+    hc_response_free(r.response);
+
+    /* Redirects: not followed when asked, followed again by default afterwards. */
+    hc_handler *any = hc_handler_bytes_new(0);
+    hc_handler_accept_any_status(any);
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/redirect/1"), any, 0, 0, &r), HC_OK);
+    CHECK(r.status == 302);
+    hc_response_free(r.response);
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/redirect/1"), any, 0, -1, &r), HC_OK);
+    CHECK(r.status == 200 && r.bytes_len == 4 && memcmp(r.bytes, "done", 4) == 0);
+    hc_response_free(r.response);
+
+    /* A per-request timeout, then none. */
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/slow?bytes=4&delay=0.3"), any, 100, -1, &r), HC_ETIMEOUT);
+    CHECK(r.response == NULL && r.status == 0);
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/slow?bytes=2&delay=0.05"), any, 0, -1, &r), HC_OK);
+    CHECK(r.status == 200 && r.bytes_len == 2);
+    hc_response_free(r.response);
+    hc_handler_free(any);
+
+    /* Other handlers: no bytes; a rejected status is an error with the status. */
+    hc_handler *discard = hc_handler_discard_new();
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/bytes/10"), discard, 0, -1, &r), HC_OK);
+    CHECK(r.status == 200 && r.bytes == NULL && r.bytes_len == 0);
+    hc_response_free(r.response);
+    hc_handler_free(discard);
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/status/404"), NULL, 0, -1, &r), HC_EUNACCEPTABLE_STATUS);
+    CHECK(r.response == NULL && hc_error_status(hc_error_last()) == 404);
+
+    /* Invalid arguments. */
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/bytes/1"), NULL, 0, -1, NULL), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_fetch(NULL, "GET", hc_url("/bytes/1"), NULL, 0, -1, &r), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_fetch(client, NULL, hc_url("/bytes/1"), NULL, 0, -1, &r), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_fetch(client, "GET", "http://127.0.0.1/a b", NULL, 0, -1, &r), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/bytes/1"), NULL, -5, -1, &r), HC_EINVALID_ARG);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -243,6 +297,7 @@ int main(void) {
     test_cancel_from_progress_callback_and_token();
     test_header_injection_refused();
     test_post_body_and_user_agent();
+    test_fetch_in_one_call();
     test_null_handles_are_errors_not_crashes();
     hc_client_free(client);
     return hc_test_finish();

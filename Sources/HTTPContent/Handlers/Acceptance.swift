@@ -52,7 +52,11 @@ public struct Acceptance: Sendable, Equatable {
     }
 
     public func acceptsStatus(_ status: Int) -> Bool {
-        statusCodes.isEmpty || statusCodes.contains { $0.contains(status) }
+        if statusCodes.isEmpty { return true }
+        for range in statusCodes where range.lowerBound <= status && status <= range.upperBound {
+            return true
+        }
+        return false
     }
 
     public func acceptsType(_ type: MediaType?, bodyIsEmpty: Bool) -> Bool {

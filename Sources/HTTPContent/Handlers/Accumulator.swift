@@ -7,12 +7,12 @@ open class Accumulator<Content>: SelectiveHandler {
     /// passes the limit (libcurl's own limit counts wire bytes, which a gzip bomb evades).
     public let maxSize: Int?
     /// The response head, once accepted.
-    public private(set) var head: ResponseHead?
+    @exclusivity(unchecked) public private(set) var head: ResponseHead?
     /// Provides the memory for a body whose length the server declared, so it can be filled
     /// in place (the Python binding fills a `bytes` object this way); nil to use the library's
     /// own. Returns the memory and what to call once it is no longer used, or nil to decline.
     public var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
-    private var buffer = ByteBuffer()
+    @exclusivity(unchecked) private var buffer = ByteBuffer()
 
     public init(maxSize: Int? = nil, acceptance: Acceptance = Acceptance()) {
         self.maxSize = maxSize
@@ -46,6 +46,9 @@ open class Accumulator<Content>: SelectiveHandler {
         }
         buffer.append(chunk)
     }
+
+    /// The body received so far (all of it once the transfer is over).
+    public var body: ByteBuffer { buffer }
 
     public func finish() throws -> Content {
         try convert(buffer)

@@ -5,12 +5,14 @@ import Glibc
 /// A growable byte buffer in one malloc'd block, whose storage address stays valid and unchanged
 /// once filling is over, so the C ABI can lend it out without copying a large body.
 public final class ByteBuffer: @unchecked Sendable, RandomAccessCollection {
-    public private(set) var baseAddress: UnsafeMutablePointer<UInt8>?
-    public private(set) var count = 0
-    private var capacity = 0
+    // One thread at a time fills or reads a buffer (it is lent out only once filled): the
+    // per-access exclusivity checks would cost more than the appends themselves.
+    @exclusivity(unchecked) public private(set) var baseAddress: UnsafeMutablePointer<UInt8>?
+    @exclusivity(unchecked) public private(set) var count = 0
+    @exclusivity(unchecked) private var capacity = 0
     /// Memory lent by the caller (see `init(lending:capacity:release:)`): not ours to free.
-    private var lent = false
-    private var release: (() -> Void)?
+    @exclusivity(unchecked) private var lent = false
+    @exclusivity(unchecked) private var release: (() -> Void)?
 
     public init(capacity: Int = 0) {
         if capacity > 0 { reserve(capacity) }

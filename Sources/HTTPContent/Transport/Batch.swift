@@ -53,16 +53,28 @@ public final class Batch {
         }
     }
 
-    /// `add` for a handler known only at run time: the content comes back as `Any`.
+    /// `add` for a handler known only at run time: the content comes back as `Any`. Not
+    /// generic, so no type metadata is looked up per request.
     public func add(
         _ request: Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Any>, HTTPContentError>) -> Void
     ) {
-        func open<H: ContentHandler>(_ h: H) {
-            add(request, handler: h, cancel: cancel, progress: progress) { completion($0.map { $0.map { $0 as Any } }) }
+        let transfer: Transfer
+        do {
+            transfer = try client.start(request, handler: handler, cancel: cancel, progress: progress)
+        } catch {
+            completion(.failure(error))
+            return
         }
-        open(handler)
+        let handles = client.handles
+        driver.add(transfer) { code in
+            let outcome = Result { () throws(HTTPContentError) in
+                try Client.deliverAny(transfer, code: code)
+            }
+            handles.put(transfer.easy)
+            completion(outcome)
+        }
     }
 
     /// Runs until every request added, including those added by completions, has completed.

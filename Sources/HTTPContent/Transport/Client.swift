@@ -9,6 +9,11 @@ import CCurl
 public final class Client: Sendable {
     public let configuration: ClientConfiguration
     let handles = HandlePool()
+    /// The request header lines of a request with no header of its own and no body.
+    let defaultHeaderLines: [String]?
+    /// The configuration's time limits in milliseconds (0: none), converted once.
+    let defaultTimeoutMs: Int
+    let defaultConnectTimeoutMs: Int
     private let executor = Locked<Executor?>(nil)
 
     public init(configuration: ClientConfiguration = ClientConfiguration()) throws(HTTPContentError) {
@@ -16,6 +21,9 @@ public final class Client: Sendable {
             throw HTTPContentError(.transport, "libcurl failed to initialise: \(curlMessage(curlGlobalInit))")
         }
         self.configuration = configuration
+        defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
+        defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
+        defaultConnectTimeoutMs = configuration.connectTimeout.map(milliseconds) ?? 0
     }
 
     deinit {
@@ -40,15 +48,14 @@ public final class Client: Sendable {
     }
 
     /// `send` for a handler known only at run time (the C and Python fronts): the content comes
-    /// back as `Any`.
+    /// back as `Any`. Not generic, so no type metadata is looked up per request.
     public func send(
         _ request: Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
-        func open<H: ContentHandler>(_ h: H) throws(HTTPContentError) -> Response<Any> {
-            try send(request, handler: h, cancel: cancel, progress: progress).map { $0 as Any }
-        }
-        return try open(handler)
+        let transfer = try start(request, handler: handler, cancel: cancel, progress: progress)
+        defer { handles.put(transfer.easy) }
+        return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
     }
 
     /// GET `url` into `handler`.
@@ -62,24 +69,30 @@ public final class Client: Sendable {
 
     /// Validates and prepares the request, and binds it to a configured easy handle.
     /// On failure the handler has been cleaned up and no handle is held.
-    func start<Handler: ContentHandler>(
-        _ request: Request, handler: Handler, cancel: CancellationToken?,
+    func start(
+        _ request: Request, handler: any ContentHandler, cancel: CancellationToken?,
         progress: ((TransferProgress) -> Void)?
     ) throws(HTTPContentError) -> Transfer {
         var prepared = request
+        let easy = handles.take()
         do {
-            // Validated once, after the handler's prepare (which may add headers).
+            // Validated once, after the handler's prepare (which may add headers). A URL the
+            // handle was last configured with has been validated already.
             try handler.prepare(&prepared)
-            try prepared.validate()
+            try prepared.validate(urlKnownValid: easy.applied?.url == prepared.url)
         } catch {
             handler.cleanup(failed: true)
+            easy.reusable = easy.applied != nil  // untouched: keeps what it had
+            handles.put(easy)
             throw HTTPContentError.wrapping(error)
         }
-        let transfer = Transfer(easy: handles.take(), request: prepared, handler: handler,
+        let transfer = Transfer(easy: easy, request: prepared, handler: handler,
                                 cancel: cancel, progress: progress,
                                 rejectedBodyCap: configuration.rejectedBodyLimit)
         do {
-            try transfer.configure(configuration)
+            try transfer.configure(configuration, defaultLines: defaultHeaderLines,
+                                   defaultTimeoutMs: defaultTimeoutMs,
+                                   defaultConnectTimeoutMs: defaultConnectTimeoutMs)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer.easy)
@@ -93,23 +106,47 @@ public final class Client: Sendable {
     static func deliver<Handler: ContentHandler>(
         _ transfer: Transfer, handler: Handler, code: CURLcode
     ) throws(HTTPContentError) -> Response<Handler.Content> {
-        switch transfer.complete(code) {
-        case .failure(let error):
+        let head: ResponseHead
+        do {
+            head = try transfer.complete(code)
+        } catch {
             handler.cleanup(failed: true)
             throw error
-        case .success(let head):
-            let content: Handler.Content
-            do {
-                content = try handler.finish()
-            } catch {
-                handler.cleanup(failed: true)
-                var wrapped = HTTPContentError.wrapping(error)
-                if wrapped.response == nil { wrapped.response = head }
-                throw wrapped
-            }
-            handler.cleanup(failed: false)
-            return Response(head: head, content: content, metrics: transfer.metrics())
         }
+        let content: Handler.Content
+        do {
+            content = try handler.finish()
+        } catch {
+            handler.cleanup(failed: true)
+            var wrapped = HTTPContentError.wrapping(error)
+            if wrapped.response == nil { wrapped.response = head }
+            throw wrapped
+        }
+        handler.cleanup(failed: false)
+        return Response(head: head, content: content, metrics: transfer.metrics())
+    }
+
+    /// `deliver` for a handler known only at run time: the content as `Any`.
+    static func deliverAny(_ transfer: Transfer, code: CURLcode) throws(HTTPContentError) -> Response<Any> {
+        let handler = transfer.handler
+        let head: ResponseHead
+        do {
+            head = try transfer.complete(code)
+        } catch {
+            handler.cleanup(failed: true)
+            throw error
+        }
+        let content: Any
+        do {
+            content = try handler.finish()
+        } catch {
+            handler.cleanup(failed: true)
+            var wrapped = HTTPContentError.wrapping(error)
+            if wrapped.response == nil { wrapped.response = head }
+            throw wrapped
+        }
+        handler.cleanup(failed: false)
+        return Response(head: head, content: content, metrics: transfer.metrics())
     }
 
     /// The client's background executor, started on first use.
@@ -125,13 +162,11 @@ public final class Client: Sendable {
 }
 
 /// Idle easy handles, kept so that libcurl's connection cache survives between requests.
+/// The handles of one pool serve one client, whose configuration never changes: a handle left
+/// configured by a plain request is taken again without a reset (see `EasyHandle`).
 final class HandlePool: Sendable {
     private let idle = Locked<[EasyHandle]>([])
     private let maxIdle = 64
-
-    deinit {
-        for easy in idle.withLock({ $0 }) { curl_easy_cleanup(easy.raw) }
-    }
 
     func take() -> EasyHandle {
         if let easy = idle.withLock({ $0.popLast() }) { return easy }
@@ -141,12 +176,11 @@ final class HandlePool: Sendable {
 
     func put(_ easy: EasyHandle) {
         // Reset drops the options but keeps the connection cache, which is the point of the pool.
-        curl_easy_reset(easy.raw)
-        let kept = idle.withLock { handles -> Bool in
-            guard handles.count < maxIdle else { return false }
-            handles.append(easy)
-            return true
+        if !easy.reusable { easy.reset() }
+        easy.reusable = false
+        idle.withLock { handles in
+            if handles.count < maxIdle { handles.append(easy) }
         }
-        if !kept { curl_easy_cleanup(easy.raw) }
+        // A handle not kept is cleaned up when its last reference goes.
     }
 }

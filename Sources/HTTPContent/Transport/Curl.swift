@@ -3,9 +3,74 @@ import CCurl
 /// libcurl's process-wide initialisation, run once, lazily and thread-safely (a global `let`).
 let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_ALL))
 
-/// A libcurl easy handle. Sendable only as a token moved between the pool and one transfer.
-struct EasyHandle: @unchecked Sendable {
+/// A libcurl easy handle, with what the last transfer on it configured. Sendable only as a token
+/// moved between the pool and one transfer at a time.
+///
+/// Handles are reused without `curl_easy_reset` when the last transfer was a plain one (see
+/// `Transfer.configure`): the options it set are recorded in `applied`, and the next transfer
+/// sets only what differs. Re-setting every option and resetting the handle cost more per
+/// request than libcurl's own work for a small response.
+final class EasyHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
+    /// libcurl's error message for the current transfer (CURLOPT_ERRORBUFFER), set once.
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request header list libcurl is given (CURLOPT_HTTPHEADER); owned by the handle so
+    /// that an unchanged list stays set from one transfer to the next.
+    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
+    /// What is set on the handle beyond libcurl's defaults; nil when nothing is known (a new or
+    /// reset handle), so that the next transfer sets everything.
+    @exclusivity(unchecked) var applied: AppliedOptions?
+    /// False while a transfer that must not leave its options behind (a body, a custom method,
+    /// a failed configuration) holds the handle: the pool then resets it.
+    @exclusivity(unchecked) var reusable = false
+
+    init(raw: UnsafeMutableRawPointer) {
+        self.raw = raw
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(to: 0)
+        _ = hc_curl_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    /// Back to libcurl's defaults (the connection cache is kept), forgetting what was applied.
+    func reset() {
+        curl_easy_reset(raw)
+        curl_slist_free_all(headerList)
+        headerList = nil
+        applied = nil
+        errorBuffer[0] = 0
+        _ = hc_curl_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    /// Replaces the header list; the old one is freed once libcurl no longer points to it.
+    func setHeaderList(_ list: UnsafeMutablePointer<curl_slist>?) throws(HTTPContentError) {
+        let old = headerList
+        headerList = list
+        try set(CURLOPT_HTTPHEADER, pointer: list)
+        curl_slist_free_all(old)
+    }
+}
+
+/// The options a reusable handle carries from its last transfer. The client's configuration
+/// is fixed for the life of its handle pool, so only what a request can change is recorded.
+struct AppliedOptions {
+    var url: String
+    var followRedirects: Bool
+    var maxRedirects: Int
+    /// CURLOPT_TIMEOUT_MS / CURLOPT_CONNECTTIMEOUT_MS as set (0: libcurl's default).
+    var timeoutMs: Int
+    var connectTimeoutMs: Int
+    /// HEAD (CURLOPT_NOBODY) rather than GET.
+    var head: Bool
+    /// The progress callback is on (CURLOPT_NOPROGRESS 0).
+    var progress: Bool
+    /// The lines of `headerList`.
+    var headerLines: [String]
 }
 
 /// Setting libcurl options with typed calls; a failure here is a programming error on our side

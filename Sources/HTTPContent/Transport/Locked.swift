@@ -12,7 +12,8 @@ import Glibc
 /// Uncontended, both are one atomic operation.
 final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    // Only touched under the mutex: no dynamic exclusivity check needed.
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) {
         self.value = value

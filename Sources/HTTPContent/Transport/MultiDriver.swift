@@ -12,12 +12,15 @@ final class MultiDriver {
 
     let multi: UnsafeMutableRawPointer
     /// Most transfers in flight at once (0: no limit).
-    var maxConcurrent: Int
-    private var active: [UnsafeMutableRawPointer: Entry] = [:]
+    @exclusivity(unchecked) var maxConcurrent: Int
+    /// Transfers in flight, in no order: each transfer knows its slot (`driverSlot`), and its
+    /// easy handle points back to it (CURLOPT_PRIVATE), so finding one costs no hashing.
+    /// (A driver is used by one thread at a time: no exclusivity checks on its state.)
+    @exclusivity(unchecked) private var active: [Entry] = []
     /// Entries not started yet; a started one leaves a nil behind, so nothing finished is kept
     /// alive by the queue while its head advances.
-    private var waiting: [Entry?] = []
-    private var waitingHead = 0
+    @exclusivity(unchecked) private var waiting: [Entry?] = []
+    @exclusivity(unchecked) private var waitingHead = 0
 
     init(maxConcurrent: Int = 0, maxPerHost: Int = 0) {
         _ = curlGlobalInit
@@ -50,9 +53,12 @@ final class MultiDriver {
             guard let entry = waiting[waitingHead] else { waitingHead += 1; continue }
             waiting[waitingHead] = nil
             waitingHead += 1
-            let code = curl_multi_add_handle(multi, entry.transfer.easy.raw)
+            let easy = entry.transfer.easy.raw
+            _ = hc_curl_setopt_ptr(easy, CURLOPT_PRIVATE, Unmanaged.passUnretained(entry.transfer).toOpaque())
+            let code = curl_multi_add_handle(multi, easy)
             if code == CURLM_OK {
-                active[entry.transfer.easy.raw] = entry
+                entry.transfer.driverSlot = active.count
+                active.append(entry)
             } else {
                 entry.done(CURLE_FAILED_INIT)
             }
@@ -77,10 +83,27 @@ final class MultiDriver {
             guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
             let code = msg.pointee.data.result
             curl_multi_remove_handle(multi, easy)
-            if let entry = active.removeValue(forKey: easy) { entry.done(code) }
+            if let entry = removeActive(easy) { entry.done(code) }
         }
         startWaiting()
         return pending
+    }
+
+    /// Takes the entry of `easy` out of `active` (the last entry moves into its slot).
+    private func removeActive(_ easy: UnsafeMutableRawPointer) -> Entry? {
+        var raw: UnsafeMutablePointer<CChar>?
+        guard hc_curl_getinfo_str(easy, CURLINFO_PRIVATE, &raw) == CURLE_OK, let raw else { return nil }
+        let transfer = Unmanaged<Transfer>.fromOpaque(UnsafeRawPointer(raw)).takeUnretainedValue()
+        let slot = transfer.driverSlot
+        guard slot >= 0, slot < active.count, active[slot].transfer === transfer else { return nil }
+        let entry = active[slot]
+        let last = active.removeLast()
+        if slot < active.count {
+            active[slot] = last
+            last.transfer.driverSlot = slot
+        }
+        transfer.driverSlot = -1
+        return entry
     }
 
     /// Blocks until there is socket activity, libcurl's timeout expires, `wake()` is called, or
@@ -102,11 +125,13 @@ final class MultiDriver {
 
     /// Completes every pending transfer with "aborted".
     func cancelAll() {
-        for (easy, entry) in active {
-            curl_multi_remove_handle(multi, easy)
+        let stopping = active
+        active.removeAll()
+        for entry in stopping {
+            curl_multi_remove_handle(multi, entry.transfer.easy.raw)
+            entry.transfer.driverSlot = -1
             entry.done(CURLE_ABORTED_BY_CALLBACK)
         }
-        active.removeAll()
         while waitingHead < waiting.count {
             waiting[waitingHead]?.done(CURLE_ABORTED_BY_CALLBACK)
             waiting[waitingHead] = nil

@@ -23,13 +23,28 @@ public struct Request: Sendable {
     /// Checks what would otherwise fail mid-flight or be sent malformed: the method is a token,
     /// the URL is non-empty and free of control bytes, and no header carries CR/LF.
     public func validate() throws(HTTPContentError) {
-        if method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
+        try validate(urlKnownValid: false)
+    }
+
+    /// `validate`, skipping the URL when it is one already checked (the last one sent on the
+    /// handle this request will use).
+    func validate(urlKnownValid: Bool) throws(HTTPContentError) {
+        if method != "GET", method.isEmpty || !method.utf8.allSatisfy(isTokenByte) {
             throw HTTPContentError(.invalidArgument, "invalid method \(quoted(method))")
         }
-        if url.isEmpty || url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+        if !urlKnownValid, url.isEmpty || !Request.isPrintableASCIIOrUTF8(url) {
             throw HTTPContentError(.invalidArgument, "invalid URL \(quoted(url))")
         }
         try headers.validate()
+    }
+
+    /// No control byte, space or DEL (checked for every request: a plain loop over the bytes).
+    private static func isPrintableASCIIOrUTF8(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            for b in bytes where b <= 0x20 || b == 0x7F { return false }
+            return true
+        }
     }
 }
 

@@ -39,16 +39,17 @@ public struct ResponseHead: Sendable {
 
     /// The Content-Length the server declared, if any.
     public var contentLength: Int64? {
-        guard let text = headers["content-length"] else { return nil }
-        var value: Int64 = 0
-        var digits = 0
-        for b in text.utf8 {
-            if b == 0x20 || b == 0x09 { if digits > 0 { break } else { continue } }
-            guard b >= 0x30, b <= 0x39, digits < 18 else { return nil }
-            value = value * 10 + Int64(b - 0x30)
-            digits += 1
-        }
-        return digits > 0 ? value : nil
+        headers.withContentLength { text -> Int64? in
+            var value: Int64 = 0
+            var digits = 0
+            for b in text {
+                if b == 0x20 || b == 0x09 { if digits > 0 { break } else { continue } }
+                guard b >= 0x30, b <= 0x39, digits < 18 else { return nil }
+                value = value * 10 + Int64(b - 0x30)
+                digits += 1
+            }
+            return digits > 0 ? value : nil
+        } ?? nil
     }
 
     /// `HTTP 404 Not Found`, the way errors name a status.

@@ -6,6 +6,10 @@ import Glibc
 /// One request bound to one easy handle and its handler: it configures the handle, receives
 /// libcurl's callbacks and turns the outcome into a response head or an error. What drives it
 /// (`curl_easy_perform` today, a multi handle later) is kept outside, in the driver.
+///
+/// A transfer is driven by one thread at a time (its callbacks run inside `curl_easy_perform` or
+/// `curl_multi_perform`): its state skips Swift's dynamic exclusivity checks, which cost more
+/// than the work they guard on every header line and chunk.
 final class Transfer {
     let easy: EasyHandle
     let request: Request
@@ -15,25 +19,28 @@ final class Transfer {
     /// How much of a rejected response's body is kept in the error.
     let rejectedBodyCap: Int
 
-    private var headerList: UnsafeMutablePointer<curl_slist>?
     /// The body being sent and libcurl's read callbacks' state (Bodies/BodyUpload.swift).
-    private var upload: BodyUpload?
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    @exclusivity(unchecked) private var upload: BodyUpload?
 
     // The response being received: reset at every status line, so only the final one remains.
-    private var status = 0
-    private var reason = ""
-    private var httpVersion = ""
-    private var fields = Headers()
+    @exclusivity(unchecked) private var status = 0
+    @exclusivity(unchecked) private var reason = ""
+    @exclusivity(unchecked) private var httpVersion = ""
+    /// The fields received so far; `fieldsShared` once a response head holds them, so that more
+    /// (trailers) go to a copy.
+    @exclusivity(unchecked) private var fields = ReceivedHeaders()
+    @exclusivity(unchecked) private var fieldsShared = false
 
-    private var head: ResponseHead?
-    private var accepted: Bool?
-    private var rejection: HTTPContentError?
-    private var rejectedBody: [UInt8] = []
-    private var failure: HTTPContentError?
+    @exclusivity(unchecked) private var head: ResponseHead?
+    @exclusivity(unchecked) private var accepted: Bool?
+    @exclusivity(unchecked) private var rejection: HTTPContentError?
+    @exclusivity(unchecked) private var rejectedBody: [UInt8] = []
+    @exclusivity(unchecked) private var failure: HTTPContentError?
     /// The handler threw `StopTransfer`: the write error libcurl reports is our own doing.
-    private var stoppedByHandler = false
-    private(set) var decodedBytes: Int64 = 0
+    @exclusivity(unchecked) private var stoppedByHandler = false
+    @exclusivity(unchecked) private(set) var decodedBytes: Int64 = 0
+    /// Where a multi driver keeps this transfer while it runs (-1: not in one).
+    @exclusivity(unchecked) var driverSlot = -1
 
     init(easy: EasyHandle, request: Request, handler: any ContentHandler,
          cancel: CancellationToken?, progress: ((TransferProgress) -> Void)?,
@@ -44,29 +51,87 @@ final class Transfer {
         self.cancel = cancel
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
-        errorBuffer.initialize(to: 0)
-    }
-
-    deinit {
-        curl_slist_free_all(headerList)
-        errorBuffer.deallocate()
     }
 
     // MARK: - Configuration
 
-    func configure(_ config: ClientConfiguration) throws(HTTPContentError) {
+    /// Configures the handle for this request. A handle reused from a plain request (no body,
+    /// GET or HEAD) keeps that request's options: only what differs is set again, and the
+    /// client's fixed options are not set at all. A request with a body or another method
+    /// leaves the handle to be reset when it returns to the pool.
+    /// `defaultLines`: the header lines of a request with no header of its own and no body
+    /// (`Client.defaultHeaderLines`).
+    /// `defaultTimeoutMs`, `defaultConnectTimeoutMs`: the configuration's limits in
+    /// milliseconds, when the caller has them converted already.
+    func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil,
+                   defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil) throws(HTTPContentError) {
         let opts = request.options
-        try easy.set(CURLOPT_URL, request.url)
+        let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
+        easy.reusable = false
+        easy.errorBuffer[0] = 0
+        var previous = easy.applied
+        if !plain, previous != nil {
+            // What this request sets is undone only by a reset: start from libcurl's defaults.
+            easy.reset()
+            previous = nil
+        }
+        easy.applied = nil
+        if previous == nil { try configureFixed(config) }
+
+        if previous?.url != request.url { try easy.set(CURLOPT_URL, request.url) }
+        let follow = opts.followRedirects ?? config.followRedirects
+        if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
+        let maxRedirects = opts.maxRedirects ?? config.maxRedirects
+        if previous?.maxRedirects != maxRedirects { try easy.set(CURLOPT_MAXREDIRS, maxRedirects) }
+        let timeout = opts.timeout.map(milliseconds)
+            ?? defaultTimeoutMs ?? config.timeout.map(milliseconds) ?? 0
+        if previous?.timeoutMs ?? 0 != timeout { try easy.set(CURLOPT_TIMEOUT_MS, timeout) }
+        let connectTimeout = opts.connectTimeout.map(milliseconds)
+            ?? defaultConnectTimeoutMs ?? config.connectTimeout.map(milliseconds) ?? 0
+        if previous?.connectTimeoutMs ?? 0 != connectTimeout {
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+        }
+
+        // Method and body. A plain GET or HEAD can be switched back and forth; anything else
+        // is undone by a reset.
+        let head = request.method == "HEAD"
+        if plain {
+            if previous == nil ? head : previous!.head != head {
+                try easy.set(head ? CURLOPT_NOBODY : CURLOPT_HTTPGET, true)
+            }
+        } else {
+            upload = try BodyUpload.configure(request, on: easy)
+        }
+        let lines = try headerLines(config, defaultLines)
+        if previous?.headerLines != lines { try setHeaders(lines) }
+
+        let me = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        try easy.set(CURLOPT_WRITEDATA, pointer: me)
+        try easy.set(CURLOPT_HEADERDATA, pointer: me)
+        let wantsProgress = progress != nil || cancel != nil
+        if wantsProgress {
+            try easy.set(CURLOPT_XFERINFODATA, pointer: me)
+            if previous?.progress != true {
+                _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)
+                try easy.set(CURLOPT_NOPROGRESS, false)
+            }
+        } else if previous?.progress == true {
+            try easy.set(CURLOPT_NOPROGRESS, true)
+        }
+        if plain {
+            easy.applied = AppliedOptions(url: request.url, followRedirects: follow,
+                                          maxRedirects: maxRedirects, timeoutMs: timeout,
+                                          connectTimeoutMs: connectTimeout, head: head,
+                                          progress: wantsProgress, headerLines: lines)
+            easy.reusable = true
+        }
+    }
+
+    /// The options that depend only on the client's configuration, set on a new or reset handle.
+    private func configureFixed(_ config: ClientConfiguration) throws(HTTPContentError) {
         try easy.set(CURLOPT_NOSIGNAL, true)
-        try easy.set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try easy.set(CURLOPT_FOLLOWLOCATION, opts.followRedirects ?? config.followRedirects)
-        try easy.set(CURLOPT_MAXREDIRS, opts.maxRedirects ?? config.maxRedirects)
-        if let t = opts.timeout ?? config.timeout { try easy.set(CURLOPT_TIMEOUT_MS, milliseconds(t)) }
-        if let t = opts.connectTimeout ?? config.connectTimeout {
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(t))
-        }
         if let low = config.lowSpeedLimit {
             try easy.set(CURLOPT_LOW_SPEED_LIMIT, low.bytesPerSecond)
             try easy.set(CURLOPT_LOW_SPEED_TIME, low.seconds)
@@ -76,22 +141,27 @@ final class Transfer {
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
         if config.acceptCompressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
-        upload = try BodyUpload.configure(request, on: easy)
-        try configureHeaders(config)
-
-        let me = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        try easy.set(CURLOPT_WRITEDATA, pointer: me)
-        try easy.set(CURLOPT_HEADERDATA, pointer: me)
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
-        if progress != nil || cancel != nil {
-            try easy.set(CURLOPT_XFERINFODATA, pointer: me)
-            _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)
-            try easy.set(CURLOPT_NOPROGRESS, false)
-        }
     }
 
-    private func configureHeaders(_ config: ClientConfiguration) throws(HTTPContentError) {
+    /// The request header lines as libcurl takes them: the request's own, then the client's,
+    /// the User-Agent and the body's type unless the request set them.
+    /// The header lines of a request with no header of its own and no body, or nil when the
+    /// configuration's headers are invalid (each request then fails as it would anyway).
+    static func defaultHeaderLines(_ config: ClientConfiguration) -> [String]? {
+        try? headerLines(Request("GET", "http://localhost/"), upload: nil, config)
+    }
+
+    private func headerLines(_ config: ClientConfiguration, _ defaultLines: [String]?) throws(HTTPContentError) -> [String] {
+        // The common case, no header of the request's own and no body: the client's lines,
+        // made once per client.
+        if request.body == nil, request.headers.count == 0, let defaultLines { return defaultLines }
+        return try Transfer.headerLines(request, upload: upload, config)
+    }
+
+    private static func headerLines(_ request: Request, upload: BodyUpload?,
+                                    _ config: ClientConfiguration) throws(HTTPContentError) -> [String] {
         var headers = request.headers
         for field in config.headers where !headers.contains(field.name) {
             headers.add(field.name, field.value)
@@ -103,32 +173,46 @@ final class Transfer {
         // A POST body of more than 1 MiB makes libcurl wait for 100-continue; we send at once.
         if request.body != nil, !headers.contains("Expect") { headers.add("Expect", "") }
         try headers.validate()
+        var lines: [String] = []
+        lines.reserveCapacity(headers.count + 1)
         for field in headers {
             // "Name:" alone removes a header libcurl would add; "Name;" sends it empty.
-            let line = field.value.isEmpty && field.name.lowercased() != "expect"
-                ? "\(field.name);" : "\(field.name): \(field.value)"
-            guard let appended = curl_slist_append(headerList, line) else {
-                throw HTTPContentError(.invalidArgument, "could not add header \(field.name)")
-            }
-            headerList = appended
+            lines.append(field.value.isEmpty && field.name.lowercased() != "expect"
+                ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         // libcurl would label a POST without a type as a form: "Content-Type:" removes that.
         if upload?.removesDefaultContentType == true, !headers.contains("Content-Type") {
-            headerList = curl_slist_append(headerList, "Content-Type:") ?? headerList
+            lines.append("Content-Type:")
         }
-        try easy.set(CURLOPT_HTTPHEADER, pointer: headerList)
+        return lines
+    }
+
+    private func setHeaders(_ lines: [String]) throws(HTTPContentError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let appended = curl_slist_append(list, line) else {
+                curl_slist_free_all(list)
+                throw HTTPContentError(.invalidArgument, "could not add header \(line.prefix { $0 != ":" && $0 != ";" })")
+            }
+            list = appended
+        }
+        try easy.setHeaderList(list)
     }
 
     // MARK: - Callbacks
 
     /// One header line from libcurl (status line, field, or the blank end). Parsed on bytes:
     /// this runs for every header of every response, so it avoids Character-level String work.
-    fileprivate func receiveHeader(_ line: UnsafeBufferPointer<UInt8>) {
-        var end = line.count
+    fileprivate func receiveHeader(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard let line = buffer.baseAddress else { return }
+        var end = buffer.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         guard end > 0 else { return }
         func text(_ from: Int, _ to: Int) -> String {
-            String(decoding: UnsafeBufferPointer(rebasing: line[from..<to]), as: UTF8.self)
+            String(decoding: UnsafeBufferPointer(start: line + from, count: to - from), as: UTF8.self)
+        }
+        func bytes(_ from: Int, _ to: Int) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: line + from, count: to - from)
         }
         func trimmed(_ from: Int, _ to: Int) -> (Int, Int) {
             var a = from, b = to
@@ -150,16 +234,33 @@ final class Transfer {
             status = code
             while i < end, line[i] == 0x20 { i += 1 }
             reason = text(i, end)
-            fields = Headers(capacity: 16)
+            if fieldsShared || fields.count > 0 { fields = ReceivedHeaders() }
+            fieldsShared = false
         } else if line[0] == 0x20 || line[0] == 0x09 {
             // Obsolete line folding: a continuation of the previous field's value.
             guard fields.count > 0 else { return }
             let (a, b) = trimmed(0, end)
-            fields.appendToLastValue(" " + text(a, b))
-        } else if let colon = UnsafeBufferPointer(rebasing: line[0..<end]).firstIndex(of: 0x3A) {
+            writableFields().appendToLastValue(bytes(a, b))
+        } else if let found = memchr(line, 0x3A, end) {
+            let colon = UnsafeRawPointer(found) - UnsafeRawPointer(line)
             let (a, b) = trimmed(colon + 1, end)
-            fields.add(text(0, colon), text(a, b))
+            if fieldsShared { unshareFields() }
+            // No retain/release pair per header line: the transfer keeps `fields` alive.
+            Unmanaged.passUnretained(fields)._withUnsafeGuaranteedRef {
+                $0.add(line: line, nameEnd: colon, valueStart: a, valueEnd: b)
+            }
         }
+    }
+
+    private func writableFields() -> ReceivedHeaders {
+        if fieldsShared { unshareFields() }
+        return fields
+    }
+
+    /// A response head holds the fields: more (trailers) go to a copy.
+    private func unshareFields() {
+        fields = fields.copy()
+        fieldsShared = false
     }
 
     /// Returns how many bytes were taken; anything else makes libcurl abort the transfer.
@@ -200,8 +301,10 @@ final class Transfer {
     // MARK: - Decision and outcome
 
     private func makeHead(bodyEnded: Bool) -> ResponseHead {
+        fieldsShared = true
         var head = ResponseHead(status: status != 0 ? status : easy.info(CURLINFO_RESPONSE_CODE),
-                                reason: reason, httpVersion: httpVersion, headers: fields,
+                                reason: reason, httpVersion: httpVersion,
+                                headers: Headers(received: fields),
                                 url: finalURL(),
                                 method: request.method)
         head.bodyEnded = bodyEnded
@@ -217,17 +320,22 @@ final class Transfer {
 
     /// Asks the handler, once, whether it takes this response's body.
     private func decide(bodyEnded: Bool) {
-        let head = makeHead(bodyEnded: bodyEnded)
-        self.head = head
+        let made = makeHead(bodyEnded: bodyEnded)
+        let verdict: Result<Bool, any Error>
         do {
-            if try handler.accept(head) {
-                accepted = true
-            } else {
-                accepted = false
-                rejection = HTTPContentError(.unacceptableStatus,
-                    "\(head.statusLine) (rejected by the handler)", response: head)
-            }
+            verdict = .success(try handler.accept(made))
         } catch {
+            verdict = .failure(error)
+        }
+        head = consume made  // kept without a copy: errors below refer to it
+        switch verdict {
+        case .success(true):
+            accepted = true
+        case .success(false):
+            accepted = false
+            rejection = HTTPContentError(.unacceptableStatus,
+                "\(head!.statusLine) (rejected by the handler)", response: head)
+        case .failure(let error):
             accepted = false
             rejection = attach(HTTPContentError.wrapping(error))
         }
@@ -245,8 +353,8 @@ final class Transfer {
 
     /// The outcome once libcurl is done with the transfer: the accepted response's head, or the
     /// error that explains why there is no content.
-    func complete(_ code: CURLcode) -> Result<ResponseHead, HTTPContentError> {
-        if let failure = failure ?? upload?.failure { return .failure(failure) }
+    func complete(_ code: CURLcode) throws(HTTPContentError) -> ResponseHead {
+        if let failure = failure ?? upload?.failure { throw failure }
         if var rejection {
             rejection.body = rejectedBody
             if rejection.serverMessage == nil {
@@ -255,20 +363,22 @@ final class Transfer {
                     rejection.message += ": " + said
                 }
             }
-            return .failure(rejection)
+            throw rejection
         }
         if code != CURLE_OK, !(stoppedByHandler && code == CURLE_WRITE_ERROR) {
-            return .failure(transportError(code))
+            throw transportError(code)
         }
         if accepted == nil {
             decide(bodyEnded: true)
-            if let rejection { return .failure(rejection) }
+            if let rejection { throw rejection }
         }
-        return .success(head ?? makeHead(bodyEnded: true))
+        // Handed over, not copied: the transfer is done with it.
+        if let head = head.take() { return head }
+        return makeHead(bodyEnded: true)
     }
 
     private func transportError(_ code: CURLcode) -> HTTPContentError {
-        let detail = String(cString: errorBuffer)
+        let detail = String(cString: easy.errorBuffer)
         let text = detail.isEmpty ? curlMessage(code) : "\(curlMessage(code)): \(detail)"
         let curl = Int32(code.rawValue)
         let head = self.head ?? (status != 0 ? makeHead(bodyEnded: false) : nil)
@@ -311,18 +421,22 @@ final class Transfer {
 
 // MARK: - C callbacks (non-capturing; the transfer travels as userdata)
 
+// The transfer outlives every callback (the driver holds it while libcurl runs): it is used
+// without a retain/release pair per call.
 private let transferWriteCallback: hc_curl_data_cb = { ptr, size, count, userdata in
     guard let userdata else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
+    return Unmanaged<Transfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
+        $0.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
+    }
 }
 
 private let transferHeaderCallback: hc_curl_data_cb = { ptr, size, count, userdata in
     guard let userdata, let ptr else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let n = size * count
-    ptr.withMemoryRebound(to: UInt8.self, capacity: n) {
-        transfer.receiveHeader(UnsafeBufferPointer(start: $0, count: n))
+    Unmanaged<Transfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { transfer in
+        ptr.withMemoryRebound(to: UInt8.self, capacity: n) {
+            transfer.receiveHeader(UnsafeBufferPointer(start: $0, count: n))
+        }
     }
     return n
 }

@@ -36,6 +36,12 @@ class HandlerVTable(ctypes.Structure):
 
 c_ubyte_p = POINTER(c_ubyte)
 
+
+class FetchResult(ctypes.Structure):
+    """hc_fetch_result."""
+    _fields_ = [("response", c_void_p), ("status", c_int), ("bytes", c_void_p), ("bytes_len", c_size_t)]
+
+
 # (name, restype, argtypes) for every function the binding uses.
 _DECLARATIONS: list[tuple[str, object, list[object]]] = [
     ("hc_version", c_char_p, []),
@@ -81,6 +87,7 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
     ("hc_client_set_verify_tls", c_int, [c_void_p, c_int]),
     ("hc_client_set_ca_file", c_int, [c_void_p, c_char_p]),
     ("hc_client_send", c_int, [c_void_p, c_void_p, POINTER(c_void_p)]),
+    ("hc_client_fetch", c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_long, c_int, POINTER(FetchResult)]),
     ("hc_response_free", None, [c_void_p]),
     ("hc_response_status", c_int, [c_void_p]),
     ("hc_response_url", c_char_p, [c_void_p]),

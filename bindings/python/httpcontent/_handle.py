@@ -10,6 +10,7 @@ class Handle:
     """Owns one library handle: `close()` frees it (idempotent), `with` closes on exit, and the
     finalizer is a safety net. A closed handle raises on use instead of reaching C."""
 
+    __slots__ = ("_ptr", "__weakref__")
     _free: Callable[[int], None]  # the library's *_free for this kind of handle
 
     def __init__(self, handle: int | None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import sys as _sys
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from . import _ffi
@@ -83,16 +84,33 @@ class Response(Handle):
     def _free(ptr: int) -> None:
         _ffi.lib().hc_response_free(ptr)
 
-    def __init__(self, ptr: int, handler: Handler) -> None:
-        super().__init__(ptr)
-        lib = _ffi.lib()
-        self.status: int = lib.hc_response_status(ptr)
+    def __del__(self) -> None:
+        # Handle.__del__, shortened: one of these goes for every response.
+        ptr = self._ptr
+        if ptr is None or _sys is None or _sys.is_finalizing():
+            return
+        self._ptr = None
+        try:
+            _response_free_function()(ptr)
+        except Exception:
+            pass
+
+    def __init__(self, ptr: int, handler: Handler, fetched: "_ffi.FetchResult | None" = None) -> None:
+        if not ptr:
+            from .errors import raise_last
+            raise_last()
+        self._ptr = ptr
         self._url: str | None = None
         self._media: tuple[str | None, str | None] | None = None
         self._headers: Headers | None = None
         self._metrics: dict | None = None
         try:
-            self.content: Any = handler._content(ptr)
+            if fetched is None:
+                self.status: int = _ffi.lib().hc_response_status(ptr)
+                self.content: Any = handler._content(ptr)
+            else:  # hc_client_fetch reported the status (and a bytes handler's body) already
+                self.status = fetched.status
+                self.content = handler._fetched_content(ptr, fetched)
         except BaseException:
             self.close()
             raise
@@ -195,6 +213,7 @@ class Client(Handle):
                  rejected_body_limit: int = 65536) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
+        self._last_url: tuple[str | None, bytes | None] = (None, None)
         try:
             if timeout is not None:
                 check(lib.hc_client_set_timeout_ms(self, _ms(timeout)))
@@ -230,6 +249,9 @@ class Client(Handle):
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
         move; returning True from it cancels the transfer. An exception raised by it, by a
         handler of yours or by an upload source stops the transfer and is re-raised here."""
+        if (headers is None and data is None and params is None and form is None and json is None
+                and multipart is None and progress is None and cancel is None):
+            return self._fetch(method, url, handler, timeout, follow_redirects)
         self._check_open()
         lib = _ffi.lib()
         prepared = _prepare(Request(method, url, handler=handler, headers=headers, data=data,
@@ -241,6 +263,36 @@ class Client(Handle):
             out = ctypes.c_void_p()
             code = lib.hc_client_send(self, req, ctypes.byref(out))
             return prepared.outcome(code, out.value, raise_errors=True)
+
+    def _fetch(self, method: str, url: str, handler: Handler | None, timeout: float | None,
+               follow_redirects: bool | None) -> Response:
+        """`request` without a body or headers of its own: one library call (hc_client_fetch)
+        instead of building a native request. This is the path of most requests, so it is kept
+        short: the encoded URL of the last call is reused, the C function is looked up once."""
+        client = self._ptr
+        if client is None:
+            raise ValueError("Client is closed")
+        handler = handler or Bytes()
+        native = handler._native or handler._handle()
+        last = self._last_url
+        if last[0] is url:
+            url_bytes = last[1]
+        else:
+            url_bytes = _ffi.text(url)
+            self._last_url = (url, url_bytes)
+        result = _ffi.FetchResult()
+        code = _fetch_function()(
+            client, _METHODS.get(method) or _ffi.text(method), url_bytes, native._ptr,
+            0 if timeout is None else _ms(timeout),
+            -1 if follow_redirects is None else int(follow_redirects), result)
+        exc = handler._take_exception()
+        if exc is None and code != 0:
+            exc = last_error()
+        if exc is not None:
+            if result.response:
+                _ffi.lib().hc_response_free(result.response)
+            raise exc
+        return Response(result.response, handler, result)
 
     def map(self, requests: Iterable["Request"], *, concurrency: int = 16,
             host_limit: int = 0) -> list[Any]:
@@ -297,8 +349,10 @@ class Client(Handle):
         import asyncio
         return await asyncio.to_thread(self.map, list(requests), **kwargs)
 
-    def get(self, url: str, **kwargs: Any) -> Response:
-        return self.request("GET", url, **kwargs)
+    def get(self, url: str, *, handler: Handler | None = None, **kwargs: Any) -> Response:
+        if not kwargs:
+            return self._fetch("GET", url, handler, None, None)
+        return self.request("GET", url, handler=handler, **kwargs)
 
     def head(self, url: str, **kwargs: Any) -> Response:
         return self.request("HEAD", url, **kwargs)
@@ -398,6 +452,27 @@ def _prepare(request: Request) -> _Prepared:
         native.close()
         raise
     return _Prepared(native, handler, keep, raised)
+
+
+_response_free_fn = None
+
+
+def _response_free_function():
+    global _response_free_fn
+    if _response_free_fn is None:
+        _response_free_fn = _ffi.lib().hc_response_free
+    return _response_free_fn
+
+
+_METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")}
+_fetch_fn = None
+
+
+def _fetch_function():
+    global _fetch_fn
+    if _fetch_fn is None:
+        _fetch_fn = _ffi.lib().hc_client_fetch
+    return _fetch_fn
 
 
 def _progress_callback(progress: Progress, raised: list[BaseException]):

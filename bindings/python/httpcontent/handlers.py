@@ -168,6 +168,10 @@ class Handler:
     def _content(self, response_ptr: int) -> Any:
         return self._result
 
+    def _fetched_content(self, response_ptr: int, fetched: Any) -> Any:
+        """The content of a response from hc_client_fetch (`fetched`: its hc_fetch_result)."""
+        return self._content(response_ptr)
+
     def _handle(self) -> _NativeHandler:
         """The native handler, made once and configured with the acceptance options."""
         if self._native is None:
@@ -194,8 +198,10 @@ class Handler:
 
     def _take_exception(self) -> BaseException | None:
         """The first exception a callback of this handler raised during the last request."""
+        if not self._raised:
+            return None
         raised, self._raised = self._raised, []
-        return raised[0] if raised else None
+        return raised[0]
 
     def close(self) -> None:
         if self._native is not None:
@@ -288,6 +294,16 @@ class Bytes(Handler):
         body = self._filling.get(address) if address else None
         if body is None or len(body) != size.value:
             body = ctypes.string_at(data, size.value) if size.value else b""
+        return self.convert(body)
+
+    def _fetched_content(self, response_ptr: int, fetched: Any) -> Any:
+        size = fetched.bytes_len
+        if not size:
+            return self.convert(b"")
+        address = fetched.bytes
+        body = self._filling.get(address) if self._filling else None
+        if body is None or len(body) != size:
+            body = (ctypes.c_char * size).from_address(address).raw  # cheaper than string_at
         return self.convert(body)
 
     def convert(self, data: bytes) -> Any:

@@ -227,3 +227,61 @@ def test_large_bodies_are_filled_in_place_and_released(client, base_url):
         client.get(f"{base_url}/truncated?bytes=70000&declared=140000", handler=h)
     gc.collect()
     assert h._filling == {}
+
+
+def test_one_client_mixing_requests_carries_nothing_over(base_url):
+    """Sequential requests on one client reuse one libcurl handle: what one request sets (method,
+    body, headers, redirects, timeout, progress) must not leak into the next."""
+    import json
+
+    def echo(r):
+        doc = json.loads(r.content)
+        return doc["method"], {k.lower(): v for k, v in doc["headers"]}, doc["body_len"]
+
+    any_status = hc.Bytes(accept_status=[])
+    with hc.Client(timeout=20) as c:
+        method, headers, n = echo(c.get(f"{base_url}/echo"))
+        assert (method, n) == ("GET", 0) and headers["user-agent"].startswith("httpcontent/")
+        assert c.head(f"{base_url}/bytes/100").content == b""
+        assert echo(c.get(f"{base_url}/echo"))[0] == "GET"
+        method, headers, n = echo(c.post(f"{base_url}/echo", data=b"abc", content_type="text/x-a"))
+        assert (method, n, headers["content-type"]) == ("POST", 3, "text/x-a")
+        method, headers, n = echo(c.get(f"{base_url}/echo"))
+        assert (method, n) == ("GET", 0) and "content-type" not in headers and "expect" not in headers
+        assert echo(c.delete(f"{base_url}/echo"))[0] == "DELETE"
+        assert echo(c.get(f"{base_url}/echo"))[0] == "GET"
+        assert echo(c.get(f"{base_url}/echo", headers={"X-A": "1"}))[1]["x-a"] == "1"
+        assert "x-a" not in echo(c.get(f"{base_url}/echo"))[1]
+        assert echo(c.get(f"{base_url}/echo", headers={"User-Agent": "me"}))[1]["user-agent"] == "me"
+        assert echo(c.get(f"{base_url}/echo"))[1]["user-agent"].startswith("httpcontent/")
+        assert c.get(f"{base_url}/redirect/1", handler=any_status, follow_redirects=False).status == 302
+        r = c.get(f"{base_url}/redirect/1", handler=any_status)
+        assert (r.status, r.content) == (200, b"done")
+        assert r.url.endswith("/redirect/0")
+        with pytest.raises(hc.Timeout):
+            c.get(f"{base_url}/slow?bytes=4&delay=0.3", timeout=0.1)
+        assert c.get(f"{base_url}/slow?bytes=3&delay=0.2").content == expected_bytes(3)
+        seen = []
+        c.get(f"{base_url}/bytes/10", progress=lambda p: seen.append(p) and None)
+        assert seen
+        assert c.get(f"{base_url}/bytes/10").content == expected_bytes(10)
+        token = hc.CancelToken()
+        token.cancel()
+        with pytest.raises(hc.Cancelled):
+            c.get(f"{base_url}/bytes/10", cancel=token)
+        assert c.get(f"{base_url}/bytes/10").content == expected_bytes(10)
+
+
+def test_fetch_path_reports_errors_like_the_full_path(client, base_url):
+    with pytest.raises(hc.UnacceptableStatus) as info:
+        client.get(f"{base_url}/status/404")
+    assert info.value.status == 404
+    with pytest.raises(hc.InvalidArgument):
+        client.get(f"{base_url}/a b")
+    with pytest.raises(hc.InvalidArgument):
+        client.get(f"{base_url}/a\x00b")
+    with pytest.raises(ValueError):
+        client.get(f"{base_url}/bytes/1", timeout=-1)
+    r = client.get(f"{base_url}/bytes/5", handler=hc.Discard())
+    assert (r.status, r.content) == (200, None)
+    assert client.get(f"{base_url}/text", handler=hc.Text()).content is not None
