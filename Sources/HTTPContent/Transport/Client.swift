@@ -106,46 +106,37 @@ public final class Client: Sendable {
     static func deliver<Handler: ContentHandler>(
         _ transfer: Transfer, handler: Handler, code: CURLcode
     ) throws(HTTPContentError) -> Response<Handler.Content> {
-        let head: ResponseHead
-        do {
-            head = try transfer.complete(code)
-        } catch {
-            handler.cleanup(failed: true)
-            throw error
-        }
-        let content: Handler.Content
-        do {
-            content = try handler.finish()
-        } catch {
-            handler.cleanup(failed: true)
-            var wrapped = HTTPContentError.wrapping(error)
-            if wrapped.response == nil { wrapped.response = head }
-            throw wrapped
-        }
-        handler.cleanup(failed: false)
-        return Response(head: head, content: content, metrics: transfer.metrics())
+        try finish(transfer, code: code, cleanup: handler.cleanup(failed:), content: handler.finish)
     }
 
     /// `deliver` for a handler known only at run time: the content as `Any`.
     static func deliverAny(_ transfer: Transfer, code: CURLcode) throws(HTTPContentError) -> Response<Any> {
         let handler = transfer.handler
+        return try finish(transfer, code: code, cleanup: handler.cleanup(failed:)) { try handler.finish() }
+    }
+
+    /// The body of both `deliver`s (specialised for each, so no type metadata per request).
+    @inline(__always)
+    private static func finish<Content>(
+        _ transfer: Transfer, code: CURLcode, cleanup: (Bool) -> Void, content finishHandler: () throws -> Content
+    ) throws(HTTPContentError) -> Response<Content> {
         let head: ResponseHead
         do {
             head = try transfer.complete(code)
         } catch {
-            handler.cleanup(failed: true)
+            cleanup(true)
             throw error
         }
-        let content: Any
+        let content: Content
         do {
-            content = try handler.finish()
+            content = try finishHandler()
         } catch {
-            handler.cleanup(failed: true)
+            cleanup(true)
             var wrapped = HTTPContentError.wrapping(error)
             if wrapped.response == nil { wrapped.response = head }
             throw wrapped
         }
-        handler.cleanup(failed: false)
+        cleanup(false)
         return Response(head: head, content: content, metrics: transfer.metrics())
     }
 

@@ -91,7 +91,7 @@ class Response(Handle):
             return
         self._ptr = None
         try:
-            _response_free_function()(ptr)
+            _function("hc_response_free")(ptr)
         except Exception:
             pass
 
@@ -281,7 +281,7 @@ class Client(Handle):
             url_bytes = _ffi.text(url)
             self._last_url = (url, url_bytes)
         result = _ffi.FetchResult()
-        code = _fetch_function()(
+        code = _function("hc_client_fetch")(
             client, _METHODS.get(method) or _ffi.text(method), url_bytes, native._ptr,
             0 if timeout is None else _ms(timeout),
             -1 if follow_redirects is None else int(follow_redirects), result)
@@ -454,25 +454,18 @@ def _prepare(request: Request) -> _Prepared:
     return _Prepared(native, handler, keep, raised)
 
 
-_response_free_fn = None
+_functions: dict[str, Any] = {}
 
 
-def _response_free_function():
-    global _response_free_fn
-    if _response_free_fn is None:
-        _response_free_fn = _ffi.lib().hc_response_free
-    return _response_free_fn
+def _function(name: str):
+    """A C function of the library, looked up once (attribute lookups on the CDLL cost)."""
+    fn = _functions.get(name)
+    if fn is None:
+        fn = _functions[name] = getattr(_ffi.lib(), name)
+    return fn
 
 
 _METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")}
-_fetch_fn = None
-
-
-def _fetch_function():
-    global _fetch_fn
-    if _fetch_fn is None:
-        _fetch_fn = _ffi.lib().hc_client_fetch
-    return _fetch_fn
 
 
 def _progress_callback(progress: Progress, raised: list[BaseException]):
