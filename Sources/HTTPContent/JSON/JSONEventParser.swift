@@ -25,11 +25,7 @@ public final class JSONEventParser {
 
     @discardableResult
     public func feed(_ chunk: [UInt8]) throws(HTTPContentError) -> Bool {
-        do {
-            return try chunk.withUnsafeBytes { raw in try feed(raw) }
-        } catch {
-            throw HTTPContentError.wrapping(error)
-        }
+        try parser.feedUntilStopped(chunk)
     }
 
     /// Ends the input. - Throws: `.decode` when it ends inside a value (or is empty).

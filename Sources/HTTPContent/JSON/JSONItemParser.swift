@@ -65,11 +65,7 @@ public final class JSONItemParser {
 
     @discardableResult
     public func feed(_ chunk: [UInt8]) throws(HTTPContentError) -> Bool {
-        do {
-            return try chunk.withUnsafeBytes { raw in try feed(raw) }
-        } catch {
-            throw HTTPContentError.wrapping(error)
-        }
+        try parser.feedUntilStopped(chunk)
     }
 
     /// Ends the input (nothing to check if parsing stopped early).

@@ -290,6 +290,14 @@ extension YajlParser {
         return true
     }
 
+    func feedUntilStopped(_ bytes: [UInt8]) throws(HTTPContentError) -> Bool {
+        do {
+            return try bytes.withUnsafeBytes { raw throws(HTTPContentError) in try feedUntilStopped(raw) }
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+    }
+
     /// Ends the input unless parsing already stopped; a `StopTransfer` here stops it too.
     func finishUntilStopped() throws(HTTPContentError) {
         guard !stopped else { return }
