@@ -52,7 +52,6 @@ final class JSONTape: @unchecked Sendable {
     private var bytes: UnsafeMutablePointer<UInt8> { storage.bytes }
     private var children: UnsafeMutablePointer<UInt16> { storage.children }
     private var wide: UnsafeMutablePointer<UInt64> { storage.wide }
-    var nodeCount: Int { storage.nodeCount }
 
     @inline(__always)
     private func word(_ node: UInt32) -> UInt64 { words[Int(node)] }
@@ -390,14 +389,14 @@ struct JSONTapeBuffer<T> {
         ready = capacity
     }
 
-    func free() { JSONTapeMemory.free(base) }
+    func free() { Glibc.free(base) }
 
     /// Makes `ready` at least `count + n`, growing (doubling) and populating as needed.
     mutating func makeRoom(_ n: Int) {
         let need = count + n
         if need > capacity {
             let grown = max(capacity * 2, need)
-            base = JSONTapeMemory.resize(base, capacity, grown)
+            base = JSONTapeMemory.resize(base, grown)
             capacity = grown
         }
         ready = JSONTapeMemory.populate(base, from: ready, atLeast: need, capacity: capacity)
@@ -406,7 +405,7 @@ struct JSONTapeBuffer<T> {
     mutating func shrink() {
         guard JSONTapeMemory.worthShrinking(T.self, capacity, count) else { return }
         let n = max(count, 1)
-        base = JSONTapeMemory.resize(base, capacity, n)
+        base = JSONTapeMemory.resize(base, n)
         capacity = n
         ready = n
     }

@@ -20,8 +20,8 @@ enum JSONTapeMemory {
         return p.assumingMemoryBound(to: T.self)
     }
 
-    /// Resizes a buffer of `oldCount` elements to `newCount`, keeping the contents.
-    static func resize<T>(_ p: UnsafeMutablePointer<T>, _ oldCount: Int, _ newCount: Int) -> UnsafeMutablePointer<T> {
+    /// Resizes a buffer to `newCount` elements, keeping the contents that fit.
+    static func resize<T>(_ p: UnsafeMutablePointer<T>, _ newCount: Int) -> UnsafeMutablePointer<T> {
         guard let q = realloc(p, newCount * MemoryLayout<T>.stride) else { fatalError("JSONTape: out of memory") }
         return q.assumingMemoryBound(to: T.self)
     }
@@ -43,9 +43,5 @@ enum JSONTapeMemory {
     /// Whether shrinking a buffer from `oldCount` to `newCount` elements gives back enough to matter.
     static func worthShrinking<T>(_ type: T.Type, _ oldCount: Int, _ newCount: Int) -> Bool {
         oldCount * MemoryLayout<T>.stride >= populateFrom && newCount < oldCount - oldCount / 4
-    }
-
-    static func free<T>(_ p: UnsafeMutablePointer<T>) {
-        Glibc.free(p)
     }
 }
