@@ -30,8 +30,8 @@ public final class JSONEvents: SelectiveHandler {
 
     public func finish() throws {
         if parser.bytesReceived == 0 {
-            if allowEmpty || JSON.expectsNoBody(head) { return }
-            throw JSONAcceptance.emptyBodyError(head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            return
         }
         try parser.finish()
     }

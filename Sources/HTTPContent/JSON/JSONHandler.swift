@@ -44,8 +44,8 @@ public final class JSON: SelectiveHandler {
 
     public func finish() throws -> JSONValue? {
         guard let parser, parser.bytesReceived > 0 else {
-            if allowEmpty || JSON.expectsNoBody(head) { return nil }
-            throw JSONAcceptance.emptyBodyError(head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            return nil
         }
         return try parser.finish()
     }
@@ -95,10 +95,12 @@ enum JSONAcceptance {
         if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
     }
 
-    /// An empty body where a document was expected (`allowEmpty` and 204/HEAD aside).
-    static func emptyBodyError(_ head: ResponseHead?) -> HTTPContentError {
-        HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
-                         response: head, offset: 0)
+    /// The rule every JSON handler applies to an empty body: fine with `allowEmpty` or where no
+    /// body is expected (204, HEAD, ...), else a decode error.
+    static func acceptEmptyBody(allowEmpty: Bool, _ head: ResponseHead?) throws(HTTPContentError) {
+        if allowEmpty || JSON.expectsNoBody(head) { return }
+        throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
+                               response: head, offset: 0)
     }
 
     static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {

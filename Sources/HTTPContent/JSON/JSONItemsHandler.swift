@@ -49,8 +49,8 @@ public final class JSONItems: SelectiveHandler {
 
     public func finish() throws -> JSONItemsSummary {
         if parser.bytesReceived == 0 {
-            if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
-            throw JSONAcceptance.emptyBodyError(head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            return parser.summary
         }
         return try parser.finish()
     }
@@ -122,8 +122,8 @@ public final class JSONItemBatches: SelectiveHandler {
     public func finish() throws -> JSONItemsSummary {
         if stoppedByCallback { return JSONItemsSummary(count: parser.summary.count, stoppedEarly: true) }
         if parser.bytesReceived == 0 {
-            if allowEmpty || JSON.expectsNoBody(head) { return parser.summary }
-            throw JSONAcceptance.emptyBodyError(head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            return parser.summary
         }
         let summary: JSONItemsSummary
         do {

@@ -580,8 +580,8 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
 
     public func finish() throws -> JSONPythonMarshalBytes? {
         guard let parser, let writer, parser.bytesReceived > 0 else {
-            if allowEmpty || JSON.expectsNoBody(head) { return nil }
-            throw JSONAcceptance.emptyBodyError(head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            return nil
         }
         do { try parser.finish() } catch { throw HTTPContentError.wrapping(error) }
         guard let (p, n) = writer.take() else {
