@@ -24,21 +24,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "benchclock.h"
 
 typedef struct { const uint8_t *key, *value; size_t klen, vlen; } pair;
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
-         + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 static pair *load(const char *path, size_t *count) {
     FILE *f = fopen(path, "rb");

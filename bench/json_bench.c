@@ -28,19 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
-         + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
+#include "benchclock.h"
 
 /* A field of /proc/self/status in bytes ("VmRSS:", "VmHWM:"). */
 static long long status_bytes(const char *field) {

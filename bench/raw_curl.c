@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include "benchclock.h"
 
 struct sink {
     unsigned char *data;
@@ -49,20 +50,6 @@ static size_t write_accumulate(char *ptr, size_t size, size_t nmemb, void *userd
     s->len += n;
     s->total += n;
     return n;
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* CPU time (user + system) this process has used, in seconds. */
-static double cpu_seconds(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
-         + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
 int main(int argc, char **argv) {

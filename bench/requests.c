@@ -27,18 +27,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6 + u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
-}
+#include "benchclock.h"
 
 static long vm_hwm_kib(void) {
     FILE *f = fopen("/proc/self/status", "r");
