@@ -119,8 +119,11 @@ public func hc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?,
     let handler = req.handler?.make() ?? Bytes()
     let (cancel, progress) = req.sendOptions()
     do {
-        let response = try box.client.send(req.request, anyHandler: handler, cancel: cancel, progress: progress)
-        out.pointee = retainHandle(ResponseBox(response, body: (handler as? Bytes)?.body))
+        // The response moves straight into the box (a named local would be copied). The body
+        // is read after the send: the handler may have swapped in memory lent by the caller.
+        out.pointee = retainHandle(ResponseBox(
+            try box.client.send(req.request, anyHandler: handler, cancel: cancel, progress: progress),
+            body: (handler as? Bytes)?.body))
         return HC_OK
     } catch {
         return fail(error)
@@ -150,11 +153,10 @@ public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CC
     if followRedirects >= 0 { request.options.followRedirects = followRedirects != 0 }
     let made = borrowHandle(handler, as: HandlerSpec.self)?.make() ?? Bytes()
     do {
-        let response = try box.client.send(request, anyHandler: made)
-        let body = (made as? Bytes)?.body
-            ?? (made is Image ? (response.content as? ImageInfo?)??.data : nil)
-        let made = ResponseBox(response, body: body)
-        out.pointee = FetchResult(response: retainHandle(made), status: made.status,
+        // Moved straight into the box, as in hc_client_send.
+        let response = ResponseBox(try box.client.send(request, anyHandler: made), body: (made as? Bytes)?.body)
+        let body = response.body ?? (made is Image ? (response.response.content as? ImageInfo?)??.data : nil)
+        out.pointee = FetchResult(response: retainHandle(response), status: response.status,
                                   bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)
         return HC_OK
     } catch {

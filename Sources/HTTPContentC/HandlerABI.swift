@@ -5,13 +5,13 @@ import HTTPContent
 final class HandlerSpec {
     /// Makes the Swift handler for one transfer from the settings made here.
     let factory: (HandlerSpec) -> any ContentHandler
-    var acceptance: Acceptance
+    // Set by the caller between sends, read once per send: no dynamic exclusivity checks.
+    @exclusivity(unchecked) var acceptance: Acceptance
     /// Largest body accepted, for handlers that take a limit (0: none).
-    var maxSize = 0
-    /// For bytes handlers: the caller's memory for bodies of known length.
+    @exclusivity(unchecked) var maxSize = 0
     /// For bytes handlers: the caller's memory for bodies of known length, as
     /// `Accumulator.storage` (made when the allocator is set, not for every request).
-    private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
+    @exclusivity(unchecked) private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
 
     func setAllocator(minSize: Int, allocate: AllocCallback?, release: ReleaseCallback?,
                       userdata: UnsafeMutableRawPointer?) {

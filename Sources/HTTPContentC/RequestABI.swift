@@ -4,11 +4,12 @@ public typealias ProgressCallback = @convention(c) (UnsafeMutableRawPointer?, In
 
 /// An `hc_request`: the Swift request plus what the C caller attached to it.
 final class RequestBox {
-    var request: Request
-    var handler: HandlerSpec?
-    var cancel: CancellationToken?
-    var progress: ProgressCallback?
-    var progressUserdata: UnsafeMutableRawPointer?
+    // Set by the caller between sends, read once per send: no dynamic exclusivity checks.
+    @exclusivity(unchecked) var request: Request
+    @exclusivity(unchecked) var handler: HandlerSpec?
+    @exclusivity(unchecked) var cancel: CancellationToken?
+    @exclusivity(unchecked) var progress: ProgressCallback?
+    @exclusivity(unchecked) var progressUserdata: UnsafeMutableRawPointer?
 
     init(_ request: Request) { self.request = request }
 

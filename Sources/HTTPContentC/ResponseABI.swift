@@ -21,9 +21,10 @@ final class ResponseBox {
     lazy var fields: [HeaderField] = response.headers.fields
 
     init(_ response: consuming Response<Any>, body: ByteBuffer? = nil) {
-        status = Int32(truncatingIfNeeded: response.head.status)
-        self.body = body
+        // Moved in first, then read: reading the consumed value first would copy it.
         self.response = response
+        status = Int32(truncatingIfNeeded: self.response.head.status)
+        self.body = body
     }
 }
 

@@ -2,7 +2,8 @@
 /// handler that only wants the whole body, as hotpotato's BBHTTPAccumulator subclasses do.
 /// Default acceptance: status 200–299, any type.
 open class Accumulator<Content>: SelectiveHandler {
-    public var acceptance: Acceptance
+    // Read once per response on the transfer's thread: no dynamic exclusivity check.
+    @exclusivity(unchecked) public var acceptance: Acceptance
     /// Maximum decoded body size in bytes; a larger body fails with `.tooLarge` as soon as it
     /// passes the limit (libcurl's own limit counts wire bytes, which a gzip bomb evades).
     public let maxSize: Int?
@@ -11,7 +12,7 @@ open class Accumulator<Content>: SelectiveHandler {
     /// Provides the memory for a body whose length the server declared, so it can be filled
     /// in place (the Python binding fills a `bytes` object this way); nil to use the library's
     /// own. Returns the memory and what to call once it is no longer used, or nil to decline.
-    public var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
+    @exclusivity(unchecked) public var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
     @exclusivity(unchecked) private var buffer = ByteBuffer()
 
     public init(maxSize: Int? = nil, acceptance: Acceptance = Acceptance()) {

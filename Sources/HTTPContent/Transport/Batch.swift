@@ -32,7 +32,7 @@ public final class Batch {
     /// A request that fails before starting (invalid, or its handler's prepare failed) completes
     /// at once, during this call.
     public func add<Handler: ContentHandler>(
-        _ request: Request, handler: Handler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, handler: Handler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Handler.Content>, HTTPContentError>) -> Void
     ) {
@@ -48,7 +48,7 @@ public final class Batch {
             let outcome = Result { () throws(HTTPContentError) in
                 try Client.deliver(transfer, handler: handler, code: code)
             }
-            handles.put(transfer.easy)
+            handles.put(transfer)
             completion(outcome)
         }
     }
@@ -56,7 +56,7 @@ public final class Batch {
     /// `add` for a handler known only at run time: the content comes back as `Any`. Not
     /// generic, so no type metadata is looked up per request.
     public func add(
-        _ request: Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Any>, HTTPContentError>) -> Void
     ) {
@@ -72,7 +72,7 @@ public final class Batch {
             let outcome = Result { () throws(HTTPContentError) in
                 try Client.deliverAny(transfer, code: code)
             }
-            handles.put(transfer.easy)
+            handles.put(transfer)
             completion(outcome)
         }
     }

@@ -39,22 +39,22 @@ public final class Client: Sendable {
     /// - Returns: the response with the handler's content.
     /// - Throws: `HTTPContentError`; the handler's `cleanup(failed: true)` has run by then.
     public func send<Handler: ContentHandler>(
-        _ request: Request, handler: Handler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, handler: Handler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Handler.Content> {
         let transfer = try start(request, handler: handler, cancel: cancel, progress: progress)
-        defer { handles.put(transfer.easy) }
+        defer { handles.put(transfer) }
         return try Client.deliver(transfer, handler: handler, code: curl_easy_perform(transfer.easy.raw))
     }
 
     /// `send` for a handler known only at run time (the C and Python fronts): the content comes
     /// back as `Any`. Not generic, so no type metadata is looked up per request.
     public func send(
-        _ request: Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
         let transfer = try start(request, handler: handler, cancel: cancel, progress: progress)
-        defer { handles.put(transfer.easy) }
+        defer { handles.put(transfer) }
         return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
     }
 
@@ -69,11 +69,12 @@ public final class Client: Sendable {
 
     /// Validates and prepares the request, and binds it to a configured easy handle.
     /// On failure the handler has been cleaned up and no handle is held.
+    /// The request is taken, not copied: it moves into the transfer.
     func start(
-        _ request: Request, handler: any ContentHandler, cancel: CancellationToken?,
+        _ request: consuming Request, handler: any ContentHandler, cancel: CancellationToken?,
         progress: ((TransferProgress) -> Void)?
     ) throws(HTTPContentError) -> Transfer {
-        var prepared = request
+        var prepared = consume request
         let easy = handles.take()
         do {
             // Validated once, after the handler's prepare (which may add headers). A URL the
@@ -95,7 +96,7 @@ public final class Client: Sendable {
                                    defaultConnectTimeoutMs: defaultConnectTimeoutMs)
         } catch {
             handler.cleanup(failed: true)
-            handles.put(transfer.easy)
+            handles.put(transfer)
             throw error
         }
         return transfer
@@ -117,6 +118,7 @@ public final class Client: Sendable {
 
     /// The body of both `deliver`s (specialised for each, so no type metadata per request).
     @inline(__always)
+    @_specialize(exported: false, where Content == Any)
     private static func finish<Content>(
         _ transfer: Transfer, code: CURLcode, cleanup: (Bool) -> Void, content finishHandler: () throws -> Content
     ) throws(HTTPContentError) -> Response<Content> {
@@ -165,10 +167,17 @@ final class HandlePool: Sendable {
         return EasyHandle(raw: raw)
     }
 
+    /// Returns a finished transfer's handle, and with it the transfer's header store for reuse.
+    func put(_ transfer: Transfer) {
+        transfer.easy.spareHeaders = transfer.fields
+        put(transfer.easy)
+    }
+
     func put(_ easy: EasyHandle) {
         // Reset drops the options but keeps the connection cache, which is the point of the pool.
         if !easy.reusable { easy.reset() }
         easy.reusable = false
+        easy.transfer = nil
         idle.withLock { handles in
             if handles.count < maxIdle { handles.append(easy) }
         }

@@ -23,6 +23,11 @@ final class EasyHandle: @unchecked Sendable {
     /// False while a transfer that must not leave its options behind (a body, a custom method,
     /// a failed configuration) holds the handle: the pool then resets it.
     @exclusivity(unchecked) var reusable = false
+    /// The transfer using the handle. libcurl's callbacks get the handle as their userdata, set
+    /// once per handle, and find the transfer here (the transfer outlives its callbacks).
+    @exclusivity(unchecked) var transfer: Unmanaged<Transfer>?
+    /// The last transfer's header store, reused by the next one once no response holds it.
+    @exclusivity(unchecked) var spareHeaders: ReceivedHeaders?
 
     init(raw: UnsafeMutableRawPointer) {
         self.raw = raw
@@ -35,6 +40,19 @@ final class EasyHandle: @unchecked Sendable {
         curl_easy_cleanup(raw)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+    }
+
+    /// An empty header store: the last one, when nothing else refers to it any more (the
+    /// common case of a caller done with the previous response), else a new one.
+    func takeHeaderStore() -> ReceivedHeaders {
+        if var spare = spareHeaders {
+            spareHeaders = nil
+            if isKnownUniquelyReferenced(&spare) {
+                spare.removeAll()
+                return spare
+            }
+        }
+        return ReceivedHeaders()
     }
 
     /// Back to libcurl's defaults (the connection cache is kept), forgetting what was applied.

@@ -94,14 +94,14 @@ extension Client {
                         let outcome = Result { () throws(HTTPContentError) in
                             try Client.deliver(transfer, handler: handler, code: code)
                         }
-                        handles.put(transfer.easy)
+                        handles.put(transfer)
                         continuation.resume(returning: outcome.map { Handover(value: $0) })
                     }
                 }
                 if !submitted {
                     let (transfer, handler) = handover.value
                     handler.cleanup(failed: true)
-                    handles.put(transfer.easy)
+                    handles.put(transfer)
                     continuation.resume(returning: .failure(HTTPContentError(.cancelled, "the client is shutting down")))
                 }
             }

@@ -198,6 +198,13 @@ final class ReceivedHeaders: @unchecked Sendable {
         return bytes! + byteCount
     }
 
+    /// Empties the store, keeping its memory.
+    func removeAll() {
+        byteCount = 0
+        count = 0
+        contentLengthIndex = nil
+    }
+
     /// Adds a field from a header line: the name is `line[0..<nameEnd]`, the (trimmed) value
     /// `line[valueStart..<valueEnd]`. The line is copied once, up to the value's end.
     func add(line: UnsafePointer<UInt8>, nameEnd: Int, valueStart: Int, valueEnd: Int) {
@@ -212,8 +219,10 @@ final class ReceivedHeaders: @unchecked Sendable {
         let start = byteCount
         memcpy(room(valueEnd), line, valueEnd)
         byteCount += valueEnd
-        spans![count] = Span(nameStart: Int32(start), nameCount: Int32(nameEnd),
-                             valueStart: Int32(start + valueStart), valueCount: Int32(valueEnd - valueStart))
+        // libcurl caps a response head far below 2 GiB: the offsets fit in 32 bits.
+        spans![count] = Span(nameStart: Int32(truncatingIfNeeded: start), nameCount: Int32(truncatingIfNeeded: nameEnd),
+                             valueStart: Int32(truncatingIfNeeded: start + valueStart),
+                             valueCount: Int32(truncatingIfNeeded: valueEnd - valueStart))
         if nameEnd == 14, contentLengthIndex == nil, ReceivedHeaders.isContentLength(line) {
             contentLengthIndex = count
         }

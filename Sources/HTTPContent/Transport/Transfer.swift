@@ -28,7 +28,7 @@ final class Transfer {
     @exclusivity(unchecked) private var httpVersion = ""
     /// The fields received so far; `fieldsShared` once a response head holds them, so that more
     /// (trailers) go to a copy.
-    @exclusivity(unchecked) private var fields = ReceivedHeaders()
+    @exclusivity(unchecked) private(set) var fields: ReceivedHeaders
     @exclusivity(unchecked) private var fieldsShared = false
 
     @exclusivity(unchecked) private var head: ResponseHead?
@@ -39,6 +39,8 @@ final class Transfer {
     /// The handler threw `StopTransfer`: the write error libcurl reports is our own doing.
     @exclusivity(unchecked) private var stoppedByHandler = false
     @exclusivity(unchecked) private(set) var decodedBytes: Int64 = 0
+    /// Redirects followed, once asked of libcurl.
+    @exclusivity(unchecked) private var redirects: Int?
     /// Where a multi driver keeps this transfer while it runs (-1: not in one).
     @exclusivity(unchecked) var driverSlot = -1
 
@@ -51,6 +53,7 @@ final class Transfer {
         self.cancel = cancel
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
+        fields = easy.takeHeaderStore()
     }
 
     // MARK: - Configuration
@@ -105,12 +108,9 @@ final class Transfer {
         let lines = try headerLines(config, defaultLines)
         if previous?.headerLines != lines { try setHeaders(lines) }
 
-        let me = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        try easy.set(CURLOPT_WRITEDATA, pointer: me)
-        try easy.set(CURLOPT_HEADERDATA, pointer: me)
+        easy.transfer = Unmanaged.passUnretained(self)
         let wantsProgress = progress != nil || cancel != nil
         if wantsProgress {
-            try easy.set(CURLOPT_XFERINFODATA, pointer: me)
             if previous?.progress != true {
                 _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)
                 try easy.set(CURLOPT_NOPROGRESS, false)
@@ -141,12 +141,22 @@ final class Transfer {
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
         if config.acceptCompressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
+        // The User-Agent as libcurl's option, not a header line: libcurl adds it for free, while
+        // every line of the header list costs it a formatted copy and a scan per request. A
+        // request's own User-Agent header (in the list) overrides it.
+        if !config.userAgent.isEmpty { try easy.set(CURLOPT_USERAGENT, config.userAgent) }
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
+        // The callbacks' userdata is the handle, not the transfer: set once, not per request.
+        let handle = UnsafeRawPointer(Unmanaged.passUnretained(easy).toOpaque())
+        try easy.set(CURLOPT_WRITEDATA, pointer: handle)
+        try easy.set(CURLOPT_HEADERDATA, pointer: handle)
+        try easy.set(CURLOPT_XFERINFODATA, pointer: handle)
     }
 
     /// The request header lines as libcurl takes them: the request's own, then the client's,
-    /// the User-Agent and the body's type unless the request set them.
+    /// and the body's type unless the request set it. The User-Agent is an option of the
+    /// handle (`configureFixed`); only an empty one is sent as a line.
     /// The header lines of a request with no header of its own and no body, or nil when the
     /// configuration's headers are invalid (each request then fails as it would anyway).
     static func defaultHeaderLines(_ config: ClientConfiguration) -> [String]? {
@@ -166,7 +176,13 @@ final class Transfer {
         for field in config.headers where !headers.contains(field.name) {
             headers.add(field.name, field.value)
         }
-        if !headers.contains("User-Agent") { headers.add("User-Agent", config.userAgent) }
+        if !headers.contains("User-Agent") {
+            if config.userAgent.isEmpty {
+                headers.add("User-Agent", "")
+            } else {
+                try Headers.validate(name: "User-Agent", value: config.userAgent)
+            }
+        }
         if let type = upload?.contentType, !headers.contains("Content-Type") {
             headers.add("Content-Type", type)
         }
@@ -214,7 +230,7 @@ final class Transfer {
         func bytes(_ from: Int, _ to: Int) -> UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(start: line + from, count: to - from)
         }
-        func trimmed(_ from: Int, _ to: Int) -> (Int, Int) {
+        @inline(__always) func trimmed(_ from: Int, _ to: Int) -> (Int, Int) {
             var a = from, b = to
             while a < b, line[a] == 0x20 || line[a] == 0x09 { a += 1 }
             while b > a, line[b - 1] == 0x20 || line[b - 1] == 0x09 { b -= 1 }
@@ -224,7 +240,8 @@ final class Transfer {
             // "HTTP/1.1 200 OK": version, status, reason.
             var i = 0
             while i < end, line[i] != 0x20 { i += 1 }
-            httpVersion = text(0, i)
+            // The usual version and reason are literals: no String decoded per response.
+            httpVersion = i == 8 && memcmp(line, "HTTP/1.1", 8) == 0 ? "HTTP/1.1" : text(0, i)
             while i < end, line[i] == 0x20 { i += 1 }
             var code = 0
             while i < end, line[i] >= 0x30, line[i] <= 0x39, code < 1000 {
@@ -233,7 +250,7 @@ final class Transfer {
             }
             status = code
             while i < end, line[i] == 0x20 { i += 1 }
-            reason = text(i, end)
+            reason = end - i == 2 && line[i] == 0x4F && line[i + 1] == 0x4B ? "OK" : text(i, end)
             if fieldsShared || fields.count > 0 { fields = ReceivedHeaders() }
             fieldsShared = false
         } else if line[0] == 0x20 || line[0] == 0x09 {
@@ -314,7 +331,7 @@ final class Transfer {
     /// The URL of the final response: libcurl's effective URL after a redirect, else the
     /// request's own (asking libcurl costs a string copy per response).
     private func finalURL() -> String {
-        guard easy.info(CURLINFO_REDIRECT_COUNT) > 0 else { return request.url }
+        guard redirectCount() > 0 else { return request.url }
         return easy.info(string: CURLINFO_EFFECTIVE_URL) ?? request.url
     }
 
@@ -406,44 +423,56 @@ final class Transfer {
         }
     }
 
+    private func redirectCount() -> Int {
+        if let redirects { return redirects }
+        let count = easy.info(CURLINFO_REDIRECT_COUNT)
+        redirects = count
+        return count
+    }
+
+    /// Asked once the transfer is over. Only what is not known already is asked of libcurl
+    /// (each `curl_easy_getinfo` counts for a small response).
     func metrics() -> TransferMetrics {
         var m = TransferMetrics()
         m.wireBytes = easy.info(offset: CURLINFO_SIZE_DOWNLOAD_T)
         m.decodedBytes = decodedBytes
-        m.uploadedBytes = easy.info(offset: CURLINFO_SIZE_UPLOAD_T)
+        m.uploadedBytes = request.body == nil ? 0 : easy.info(offset: CURLINFO_SIZE_UPLOAD_T)
         m.totalTime = Double(easy.info(offset: CURLINFO_TOTAL_TIME_T)) / 1e6
         m.connectTime = Double(easy.info(offset: CURLINFO_CONNECT_TIME_T)) / 1e6
-        m.redirectCount = easy.info(CURLINFO_REDIRECT_COUNT)
+        m.redirectCount = redirectCount()
         m.newConnections = easy.info(CURLINFO_NUM_CONNECTS)
         return m
     }
 }
 
-// MARK: - C callbacks (non-capturing; the transfer travels as userdata)
+// MARK: - C callbacks (non-capturing; the easy handle travels as userdata)
 
-// The transfer outlives every callback (the driver holds it while libcurl runs): it is used
-// without a retain/release pair per call.
+/// The transfer using the handle `userdata`. The handle and the transfer outlive every callback
+/// (the driver holds the transfer while libcurl runs): no retain/release pair per call.
+@inline(__always)
+private func withTransfer<R>(_ userdata: UnsafeMutableRawPointer?, _ body: (Transfer) -> R) -> R? {
+    guard let userdata else { return nil }
+    let transfer = Unmanaged<EasyHandle>.fromOpaque(userdata)._withUnsafeGuaranteedRef { $0.transfer }
+    return transfer?._withUnsafeGuaranteedRef(body)
+}
+
 private let transferWriteCallback: hc_curl_data_cb = { ptr, size, count, userdata in
-    guard let userdata else { return 0 }
-    return Unmanaged<Transfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef {
-        $0.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count))
-    }
+    withTransfer(userdata) { $0.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count)) } ?? 0
 }
 
 private let transferHeaderCallback: hc_curl_data_cb = { ptr, size, count, userdata in
-    guard let userdata, let ptr else { return 0 }
+    guard let ptr else { return 0 }
     let n = size * count
-    Unmanaged<Transfer>.fromOpaque(userdata)._withUnsafeGuaranteedRef { transfer in
+    return withTransfer(userdata) { transfer in
         ptr.withMemoryRebound(to: UInt8.self, capacity: n) {
             transfer.receiveHeader(UnsafeBufferPointer(start: $0, count: n))
         }
-    }
-    return n
+        return n
+    } ?? 0
 }
 
 private let transferProgressCallback: hc_curl_xferinfo_cb = { userdata, dlTotal, dlNow, ulTotal, ulNow in
-    guard let userdata else { return 0 }
-    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-    return transfer.reportProgress(received: Int64(dlNow), expected: Int64(dlTotal),
-                                   sent: Int64(ulNow), toSend: Int64(ulTotal))
+    withTransfer(userdata) {
+        $0.reportProgress(received: Int64(dlNow), expected: Int64(dlTotal), sent: Int64(ulNow), toSend: Int64(ulTotal))
+    } ?? 0
 }
