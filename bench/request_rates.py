@@ -14,7 +14,8 @@ Concurrent modes (CONCURRENCY transfers in flight):
 
 Sequential modes (one reused connection):
   hc-seq            client.get(url, handler=handler) with one hc.Bytes() handler, COUNT times
-  pycurl            one pycurl.Curl handle reused, body written into a BytesIO
+  pycurl            one pycurl.Curl handle reused, body written into a BytesIO, sending
+                    hc's User-Agent
   urllib3           urllib3.PoolManager().request("GET", url).data
   httpx             httpx.Client().get(url).content
   requests          requests.Session().get(url).content
@@ -160,6 +161,8 @@ def make_pycurl(url: str, expected: int):
     c.setopt(pycurl.URL, url)
     c.setopt(pycurl.NOSIGNAL, 1)
     c.setopt(pycurl.ENCODING, "")
+    # The User-Agent hc sends: the same request on the wire (as in requests.c's raw modes).
+    c.setopt(pycurl.USERAGENT, "httpcontent/" + need("httpcontent").__version__)
 
     def fetch() -> None:
         buf = io.BytesIO()

@@ -8,6 +8,10 @@
  *
  * MODE:
  *   raw-seq        one easy handle, curl_easy_perform COUNT times (reset + options each time)
+ *
+ * The raw modes send the User-Agent libhttpcontent sends (httpcontent/<version>), as libcurl's
+ * own examples set one: every contestant puts the same request on the wire. (libcurl formats
+ * that line per request, a few thousand instructions; see BENCHMARKS.md.)
  *   hc-seq         one hc_client and one hc_request (bytes handler), hc_client_send COUNT times
  *   raw-multi      a curl_multi handle fed to CONCURRENCY transfers in flight, handles reused
  *   hc-batch       an hc_batch with concurrency CONCURRENCY (bytes handler), fed from the
@@ -40,6 +44,7 @@ static long vm_hwm_kib(void) {
     return kib;
 }
 
+static char user_agent[64]; /* "httpcontent/<version>", as hc sends it */
 static int failures;
 static long expected = 0; /* body bytes per transfer; 0: not checked */
 
@@ -58,6 +63,7 @@ static void raw_setup(CURL *h, const char *url, size_t *got) {
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(h, CURLOPT_USERAGENT, user_agent);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, got);
     curl_easy_setopt(h, CURLOPT_PRIVATE, got);
@@ -199,6 +205,7 @@ int main(int argc, char **argv) {
     expected = argc > 5 ? atol(argv[5]) : 0;
     if (count < 1 || conc < 1) { fprintf(stderr, "COUNT and CONCURRENCY must be >= 1\n"); return 2; }
     curl_global_init(CURL_GLOBAL_ALL);
+    snprintf(user_agent, sizeof user_agent, "httpcontent/%s", hc_version());
     double t0 = now(), c0 = cpu_seconds();
     if (!strcmp(mode, "raw-seq")) raw_seq(url, count);
     else if (!strcmp(mode, "hc-seq")) hc_seq(url, count);
