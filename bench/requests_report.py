@@ -97,7 +97,11 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     L.append("")
     L.append(f"A 1 KiB file from nginx on 127.0.0.1 (one worker, `access_log off`, "
              f"`keepalive_requests` 10^8, plain HTTP/1.1, keep-alive); "
-             f"{meta('PINNING')}. {len(d.rounds)} rounds; in each, every "
+             f"{meta('PINNING')}. Every contestant sends a User-Agent: the raw libcurl programs "
+             f"and pycurl send hc's own (`httpcontent/<version>`, through `CURLOPT_USERAGENT`, as "
+             f"libcurl's examples do), so that raw and hc put the same request on the wire; "
+             f"libcurl 7.88 formats that line character by character, about 6k instructions "
+             f"per request (callgrind), for raw and hc alike. {len(d.rounds)} rounds; in each, every "
              f"contestant makes one measurement, interleaved round-robin (the first one rotating "
              f"each round); {meta('ELAPSED')} s of rounds, "
              f"{meta('TOTAL')} s in all. Load average (1/5/15 min) "
