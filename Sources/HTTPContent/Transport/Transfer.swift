@@ -72,13 +72,13 @@ final class Transfer {
         let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
         easy.reusable = false
         easy.errorBuffer[0] = 0
-        var previous = easy.applied
+        // Taken out (moved, not copied): the handle records nothing until configured again.
+        var previous = easy.applied.take()
         if !plain, previous != nil {
             // What this request sets is undone only by a reset: start from libcurl's defaults.
             easy.reset()
             previous = nil
         }
-        easy.applied = nil
         if previous == nil { try configureFixed(config) }
 
         if previous?.url != request.url { try easy.set(CURLOPT_URL, request.url) }
