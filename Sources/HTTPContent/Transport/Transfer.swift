@@ -141,9 +141,9 @@ final class Transfer {
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
         if config.acceptCompressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
-        // The User-Agent as libcurl's option, not a header line: libcurl adds it for free, while
-        // every line of the header list costs it a formatted copy and a scan per request. A
-        // request's own User-Agent header (in the list) overrides it.
+        // The User-Agent as libcurl's option, not a line of the header list: a request with no
+        // header of its own then needs no list at all. A request's own User-Agent header (in
+        // the list) overrides it.
         if !config.userAgent.isEmpty { try easy.set(CURLOPT_USERAGENT, config.userAgent) }
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_WRITEFUNCTION, transferWriteCallback)
         _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
@@ -154,9 +154,6 @@ final class Transfer {
         try easy.set(CURLOPT_XFERINFODATA, pointer: handle)
     }
 
-    /// The request header lines as libcurl takes them: the request's own, then the client's,
-    /// and the body's type unless the request set it. The User-Agent is an option of the
-    /// handle (`configureFixed`); only an empty one is sent as a line.
     /// The header lines of a request with no header of its own and no body, or nil when the
     /// configuration's headers are invalid (each request then fails as it would anyway).
     static func defaultHeaderLines(_ config: ClientConfiguration) -> [String]? {
@@ -170,6 +167,9 @@ final class Transfer {
         return try Transfer.headerLines(request, upload: upload, config)
     }
 
+    /// The request header lines as libcurl takes them: the request's own, then the client's,
+    /// and the body's type unless the request set it. The User-Agent is an option of the
+    /// handle (`configureFixed`); only an empty one is sent as a line.
     private static func headerLines(_ request: Request, upload: BodyUpload?,
                                     _ config: ClientConfiguration) throws(HTTPContentError) -> [String] {
         var headers = request.headers
