@@ -16,6 +16,33 @@ private let server = TestServer.shared
         #expect(r.metrics.decodedBytes == 100000)
     }
 
+    @Test func aKeptResponseKeepsItsHeadersWhileTheHandleServesOthers() throws {
+        // One client used in sequence: one handle, whose header store passes to the next
+        // transfer once no response holds it.
+        let serial = try Client()
+        let kept = try serial.get(server.url("/bytes/10"), handler: Bytes())
+        for n in [20, 300, 4000] {
+            let r = try serial.get(server.url("/bytes/\(n)"), handler: Bytes())
+            #expect(r.headers["content-length"] == "\(n)")
+            #expect(r.content.count == n)
+        }
+        #expect(kept.headers["content-length"] == "10")
+        #expect(kept.headers.fields.filter { $0.name.lowercased() == "content-length" }.count == 1)
+    }
+
+    @Test func userAgentIsTheClientsUnlessTheRequestSetsOne() throws {
+        #expect(try client.get(server.url("/user-agent"), handler: Text()).content
+                == "httpcontent/\(HTTPContentVersion.string)")
+        let mine = try client.get(server.url("/user-agent"), headers: ["User-Agent": "me/1"], handler: Text())
+        #expect(mine.content == "me/1")
+        var config = ClientConfiguration()
+        config.userAgent = "agent/2"
+        #expect(try Client(configuration: config).get(server.url("/user-agent"), handler: Text()).content == "agent/2")
+        config.userAgent = ""
+        let empty = try Client(configuration: config).get(server.url("/headers"), handler: Text()).content
+        #expect(empty.contains("[\"User-Agent\", \"\"]"))
+    }
+
     @Test func chunkedAndGzipBodiesAreDecoded() throws {
         #expect(try client.get(server.url("/bytes/30000?chunked=1&chunk=999"), handler: Bytes()).content.array
                 == expectedBytes(30000))
@@ -35,6 +62,21 @@ private let server = TestServer.shared
             #expect(error.body == Array("status 404".utf8))
             #expect(error.message.hasPrefix("HTTP 404 Not Found"))
         }
+    }
+
+    @Test func errorsAreValuesWhenCopiedAndChanged() throws {
+        // One pointer wide (its fields live in a shared box): a change to a copy is the copy's.
+        let original = HTTPContentError(.decode, "bad byte", body: [1, 2], offset: 3)
+        var copy = original
+        copy.message = "changed"
+        copy.offset = 9
+        copy.body.append(3)
+        copy.response = ResponseHead(status: 418)
+        #expect(original.message == "bad byte" && original.offset == 3 && original.body == [1, 2])
+        #expect(original.response == nil)
+        #expect(copy.code == .decode && copy.message == "changed" && copy.offset == 9 && copy.body == [1, 2, 3])
+        #expect(copy.response?.status == 418)
+        #expect(MemoryLayout<HTTPContentError>.size == MemoryLayout<Int>.size)
     }
 
     @Test func rejectedBodyNeverReachesTheHandler() throws {
