@@ -45,6 +45,12 @@ class FetchResult(ctypes.Structure):
                 ("bytes_len", c_size_t)]
 
 
+def fetch_slot() -> tuple[FetchResult, Any]:
+    """A FetchResult with the pointer to it that `client_fetch` takes."""
+    result = FetchResult()
+    return result, ctypes.byref(result)
+
+
 # (name, restype, argtypes) for every function the binding uses.
 _DECLARATIONS: list[tuple[str, object, list[object]]] = [
     ("hc_version", c_char_p, []),
@@ -140,6 +146,12 @@ _lib: ctypes.CDLL | None = None
 # a FetchResult).
 client_fetch: Any = None
 response_free: Any = None
+
+
+def as_arg(ctype: Any, value: Any) -> Any:
+    """`value` converted once for `client_fetch`: from_param's result is what ctypes passes to C
+    as is (a c_void_p or c_long instance would be converted again on every call)."""
+    return ctype.from_param(value)
 
 
 def _candidates() -> list[str]:

@@ -213,10 +213,10 @@ class Client(Handle):
                  rejected_body_limit: int = 65536) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
-        self._arg = ctypes.c_void_p(self._ptr)  # converted once, for _ffi.client_fetch
+        self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
         self._last_url: tuple[str | None, bytes | None] = (None, None)
-        # hc_fetch_result structs (each with its pointer) that no call is using: one is taken
-        # per call instead of making one, and calls from several threads each take their own.
+        # _ffi.fetch_slot()s that no call is using: one is taken per call instead of making
+        # one, and calls from several threads each take their own.
         self._results: list[tuple[_ffi.FetchResult, Any]] = []
         try:
             if timeout is not None:
@@ -284,10 +284,10 @@ class Client(Handle):
             url_bytes = _ffi.text(url)
             self._last_url = (url, url_bytes)
         try:
-            result, result_ptr = self._results.pop()
+            slot = self._results.pop()
         except IndexError:
-            result = _ffi.FetchResult()
-            result_ptr = ctypes.byref(result)
+            slot = _ffi.fetch_slot()
+        result, result_ptr = slot
         code = _ffi.client_fetch(
             self._arg, _METHODS.get(method) or _ffi.text(method), url_bytes, native.arg,
             _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
@@ -300,7 +300,7 @@ class Client(Handle):
                 _ffi.response_free(result.response)
             raise exc
         response = Response(result.response, handler, result)
-        self._results.append((result, result_ptr))
+        self._results.append(slot)
         return response
 
     def map(self, requests: Iterable["Request"], *, concurrency: int = 16,
@@ -464,7 +464,7 @@ def _prepare(request: Request) -> _Prepared:
 
 
 _METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")}
-_NO_TIMEOUT = ctypes.c_long(0)  # hc_client_fetch: the client's own timeout
+_NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
 
 
 def _progress_callback(progress: Progress, raised: list[BaseException]):

@@ -105,7 +105,7 @@ class _NativeHandler(Handle):
 
     def __init__(self, handle: int | None) -> None:
         super().__init__(handle)
-        self.arg = ctypes.c_void_p(handle)  # converted once, for _ffi.client_fetch
+        self.arg = _ffi.as_arg(ctypes.c_void_p, handle)
 
 
 @dataclass(frozen=True)
