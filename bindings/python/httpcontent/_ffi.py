@@ -141,9 +141,9 @@ _lib: ctypes.CDLL | None = None
 
 # The functions of the per-request path, set when the library is loaded: a module attribute is
 # cheaper than a lookup on the CDLL. `client_fetch` (hc_client_fetch) has no argtypes, so ctypes
-# converts nothing in Python: callers pass C values already, in the C order (c_void_p client,
-# bytes method, bytes url, c_void_p handler, c_long timeout_ms, int follow_redirects, a byref of
-# a FetchResult).
+# calls no converter: callers pass C values already, in the C order (client and handler as
+# as_arg(c_void_p, ...), bytes method and url, timeout_ms as a c_long, follow_redirects as an
+# int, a fetch_slot's pointer).
 client_fetch: Any = None
 response_free: Any = None
 
