@@ -14,6 +14,7 @@ import threading
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_int64, c_long, c_size_t,
                     c_ubyte, c_void_p)
 from pathlib import Path
+from typing import Any
 
 SONAME = "libhttpcontent.so.0"
 
@@ -38,8 +39,16 @@ c_ubyte_p = POINTER(c_ubyte)
 
 
 class FetchResult(ctypes.Structure):
-    """hc_fetch_result."""
-    _fields_ = [("response", c_void_p), ("status", c_int), ("bytes", c_void_p), ("bytes_len", c_size_t)]
+    """hc_fetch_result. `bytes` is a char pointer: slicing it (`bytes[:n]`) copies the body into
+    a bytes object in one step, the cheapest copy ctypes has."""
+    _fields_ = [("response", c_void_p), ("status", c_int), ("bytes", POINTER(ctypes.c_char)),
+                ("bytes_len", c_size_t)]
+
+
+def fetch_slot() -> tuple[FetchResult, Any]:
+    """A FetchResult with the pointer to it that `client_fetch` takes."""
+    result = FetchResult()
+    return result, ctypes.byref(result)
 
 
 # (name, restype, argtypes) for every function the binding uses.
@@ -87,7 +96,6 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
     ("hc_client_set_verify_tls", c_int, [c_void_p, c_int]),
     ("hc_client_set_ca_file", c_int, [c_void_p, c_char_p]),
     ("hc_client_send", c_int, [c_void_p, c_void_p, POINTER(c_void_p)]),
-    ("hc_client_fetch", c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_long, c_int, POINTER(FetchResult)]),
     ("hc_response_free", None, [c_void_p]),
     ("hc_response_status", c_int, [c_void_p]),
     ("hc_response_url", c_char_p, [c_void_p]),
@@ -131,6 +139,20 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
 _lock = threading.Lock()
 _lib: ctypes.CDLL | None = None
 
+# The functions of the per-request path, set when the library is loaded: a module attribute is
+# cheaper than a lookup on the CDLL. `client_fetch` (hc_client_fetch) has no argtypes, so ctypes
+# calls no converter: callers pass C values already, in the C order (client and handler as
+# as_arg(c_void_p, ...), bytes method and url, timeout_ms as a c_long, follow_redirects as an
+# int, a fetch_slot's pointer).
+client_fetch: Any = None
+response_free: Any = None
+
+
+def as_arg(ctype: Any, value: Any) -> Any:
+    """`value` converted once for `client_fetch`: from_param's result is what ctypes passes to C
+    as is (a c_void_p or c_long instance would be converted again on every call)."""
+    return ctype.from_param(value)
+
 
 def _candidates() -> list[str]:
     override = os.environ.get("HTTPCONTENT_LIBRARY")
@@ -172,6 +194,10 @@ def _load() -> ctypes.CDLL:
             fn = getattr(loaded, name)
             fn.restype = restype
             fn.argtypes = argtypes
+        global client_fetch, response_free
+        client_fetch = loaded._FuncPtr(("hc_client_fetch", loaded))
+        client_fetch.restype = c_int
+        response_free = loaded.hc_response_free
         return loaded
     tried = "; ".join(errors) if errors else "no candidate found"
     raise ImportError(

@@ -91,7 +91,7 @@ class Response(Handle):
             return
         self._ptr = None
         try:
-            _function("hc_response_free")(ptr)
+            _ffi.response_free(ptr)
         except Exception:
             pass
 
@@ -213,7 +213,11 @@ class Client(Handle):
                  rejected_body_limit: int = 65536) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
+        self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
         self._last_url: tuple[str | None, bytes | None] = (None, None)
+        # _ffi.fetch_slot()s that no call is using: one is taken per call instead of making
+        # one, and calls from several threads each take their own.
+        self._results: list[tuple[_ffi.FetchResult, Any]] = []
         try:
             if timeout is not None:
                 check(lib.hc_client_set_timeout_ms(self, _ms(timeout)))
@@ -268,9 +272,8 @@ class Client(Handle):
                follow_redirects: bool | None) -> Response:
         """`request` without a body or headers of its own: one library call (hc_client_fetch)
         instead of building a native request. This is the path of most requests, so it is kept
-        short: the encoded URL of the last call is reused, the C function is looked up once."""
-        client = self._ptr
-        if client is None:
+        short: the encoded URL of the last call is reused, the arguments are C values already."""
+        if self._ptr is None:
             raise ValueError("Client is closed")
         handler = handler or Bytes()
         native = handler._native or handler._handle()
@@ -280,19 +283,25 @@ class Client(Handle):
         else:
             url_bytes = _ffi.text(url)
             self._last_url = (url, url_bytes)
-        result = _ffi.FetchResult()
-        code = _function("hc_client_fetch")(
-            client, _METHODS.get(method) or _ffi.text(method), url_bytes, native._ptr,
-            0 if timeout is None else _ms(timeout),
-            -1 if follow_redirects is None else int(follow_redirects), result)
-        exc = handler._take_exception()
+        try:
+            slot = self._results.pop()
+        except IndexError:
+            slot = _ffi.fetch_slot()
+        result, result_ptr = slot
+        code = _ffi.client_fetch(
+            self._arg, _METHODS.get(method) or _ffi.text(method), url_bytes, native.arg,
+            _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
+            -1 if follow_redirects is None else int(follow_redirects), result_ptr)
+        exc = handler._take_exception() if handler._may_raise else None
         if exc is None and code != 0:
             exc = last_error()
         if exc is not None:
             if result.response:
-                _ffi.lib().hc_response_free(result.response)
+                _ffi.response_free(result.response)
             raise exc
-        return Response(result.response, handler, result)
+        response = Response(result.response, handler, result)
+        self._results.append(slot)
+        return response
 
     def map(self, requests: Iterable["Request"], *, concurrency: int = 16,
             host_limit: int = 0) -> list[Any]:
@@ -454,18 +463,8 @@ def _prepare(request: Request) -> _Prepared:
     return _Prepared(native, handler, keep, raised)
 
 
-_functions: dict[str, Any] = {}
-
-
-def _function(name: str):
-    """A C function of the library, looked up once (attribute lookups on the CDLL cost)."""
-    fn = _functions.get(name)
-    if fn is None:
-        fn = _functions[name] = getattr(_ffi.lib(), name)
-    return fn
-
-
 _METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")}
+_NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
 
 
 def _progress_callback(progress: Progress, raised: list[BaseException]):

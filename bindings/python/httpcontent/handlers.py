@@ -103,6 +103,10 @@ class _NativeHandler(Handle):
     def _free(ptr: int) -> None:
         _ffi.lib().hc_handler_free(ptr)
 
+    def __init__(self, handle: int | None) -> None:
+        super().__init__(handle)
+        self.arg = _ffi.as_arg(ctypes.c_void_p, handle)
+
 
 @dataclass(frozen=True)
 class ResponseHead:
@@ -129,6 +133,9 @@ class Handler:
     # Whether this kind of handler accepts any content type unless told otherwise (and so
     # follows `set_default_accept_types`).
     _any_type_by_default = True
+    # Whether its native handler runs Python code that can keep an exception for the request to
+    # re-raise: built-ins that never do spare each request the `_take_exception` call.
+    _may_raise = True
 
     def __init__(self, *, accept_status: Iterable[StatusSpec] | None = None,
                  accept_types: Iterable[str] | None = None, max_size: int | None = None,
@@ -251,6 +258,8 @@ class Handler:
 class Discard(Handler):
     """Takes nothing from the body; `response.content` is None. Accepts 200-299, any type."""
 
+    _may_raise = False
+
     def _new_native(self) -> int:
         return _ffi.lib().hc_handler_discard_new()
 
@@ -262,6 +271,8 @@ class Bytes(Handler):
     """Keeps the body as `bytes`. `max_size` (decoded bytes) fails larger bodies with
     `hc.TooLarge` as soon as they pass it. Accepts 200-299, any type. Subclass it and override
     `convert(data)` for a handler that turns the whole body into something else."""
+
+    _may_raise = False  # its allocator callbacks keep no exception
 
     def __init__(self, max_size: int | None = None, **options: Any) -> None:
         super().__init__(max_size=max_size, **options)
@@ -300,10 +311,10 @@ class Bytes(Handler):
         size = fetched.bytes_len
         if not size:
             return self.convert(b"")
-        address = fetched.bytes
-        body = self._filling.get(address) if self._filling else None
+        data = fetched.bytes
+        body = self._filling.get(ctypes.cast(data, ctypes.c_void_p).value) if self._filling else None
         if body is None or len(body) != size:
-            body = (ctypes.c_char * size).from_address(address).raw  # cheaper than string_at
+            body = data[:size]
         return self.convert(body)
 
     def convert(self, data: bytes) -> Any:
@@ -319,6 +330,8 @@ class Text(Handler):
     charset, else a byte order mark, else UTF-8. `errors="strict"` fails invalid bytes with
     `hc.DecodeError` (with `.offset`); `"replace"` substitutes U+FFFD. Supports UTF-8,
     UTF-16LE/BE, ISO-8859-1, US-ASCII and Windows-1252. Accepts 200-299, any type."""
+
+    _may_raise = False
 
     def __init__(self, encoding: str | None = None, errors: str = "strict", **options: Any) -> None:
         super().__init__(**options)
@@ -365,6 +378,7 @@ class Image(Handler):
     Accepts 200-299, `image/*`."""
 
     _any_type_by_default = False
+    _may_raise = False
 
     def _new_native(self) -> int:
         return _ffi.lib().hc_handler_image_new()
@@ -418,6 +432,8 @@ class File(Handler):
     file is removed and an existing file is left untouched; with `resume=True`, `path + ".part"`
     is kept instead and the next request continues it with a Range request. An unwritable
     directory raises `hc.LocalIOError` before anything is sent. Accepts 200-299, any type."""
+
+    _may_raise = False
 
     def __init__(self, path: str | os.PathLike, *, overwrite: bool = True, make_dirs: bool = False,
                  resume: bool = False, **options: Any) -> None:

@@ -95,6 +95,7 @@ class JSON(Handler):
     text/json, text/javascript, */*+json."""
 
     _any_type_by_default = False
+    _may_raise = False
 
     def __init__(self, *, remove_nulls: bool = False, allow_comments: bool = False,
                  multiple_values: bool = False, max_depth: int | None = None,

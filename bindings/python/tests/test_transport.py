@@ -202,6 +202,19 @@ def test_one_handler_serves_many_requests(client, base_url):
     assert [len(client.get(f"{base_url}/bytes/{n}", handler=h).content) for n in (1, 10, 100)] == [1, 10, 100]
 
 
+def test_threads_sharing_a_client_and_handler_each_get_their_own_response(client, base_url):
+    # The fetch path reuses its result structs: no two calls in flight may share one.
+    from concurrent.futures import ThreadPoolExecutor
+    h = hc.Bytes()
+
+    def fetch(n):
+        r = client.get(f"{base_url}/slow?bytes={n}&chunk=64&delay=0.005", handler=h)
+        return r.content == expected_bytes(n) and r.url.endswith(f"bytes={n}&chunk=64&delay=0.005")
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(fetch, [1 + i % 50 for i in range(200)]))
+
+
 def test_error_codes_match_the_c_header():
     assert [cls.code for cls in (hc.InvalidArgument, hc.TransportError, hc.Timeout,
             hc.TooManyRedirects, hc.UnacceptableStatus, hc.UnacceptableContentType,
