@@ -20,6 +20,10 @@ Sequential modes (one reused connection):
   httpx             httpx.Client().get(url).content
   requests          requests.Session().get(url).content
 
+Paired mode:
+  pair-seq          pycurl and hc-seq alternating in one process: COUNT is the block of
+                    requests, CONCURRENCY the number of rounds (see run_pair_seq)
+
 Prints one line: "<mode> <count> <seconds> <req/s> cpu=<user+sys seconds>". Exits 1 if a
 request fails, is not 200 or (EXPECTED_BYTES > 0) has a body of another size; exits 3 if the
 mode's module (or the curl tool) is not installed.
@@ -212,6 +216,40 @@ def cpu_now() -> float:
     return time.process_time()  # user + system, all threads, ns resolution (os.times: 10 ms)
 
 
+def median(values: list[float]) -> float:
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def run_pair_seq(url: str, block: int, rounds: int, expected: int) -> str:
+    """pycurl and hc-seq in one process, ROUNDS rounds of one block of BLOCK requests each (the
+    first one alternating), as requests.c's pair-seq does for C: machine-wide swings cancel in
+    each round's ratio. Prints a line per round; returns the summary line."""
+    fetchers = {"raw": make_pycurl(url, expected), "hc": make_hc_seq(url, expected)}
+    for fetch in fetchers.values():
+        for _ in range(10):
+            fetch()  # connection open, code warm
+    rate: dict[str, list[float]] = {"raw": [], "hc": []}
+    ratio, cpu_ratio = [], []
+    for r in range(rounds):
+        secs, cpu = {}, {}
+        for name in (("raw", "hc") if r % 2 == 0 else ("hc", "raw")):
+            fetch = fetchers[name]
+            c0, t0 = cpu_now(), time.perf_counter()
+            for _ in range(block):
+                fetch()
+            secs[name], cpu[name] = time.perf_counter() - t0, cpu_now() - c0
+            rate[name].append(block / secs[name])
+        ratio.append(secs["raw"] / secs["hc"])
+        cpu_ratio.append(cpu["raw"] / cpu["hc"])
+        print(f"round {r + 1} raw={rate['raw'][-1]:.1f} hc={rate['hc'][-1]:.1f} "
+              f"ratio={ratio[-1]:.3f} cpu_ratio={cpu_ratio[-1]:.3f}")
+    return (f"pair-py-seq rounds={rounds} block={block} raw={median(rate['raw']):.1f} "
+            f"hc={median(rate['hc']):.1f} ratio={median(ratio):.3f} [{min(ratio):.3f}-{max(ratio):.3f}] "
+            f"cpu_ratio={median(cpu_ratio):.3f} [{min(cpu_ratio):.3f}-{max(cpu_ratio):.3f}]")
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 4:
         print(__doc__, file=sys.stderr)
@@ -220,6 +258,9 @@ def main(argv: list[str]) -> int:
     conc = int(argv[4]) if len(argv) > 4 else 1
     expected = int(argv[5]) if len(argv) > 5 else 0
     try:
+        if mode == "pair-seq":  # COUNT is the block, CONCURRENCY the number of rounds
+            print(run_pair_seq(url, count, conc, expected))
+            return 0
         if mode == "curl-parallel":
             secs, cpu = run_curl_parallel(url, count, conc, expected)
         elif mode in CONCURRENT:

@@ -50,8 +50,8 @@ final class MultiDriver {
 
     private func startWaiting() {
         while waitingHead < waiting.count, maxConcurrent == 0 || active.count < maxConcurrent {
-            guard let entry = waiting[waitingHead] else { waitingHead += 1; continue }
-            waiting[waitingHead] = nil
+            // Moved out (`take`), not copied: the queue keeps nothing of a started transfer.
+            guard let entry = waiting[waitingHead].take() else { waitingHead += 1; continue }
             waitingHead += 1
             let easy = entry.transfer.easy.raw
             _ = hc_curl_setopt_ptr(easy, CURLOPT_PRIVATE, Unmanaged.passUnretained(entry.transfer).toOpaque())
@@ -96,14 +96,12 @@ final class MultiDriver {
         let transfer = Unmanaged<Transfer>.fromOpaque(UnsafeRawPointer(raw)).takeUnretainedValue()
         let slot = transfer.driverSlot
         guard slot >= 0, slot < active.count, active[slot].transfer === transfer else { return nil }
-        let entry = active[slot]
+        // The last entry moves into the slot; entries are moved, never copied.
         let last = active.removeLast()
-        if slot < active.count {
-            active[slot] = last
-            last.transfer.driverSlot = slot
-        }
         transfer.driverSlot = -1
-        return entry
+        guard slot < active.count else { return last }
+        last.transfer.driverSlot = slot
+        return exchange(&active[slot], with: last)
     }
 
     /// Blocks until there is socket activity, libcurl's timeout expires, `wake()` is called, or

@@ -1,31 +1,86 @@
 /// What is known of a response once its headers are complete: enough for a handler to decide
 /// whether to take the body.
 public struct ResponseHead: Sendable {
+    /// The fields live in one shared, copy-on-write box: a head is copied into the handler, the
+    /// response and any error made from it, and each copy is one reference, not six.
+    private final class Storage: @unchecked Sendable {
+        var status: Int
+        var reason: String
+        var httpVersion: String
+        var headers: Headers
+        var url: String
+        var method: String
+        var bodyEnded = false
+
+        init(status: Int, reason: String, httpVersion: String, headers: Headers, url: String, method: String) {
+            self.status = status
+            self.reason = reason
+            self.httpVersion = httpVersion
+            self.headers = headers
+            self.url = url
+            self.method = method
+        }
+
+        func copy() -> Storage {
+            let other = Storage(status: status, reason: reason, httpVersion: httpVersion, headers: headers,
+                                url: url, method: method)
+            other.bodyEnded = bodyEnded
+            return other
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, copied first if another head shares it.
+    private var unique: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
     /// The final response's status code (after redirects).
-    public var status: Int
+    public var status: Int {
+        get { storage.status }
+        set { unique.status = newValue }
+    }
     /// The reason phrase from the status line (empty for HTTP/2 and later).
-    public var reason: String
+    public var reason: String {
+        get { storage.reason }
+        set { unique.reason = newValue }
+    }
     /// `HTTP/1.1`, `HTTP/2`…
-    public var httpVersion: String
+    public var httpVersion: String {
+        get { storage.httpVersion }
+        set { unique.httpVersion = newValue }
+    }
     /// The final response's headers, in order.
-    public var headers: Headers
+    public var headers: Headers {
+        get { storage.headers }
+        set { unique.headers = newValue }
+    }
     /// The URL the final response came from (after redirects).
-    public var url: String
+    public var url: String {
+        get { storage.url }
+        set { unique.url = newValue }
+    }
     /// The request's method.
-    public var method: String
+    public var method: String {
+        get { storage.method }
+        set { unique.method = newValue }
+    }
 
     public init(status: Int, reason: String = "", httpVersion: String = "HTTP/1.1",
                 headers: Headers = Headers(), url: String = "", method: String = "GET") {
-        self.status = status
-        self.reason = reason
-        self.httpVersion = httpVersion
-        self.headers = headers
-        self.url = url
-        self.method = method
+        storage = Storage(status: status, reason: reason, httpVersion: httpVersion, headers: headers,
+                          url: url, method: method)
     }
 
     /// Set by the transfer when the body ended before a single byte arrived.
-    public internal(set) var bodyEnded = false
+    public internal(set) var bodyEnded: Bool {
+        get { storage.bodyEnded }
+        set { unique.bodyEnded = newValue }
+    }
 
     /// True when the response is known to carry no body: 204/205/304, a HEAD request,
     /// `Content-Length: 0`, or a body that ended empty.
