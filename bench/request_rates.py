@@ -21,8 +21,8 @@ Sequential modes (one reused connection):
   requests          requests.Session().get(url).content
 
 Paired mode:
-  pair-seq          pycurl and hc-seq alternating in one process: COUNT is the block of
-                    requests, CONCURRENCY the number of rounds (see run_pair_seq)
+  pair-seq          pycurl and hc-seq alternating in one process, arguments as requests.c's
+                    pair modes: URL BLOCK ROUNDS [1 [EXPECTED_BYTES]] (see run_pair_seq)
 
 Prints one line: "<mode> <count> <seconds> <req/s> cpu=<user+sys seconds>". Exits 1 if a
 request fails, is not 200 or (EXPECTED_BYTES > 0) has a body of another size; exits 3 if the
@@ -258,8 +258,8 @@ def main(argv: list[str]) -> int:
     conc = int(argv[4]) if len(argv) > 4 else 1
     expected = int(argv[5]) if len(argv) > 5 else 0
     try:
-        if mode == "pair-seq":  # COUNT is the block, CONCURRENCY the number of rounds
-            print(run_pair_seq(url, count, conc, expected))
+        if mode == "pair-seq":  # as requests.c: URL BLOCK ROUNDS [1 [EXPECTED_BYTES]]
+            print(run_pair_seq(url, count, conc, int(argv[6]) if len(argv) > 6 else 0))
             return 0
         if mode == "curl-parallel":
             secs, cpu = run_curl_parallel(url, count, conc, expected)
