@@ -1,15 +1,64 @@
 /// Which responses a handler takes the body of: acceptable status codes and content types,
 /// decided at header time.
 public struct Acceptance: Sendable, Equatable {
+    /// The rules live in one shared, copy-on-write box: every handler made for a request copies
+    /// its acceptance, and each copy is one reference, not four.
+    private final class Storage: @unchecked Sendable {
+        var statusCodes: [ClosedRange<Int>]
+        var contentTypes: [MediaRange]
+        var emptyStatusCodes: Set<Int> = [204, 205]
+        var emptyMethods: Set<String> = ["HEAD"]
+
+        init(statusCodes: [ClosedRange<Int>], contentTypes: [MediaRange]) {
+            self.statusCodes = statusCodes
+            self.contentTypes = contentTypes
+        }
+
+        func copy() -> Storage {
+            let other = Storage(statusCodes: statusCodes, contentTypes: contentTypes)
+            other.emptyStatusCodes = emptyStatusCodes
+            other.emptyMethods = emptyMethods
+            return other
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, copied first if another acceptance shares it.
+    private var unique: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
     /// Acceptable status codes as ranges; empty accepts any code.
-    public var statusCodes: [ClosedRange<Int>]
+    public var statusCodes: [ClosedRange<Int>] {
+        get { storage.statusCodes }
+        set { unique.statusCodes = newValue }
+    }
     /// Acceptable media ranges; empty accepts any type (and a missing Content-Type).
-    public var contentTypes: [MediaRange]
+    public var contentTypes: [MediaRange] {
+        get { storage.contentTypes }
+        set { unique.contentTypes = newValue }
+    }
     /// Status codes whose empty body is empty content, not an error, for every handler
     /// (Alamofire's emptyResponseCodes). Default: 204, 205.
-    public var emptyStatusCodes: Set<Int> = [204, 205]
+    public var emptyStatusCodes: Set<Int> {
+        get { storage.emptyStatusCodes }
+        set { unique.emptyStatusCodes = newValue }
+    }
     /// Request methods whose empty body is empty content (emptyRequestMethods). Default: HEAD.
-    public var emptyMethods: Set<String> = ["HEAD"]
+    public var emptyMethods: Set<String> {
+        get { storage.emptyMethods }
+        set { unique.emptyMethods = newValue }
+    }
+
+    public static func == (a: Acceptance, b: Acceptance) -> Bool {
+        a.storage === b.storage
+            || (a.statusCodes == b.statusCodes && a.contentTypes == b.contentTypes
+                && a.emptyStatusCodes == b.emptyStatusCodes && a.emptyMethods == b.emptyMethods)
+    }
 
     /// The process-wide defaults (status 200–299, any type), read when a handler is created.
     public init() {
@@ -17,8 +66,7 @@ public struct Acceptance: Sendable, Equatable {
     }
 
     public init(statusCodes: [ClosedRange<Int>], contentTypes: [MediaRange] = []) {
-        self.statusCodes = statusCodes
-        self.contentTypes = contentTypes
+        storage = Storage(statusCodes: statusCodes, contentTypes: contentTypes)
     }
 
     /// Any status, any type.
