@@ -15,8 +15,8 @@
 # requests than BENCH_REQUESTS, enough for this long), BENCH_MEM_INFLIGHT (1000), BENCH_MEM (1: measure memory),
 # BENCH_BUDGET (360: seconds of rounds after which no new round starts), BENCH_DEADLINE (570:
 # seconds from the start after which the callgrind part is not started or is cut short),
-# BENCH_PAIR_ROUNDS (20: rounds of the paired runs, 0: none), BENCH_PAIR_SECONDS (0.25: length of
-# one block of a paired run), BENCH_PROFILE (1: callgrind instructions per request for BENCH_PROFILE_MODES, if valgrind is
+# BENCH_PAIR_ROUNDS (100: rounds of the paired runs, 0: none), BENCH_PAIR_SECONDS (0.05: length
+# of one block of a paired run), BENCH_PROFILE (1: callgrind instructions per request for BENCH_PROFILE_MODES, if valgrind is
 # installed), BENCH_SERVER_CPU (0),
 # BENCH_CLIENT_CPU (1), BENCH_PYDEPS, BENCH_OUTPUT (BENCHMARKS.md), BENCH_TIMEOUT (90: seconds per
 # measurement), BENCH_LIBDIR (build), PYTHON (python3), NGINX (/usr/sbin/nginx).
@@ -37,8 +37,8 @@ WANT_PROFILE=${BENCH_PROFILE:-1}
 PROFILE_MODES=${BENCH_PROFILE_MODES:-raw-seq hc-seq raw-multi@16 hc-batch@16 py:pycurl py:hc-seq}
 BUDGET=${BENCH_BUDGET:-360}
 DEADLINE=${BENCH_DEADLINE:-570}
-PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-20}
-PAIR_SECONDS=${BENCH_PAIR_SECONDS:-0.25}
+PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-100}
+PAIR_SECONDS=${BENCH_PAIR_SECONDS:-0.05}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 OUTPUT=${BENCH_OUTPUT:-$ROOT/BENCHMARKS.md}
@@ -247,7 +247,7 @@ pair() {
     local name=$1 conc=$2 base=$3 block out
     shift 3
     [ -n "${RATE[$base]:-}" ] || return 0
-    block=$("$PYTHON" -c "import math; print(max(500, math.ceil($PAIR_SECONDS * ${RATE[$base]} / 100) * 100))")
+    block=$("$PYTHON" -c "import math; print(max(300, math.ceil($PAIR_SECONDS * ${RATE[$base]} / 100) * 100))")
     bench_log "paired: $name at concurrency $conc, $PAIR_ROUNDS rounds of $block requests each"
     # shellcheck disable=SC2068  # the command is a word list
     out=$(bench_run_client "$name@$conc" $@ "$URL" "$block" "$PAIR_ROUNDS" "$conc" "$BODY" | tail -n1) \
@@ -347,6 +347,6 @@ BENCH_META_NOTES=$NOTES_TEXT BENCH_META_INFLIGHT=$MEM_INFLIGHT BENCH_META_SEQ_SE
 BENCH_META_ROUNDLOAD="$(cut -f2 "$TMP/load.tsv" 2>/dev/null | paste -sd' ' -)" \
 BENCH_META_CURLTOOL="$(curl --version 2>/dev/null | head -n1 | cut -d' ' -f1-2)" \
 BENCH_META_PYLIBS="$(bench_pylibs pycurl urllib3 httpx requests)" \
-BENCH_META_RETAINED="$TMP/retained.tsv" BENCH_META_PAIRS="$PAIRS" BENCH_META_PAIR_ELAPSED=$PAIR_ELAPSED \
+BENCH_META_RETAINED="$TMP/retained.tsv" BENCH_META_PAIRS="$PAIRS" BENCH_META_PAIR_ELAPSED=$PAIR_ELAPSED BENCH_META_PAIR_SECONDS=$PAIR_SECONDS \
     "$PYTHON" "$HERE/requests_report.py" "$RESULTS" "$MEMORY" "$OUTPUT" "$PROFILE"
 bench_log "done in $(($(date +%s) - SCRIPT_START)) s ($ELAPSED s of rounds); section written to $OUTPUT"

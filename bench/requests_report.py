@@ -98,7 +98,7 @@ def paired_section(pairs: list[dict]) -> list[str]:
     L = ["### The targets, on paired runs", ""]
     L.append("Each target is judged on a paired run: hc and its baseline in one process (one "
              "program for C, one Python process for pycurl), alternating blocks of requests of "
-             f"about {rc.meta('PAIR_SECONDS', '0.25')} s each on connections kept open, the "
+             f"about {rc.meta('PAIR_SECONDS', '0.05')} s each on connections kept open, the "
              "first of each round alternating. A round's ratio compares two blocks run back to "
              "back, so the machine-wide swings that move the separate runs below by ±20% cancel "
              "in it. hc / baseline = median of the rounds' req/s ratios, min–max beside it; CPU "

@@ -54,13 +54,16 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
     guard let done else { return nullArgument("done") }
     let (cancel, progress) = req.sendOptions()
     let handler = req.handler?.make() ?? Bytes()
-    box.batch.add(req.request, anyHandler: handler, cancel: cancel, progress: progress) { result in
-        switch result {
-        case .success(let response):
-            done(userdata, HC_OK, retainHandle(ResponseBox(response, body: (handler as? Bytes)?.body)))
-        case .failure(let error):
+    box.batch.add(req.request, anyHandler: handler, cancel: cancel, progress: progress) { deliver in
+        // The response moves straight into its box (see Batch.add(_:anyHandler:finished:)).
+        let boxed: ResponseBox
+        do throws(HTTPContentError) {
+            boxed = ResponseBox(try deliver(), body: (handler as? Bytes)?.body)
+        } catch {
             done(userdata, fail(error), nil)
+            return
         }
+        done(userdata, HC_OK, retainHandle(boxed))
     }
     return HC_OK
 }

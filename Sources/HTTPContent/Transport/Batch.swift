@@ -60,20 +60,38 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Any>, HTTPContentError>) -> Void
     ) {
+        add(request, anyHandler: handler, cancel: cancel, progress: progress) { deliver in
+            completion(Result { () throws(HTTPContentError) in try deliver() })
+        }
+    }
+
+    /// `add` for the C front: `finished` is called once, on the driving thread, with a function
+    /// that delivers the response or throws the request's error, so the response goes where the
+    /// caller keeps it without being copied out of a `Result`. The handle goes back to the pool
+    /// as `deliver` returns (a request added from `finished` can reuse it); if `finished` does
+    /// not call `deliver`, it is called, and its outcome dropped, once `finished` returns.
+    package func add(
+        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
+        progress: ((TransferProgress) -> Void)? = nil,
+        finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
+    ) {
         let transfer: Transfer
         do {
             transfer = try client.start(request, handler: handler, cancel: cancel, progress: progress)
         } catch {
-            completion(.failure(error))
+            finished { () throws(HTTPContentError) in throw error }
             return
         }
         let handles = client.handles
         driver.add(transfer) { code in
-            let outcome = Result { () throws(HTTPContentError) in
-                try Client.deliverAny(transfer, code: code)
+            var delivered = false
+            func deliver() throws(HTTPContentError) -> Response<Any> {
+                delivered = true
+                defer { handles.put(transfer) }
+                return try Client.deliverAny(transfer, code: code)
             }
-            handles.put(transfer)
-            completion(outcome)
+            finished(deliver)
+            if !delivered { _ = try? deliver() }
         }
     }
 

@@ -33,7 +33,14 @@ final class EasyHandle: @unchecked Sendable {
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(to: 0)
+        setFixedPointers()
+    }
+
+    /// What libcurl keeps pointers to for the handle's life: the error buffer, and the handle
+    /// itself as CURLOPT_PRIVATE (a multi driver finds the transfer of a finished handle there).
+    private func setFixedPointers() {
         _ = hc_curl_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer)
+        _ = hc_curl_setopt_ptr(raw, CURLOPT_PRIVATE, Unmanaged.passUnretained(self).toOpaque())
     }
 
     deinit {
@@ -62,7 +69,7 @@ final class EasyHandle: @unchecked Sendable {
         headerList = nil
         applied = nil
         errorBuffer[0] = 0
-        _ = hc_curl_setopt_ptr(raw, CURLOPT_ERRORBUFFER, errorBuffer)
+        setFixedPointers()
     }
 
     /// Replaces the header list; the old one is freed once libcurl no longer points to it.

@@ -60,7 +60,7 @@ final class Executor: @unchecked Sendable {
                 return
             }
             driver.perform()
-            driver.wait(timeoutMs: 1000)
+            if driver.completedByLastPerform == 0 { driver.wait(timeoutMs: 1000) }
         }
     }
 }

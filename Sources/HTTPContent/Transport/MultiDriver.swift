@@ -13,14 +13,18 @@ final class MultiDriver {
     let multi: UnsafeMutableRawPointer
     /// Most transfers in flight at once (0: no limit).
     @exclusivity(unchecked) var maxConcurrent: Int
-    /// Transfers in flight, in no order: each transfer knows its slot (`driverSlot`), and its
-    /// easy handle points back to it (CURLOPT_PRIVATE), so finding one costs no hashing.
+    /// Transfers in flight, in no order: each transfer knows its slot (`driverSlot`), and
+    /// libcurl's handle points to its `EasyHandle` (CURLOPT_PRIVATE), which knows the transfer,
+    /// so finding one costs no hashing.
     /// (A driver is used by one thread at a time: no exclusivity checks on its state.)
     @exclusivity(unchecked) private var active: [Entry] = []
     /// Entries not started yet; a started one leaves a nil behind, so nothing finished is kept
     /// alive by the queue while its head advances.
     @exclusivity(unchecked) private var waiting: [Entry?] = []
     @exclusivity(unchecked) private var waitingHead = 0
+    /// Transfers the last `perform` completed: when some did, their completions may have added
+    /// more, which the next `perform` starts at once, without a poll in between.
+    @exclusivity(unchecked) private(set) var completedByLastPerform = 0
 
     init(maxConcurrent: Int = 0, maxPerHost: Int = 0) {
         _ = curlGlobalInit
@@ -44,24 +48,35 @@ final class MultiDriver {
     var pending: Int { active.count + waiting.count - waitingHead }
 
     func add(_ transfer: Transfer, done: @escaping (CURLcode) -> Void) {
-        waiting.append(Entry(transfer: transfer, done: done))
-        startWaiting()
+        let entry = Entry(transfer: transfer, done: done)
+        // Nothing queued and room to run: started at once, the queue untouched.
+        if waitingHead == waiting.count, hasRoom {
+            start(entry)
+        } else {
+            waiting.append(entry)
+            startWaiting()
+        }
+    }
+
+    private var hasRoom: Bool { maxConcurrent == 0 || active.count < maxConcurrent }
+
+    private func start(_ entry: Entry) {
+        let code = curl_multi_add_handle(multi, entry.transfer.easy.raw)
+        if code == CURLM_OK {
+            entry.transfer.driverSlot = active.count
+            active.append(entry)
+        } else {
+            entry.done(CURLE_FAILED_INIT)
+        }
     }
 
     private func startWaiting() {
-        while waitingHead < waiting.count, maxConcurrent == 0 || active.count < maxConcurrent {
+        guard !waiting.isEmpty else { return }
+        while waitingHead < waiting.count, hasRoom {
             // Moved out (`take`), not copied: the queue keeps nothing of a started transfer.
             guard let entry = waiting[waitingHead].take() else { waitingHead += 1; continue }
             waitingHead += 1
-            let easy = entry.transfer.easy.raw
-            _ = hc_curl_setopt_ptr(easy, CURLOPT_PRIVATE, Unmanaged.passUnretained(entry.transfer).toOpaque())
-            let code = curl_multi_add_handle(multi, easy)
-            if code == CURLM_OK {
-                entry.transfer.driverSlot = active.count
-                active.append(entry)
-            } else {
-                entry.done(CURLE_FAILED_INIT)
-            }
+            start(entry)
         }
         if waitingHead == waiting.count {
             waiting.removeAll(keepingCapacity: true)
@@ -79,12 +94,17 @@ final class MultiDriver {
         var running: Int32 = 0
         curl_multi_perform(multi, &running)
         var left: Int32 = 0
+        var completed = 0
         while let msg = curl_multi_info_read(multi, &left) {
             guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
             let code = msg.pointee.data.result
             curl_multi_remove_handle(multi, easy)
-            if let entry = removeActive(easy) { entry.done(code) }
+            if let entry = removeActive(easy) {
+                entry.done(code)
+                completed += 1
+            }
         }
+        completedByLastPerform = completed
         startWaiting()
         return pending
     }
@@ -92,8 +112,10 @@ final class MultiDriver {
     /// Takes the entry of `easy` out of `active` (the last entry moves into its slot).
     private func removeActive(_ easy: UnsafeMutableRawPointer) -> Entry? {
         var raw: UnsafeMutablePointer<CChar>?
-        guard hc_curl_getinfo_str(easy, CURLINFO_PRIVATE, &raw) == CURLE_OK, let raw else { return nil }
-        let transfer = Unmanaged<Transfer>.fromOpaque(UnsafeRawPointer(raw)).takeUnretainedValue()
+        guard hc_curl_getinfo_str(easy, CURLINFO_PRIVATE, &raw) == CURLE_OK, let raw,
+              let running = Unmanaged<EasyHandle>.fromOpaque(UnsafeRawPointer(raw)).takeUnretainedValue().transfer
+        else { return nil }
+        let transfer = running.takeUnretainedValue()
         let slot = transfer.driverSlot
         guard slot >= 0, slot < active.count, active[slot].transfer === transfer else { return nil }
         // The last entry moves into the slot; entries are moved, never copied.
@@ -117,8 +139,12 @@ final class MultiDriver {
     }
 
     /// Runs until every transfer added (including ones added by completions) has completed.
+    /// Waits (polls) only when a `perform` completed nothing: a poll right after completions
+    /// would cost a system call per request at low concurrency.
     func run() {
-        while perform() > 0 { wait(timeoutMs: 1000) }
+        while perform() > 0 {
+            if completedByLastPerform == 0 { wait(timeoutMs: 1000) }
+        }
     }
 
     /// Completes every pending transfer with "aborted".
