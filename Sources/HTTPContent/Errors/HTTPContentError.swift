@@ -48,7 +48,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
     /// The fields live in one shared, copy-on-write box: the error is one pointer wide, so
     /// throwing it, and keeping a `HTTPContentError?` that is usually nil, costs next to nothing
     /// on the per-request path.
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
         var code: Code
         var message: String
         var curlCode: Int32?
@@ -76,60 +76,53 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    private var storage: Storage
-
-    /// The box, copied first if another error shares it.
-    private var unique: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
-    }
+    private var box: CopyOnWrite<Storage>
 
     public var code: Code {
-        get { storage.code }
-        set { unique.code = newValue }
+        get { box.value.code }
+        set { box.unique.code = newValue }
     }
     public var message: String {
-        get { storage.message }
-        set { unique.message = newValue }
+        get { box.value.message }
+        set { box.unique.message = newValue }
     }
     /// libcurl's `CURLcode` when the failure came from libcurl, else nil.
     public var curlCode: Int32? {
-        get { storage.curlCode }
-        set { unique.curlCode = newValue }
+        get { box.value.curlCode }
+        set { box.unique.curlCode = newValue }
     }
     /// The response head (status, headers, URL) when a response was received.
     public var response: ResponseHead? {
-        get { storage.response }
-        set { unique.response = newValue }
+        get { box.value.response }
+        set { box.unique.response = newValue }
     }
     /// The body of a rejected response (capped), or the bytes a decoder could not make sense of.
     public var body: [UInt8] {
-        get { storage.body }
-        set { unique.body = newValue }
+        get { box.value.body }
+        set { box.unique.body = newValue }
     }
     /// The server's own message, taken from a JSON error document in a rejected response's body.
     public var serverMessage: String? {
-        get { storage.serverMessage }
-        set { unique.serverMessage = newValue }
+        get { box.value.serverMessage }
+        set { box.unique.serverMessage = newValue }
     }
     /// For decode errors: the byte offset in the body where decoding failed.
     public var offset: Int? {
-        get { storage.offset }
-        set { unique.offset = newValue }
+        get { box.value.offset }
+        set { box.unique.offset = newValue }
     }
     /// The error thrown by a caller's callback, when `code == .callback`.
     public var underlying: (any Error)? {
-        get { storage.underlying }
-        set { unique.underlying = newValue }
+        get { box.value.underlying }
+        set { box.unique.underlying = newValue }
     }
 
     public init(_ code: Code, _ message: String, curlCode: Int32? = nil, response: ResponseHead? = nil,
                 body: [UInt8] = [], serverMessage: String? = nil, offset: Int? = nil,
                 underlying: (any Error)? = nil) {
-        storage = Storage(code: code, message: message, curlCode: curlCode, response: response, body: body,
-                          serverMessage: serverMessage, offset: offset, underlying: underlying)
+        box = CopyOnWrite(Storage(code: code, message: message, curlCode: curlCode, response: response,
+                                  body: body, serverMessage: serverMessage, offset: offset,
+                                  underlying: underlying))
     }
 
     public var description: String { "\(code.name) error: \(message)" }

@@ -3,7 +3,7 @@
 public struct Acceptance: Sendable, Equatable {
     /// The rules live in one shared, copy-on-write box: every handler made for a request copies
     /// its acceptance, and each copy is one reference, not four.
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
         var statusCodes: [ClosedRange<Int>]
         var contentTypes: [MediaRange]
         var emptyStatusCodes: Set<Int> = [204, 205]
@@ -22,40 +22,32 @@ public struct Acceptance: Sendable, Equatable {
         }
     }
 
-    private var storage: Storage
-
-    /// The box, copied first if another acceptance shares it.
-    private var unique: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
-    }
+    private var box: CopyOnWrite<Storage>
 
     /// Acceptable status codes as ranges; empty accepts any code.
     public var statusCodes: [ClosedRange<Int>] {
-        get { storage.statusCodes }
-        set { unique.statusCodes = newValue }
+        get { box.value.statusCodes }
+        set { box.unique.statusCodes = newValue }
     }
     /// Acceptable media ranges; empty accepts any type (and a missing Content-Type).
     public var contentTypes: [MediaRange] {
-        get { storage.contentTypes }
-        set { unique.contentTypes = newValue }
+        get { box.value.contentTypes }
+        set { box.unique.contentTypes = newValue }
     }
     /// Status codes whose empty body is empty content, not an error, for every handler
     /// (Alamofire's emptyResponseCodes). Default: 204, 205.
     public var emptyStatusCodes: Set<Int> {
-        get { storage.emptyStatusCodes }
-        set { unique.emptyStatusCodes = newValue }
+        get { box.value.emptyStatusCodes }
+        set { box.unique.emptyStatusCodes = newValue }
     }
     /// Request methods whose empty body is empty content (emptyRequestMethods). Default: HEAD.
     public var emptyMethods: Set<String> {
-        get { storage.emptyMethods }
-        set { unique.emptyMethods = newValue }
+        get { box.value.emptyMethods }
+        set { box.unique.emptyMethods = newValue }
     }
 
     public static func == (a: Acceptance, b: Acceptance) -> Bool {
-        a.storage === b.storage
+        a.box.isSame(as: b.box)
             || (a.statusCodes == b.statusCodes && a.contentTypes == b.contentTypes
                 && a.emptyStatusCodes == b.emptyStatusCodes && a.emptyMethods == b.emptyMethods)
     }
@@ -66,7 +58,7 @@ public struct Acceptance: Sendable, Equatable {
     }
 
     public init(statusCodes: [ClosedRange<Int>], contentTypes: [MediaRange] = []) {
-        storage = Storage(statusCodes: statusCodes, contentTypes: contentTypes)
+        box = CopyOnWrite(Storage(statusCodes: statusCodes, contentTypes: contentTypes))
     }
 
     /// Any status, any type.

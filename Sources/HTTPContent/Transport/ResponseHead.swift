@@ -3,7 +3,7 @@
 public struct ResponseHead: Sendable {
     /// The fields live in one shared, copy-on-write box: a head is copied into the handler, the
     /// response and any error made from it, and each copy is one reference, not six.
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
         var status: Int
         var reason: String
         var httpVersion: String
@@ -29,57 +29,49 @@ public struct ResponseHead: Sendable {
         }
     }
 
-    private var storage: Storage
-
-    /// The box, copied first if another head shares it.
-    private var unique: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
-    }
+    private var box: CopyOnWrite<Storage>
 
     /// The final response's status code (after redirects).
     public var status: Int {
-        get { storage.status }
-        set { unique.status = newValue }
+        get { box.value.status }
+        set { box.unique.status = newValue }
     }
     /// The reason phrase from the status line (empty for HTTP/2 and later).
     public var reason: String {
-        get { storage.reason }
-        set { unique.reason = newValue }
+        get { box.value.reason }
+        set { box.unique.reason = newValue }
     }
     /// `HTTP/1.1`, `HTTP/2`…
     public var httpVersion: String {
-        get { storage.httpVersion }
-        set { unique.httpVersion = newValue }
+        get { box.value.httpVersion }
+        set { box.unique.httpVersion = newValue }
     }
     /// The final response's headers, in order.
     public var headers: Headers {
-        get { storage.headers }
-        set { unique.headers = newValue }
+        get { box.value.headers }
+        set { box.unique.headers = newValue }
     }
     /// The URL the final response came from (after redirects).
     public var url: String {
-        get { storage.url }
-        set { unique.url = newValue }
+        get { box.value.url }
+        set { box.unique.url = newValue }
     }
     /// The request's method.
     public var method: String {
-        get { storage.method }
-        set { unique.method = newValue }
+        get { box.value.method }
+        set { box.unique.method = newValue }
     }
 
     public init(status: Int, reason: String = "", httpVersion: String = "HTTP/1.1",
                 headers: Headers = Headers(), url: String = "", method: String = "GET") {
-        storage = Storage(status: status, reason: reason, httpVersion: httpVersion, headers: headers,
-                          url: url, method: method)
+        box = CopyOnWrite(Storage(status: status, reason: reason, httpVersion: httpVersion,
+                                  headers: headers, url: url, method: method))
     }
 
     /// Set by the transfer when the body ended before a single byte arrived.
     public internal(set) var bodyEnded: Bool {
-        get { storage.bodyEnded }
-        set { unique.bodyEnded = newValue }
+        get { box.value.bodyEnded }
+        set { box.unique.bodyEnded = newValue }
     }
 
     /// True when the response is known to carry no body: 204/205/304, a HEAD request,
