@@ -38,6 +38,7 @@ import os
 import resource
 import shutil
 import subprocess
+import statistics
 import sys
 import tempfile
 import time
@@ -216,12 +217,6 @@ def cpu_now() -> float:
     return time.process_time()  # user + system, all threads, ns resolution (os.times: 10 ms)
 
 
-def median(values: list[float]) -> float:
-    v = sorted(values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
 def run_pair_seq(url: str, block: int, rounds: int, expected: int) -> str:
     """pycurl and hc-seq in one process, ROUNDS rounds of one block of BLOCK requests each (the
     first one alternating), as requests.c's pair-seq does for C: machine-wide swings cancel in
@@ -245,9 +240,10 @@ def run_pair_seq(url: str, block: int, rounds: int, expected: int) -> str:
         cpu_ratio.append(cpu["raw"] / cpu["hc"])
         print(f"round {r + 1} raw={rate['raw'][-1]:.1f} hc={rate['hc'][-1]:.1f} "
               f"ratio={ratio[-1]:.3f} cpu_ratio={cpu_ratio[-1]:.3f}")
-    return (f"pair-py-seq rounds={rounds} block={block} raw={median(rate['raw']):.1f} "
-            f"hc={median(rate['hc']):.1f} ratio={median(ratio):.3f} [{min(ratio):.3f}-{max(ratio):.3f}] "
-            f"cpu_ratio={median(cpu_ratio):.3f} [{min(cpu_ratio):.3f}-{max(cpu_ratio):.3f}]")
+    med = statistics.median
+    return (f"pair-py-seq rounds={rounds} block={block} raw={med(rate['raw']):.1f} "
+            f"hc={med(rate['hc']):.1f} ratio={med(ratio):.3f} [{min(ratio):.3f}-{max(ratio):.3f}] "
+            f"cpu_ratio={med(cpu_ratio):.3f} [{min(cpu_ratio):.3f}-{max(cpu_ratio):.3f}]")
 
 
 def main(argv: list[str]) -> int:

@@ -3,16 +3,16 @@
 /// Default acceptance: status 200–299, any type.
 open class Accumulator<Content>: SelectiveHandler {
     // Read once per response on the transfer's thread: no dynamic exclusivity check.
-    @exclusivity(unchecked) public final var acceptance: Acceptance
+    @exclusivity(unchecked) public var acceptance: Acceptance
     /// Maximum decoded body size in bytes; a larger body fails with `.tooLarge` as soon as it
     /// passes the limit (libcurl's own limit counts wire bytes, which a gzip bomb evades).
     public let maxSize: Int?
     /// The response head, once accepted.
-    @exclusivity(unchecked) public private(set) final var head: ResponseHead?
+    @exclusivity(unchecked) public private(set) var head: ResponseHead?
     /// Provides the memory for a body whose length the server declared, so it can be filled
     /// in place (the Python binding fills a `bytes` object this way); nil to use the library's
     /// own. Returns the memory and what to call once it is no longer used, or nil to decline.
-    @exclusivity(unchecked) public final var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
+    @exclusivity(unchecked) public var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
     @exclusivity(unchecked) private var buffer = ByteBuffer()
 
     public init(maxSize: Int? = nil, acceptance: Acceptance = Acceptance()) {

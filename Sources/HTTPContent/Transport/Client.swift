@@ -118,7 +118,6 @@ public final class Client: Sendable {
 
     /// The body of both `deliver`s (specialised for each, so no type metadata per request).
     @inline(__always)
-    @_specialize(exported: false, where Content == Any)
     private static func finish<Content>(
         _ transfer: Transfer, code: CURLcode, cleanup: (Bool) -> Void, content finishHandler: () throws -> Content
     ) throws(HTTPContentError) -> Response<Content> {
