@@ -87,13 +87,13 @@ class Response(Handle):
     def __del__(self) -> None:
         # Handle.__del__, shortened: one of these goes for every response.
         ptr = self._ptr
-        if ptr is None or _sys is None or _sys.is_finalizing():
-            return
-        self._ptr = None
-        try:
-            _ffi.response_free(ptr)
-        except Exception:
-            pass
+        if ptr is not None:
+            self._ptr = None
+            try:
+                if not _is_finalizing():  # at exit the library may be gone: leak, don't crash
+                    _ffi.response_free(ptr)
+            except Exception:  # module globals already torn down
+                pass
 
     def __init__(self, ptr: int, handler: Handler, fetched: "_ffi.FetchResult | None" = None) -> None:
         if not ptr:
@@ -218,6 +218,7 @@ class Client(Handle):
         # _ffi.fetch_slot()s that no call is using: one is taken per call instead of making
         # one, and calls from several threads each take their own.
         self._results: list[tuple[_ffi.FetchResult, Any]] = []
+        self._bytes: Bytes | None = None  # see _default_bytes
         try:
             if timeout is not None:
                 check(lib.hc_client_set_timeout_ms(self, _ms(timeout)))
@@ -262,7 +263,8 @@ class Client(Handle):
                                     content_type=content_type, params=params, form=form,
                                     json=json, multipart=multipart, timeout=timeout,
                                     follow_redirects=follow_redirects, progress=progress,
-                                    cancel=cancel))
+                                    cancel=cancel),
+                            self._bytes or self._default_bytes())
         with prepared.native as req:
             out = ctypes.c_void_p()
             code = lib.hc_client_send(self, req, ctypes.byref(out))
@@ -272,10 +274,13 @@ class Client(Handle):
                follow_redirects: bool | None) -> Response:
         """`request` without a body or headers of its own: one library call (hc_client_fetch)
         instead of building a native request. This is the path of most requests, so it is kept
-        short: the encoded URL of the last call is reused, the arguments are C values already."""
+        short (callgrind counts every step): the encoded URL of the last call is reused, the
+        arguments are C values already, and a plain `Bytes` response is made here without
+        calling its `__init__` or the handler."""
         if self._ptr is None:
             raise ValueError("Client is closed")
-        handler = handler or Bytes()
+        if handler is None:
+            handler = self._bytes or self._default_bytes()
         native = handler._native or handler._handle()
         last = self._last_url
         if last[0] is url:
@@ -292,16 +297,36 @@ class Client(Handle):
             self._arg, _METHODS.get(method) or _ffi.text(method), url_bytes, native.arg,
             _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
             -1 if follow_redirects is None else int(follow_redirects), result_ptr)
-        exc = handler._take_exception() if handler._may_raise else None
-        if exc is None and code != 0:
-            exc = last_error()
-        if exc is not None:
-            if result.response:
-                _ffi.response_free(result.response)
-            raise exc
-        response = Response(result.response, handler, result)
+        if code or handler._may_raise:
+            exc = handler._take_exception() if handler._may_raise else None
+            if exc is None and code != 0:
+                exc = last_error()
+            if exc is not None:
+                if result.response:
+                    _ffi.response_free(result.response)
+                raise exc
+        if handler._plain_bytes and not handler._filling:
+            response = _new_response(Response)
+            response._ptr = result.response
+            response._url = response._media = response._headers = response._metrics = None
+            response.status = result.status
+            response.content = result.bytes[:result.bytes_len]  # NULL with length 0 gives b""
+        else:
+            response = Response(result.response, handler, result)
         self._results.append(slot)
         return response
+
+    def close(self) -> None:
+        super().close()
+        shared, self._bytes = self._bytes, None
+        if shared is not None:
+            shared.close()
+
+    def _default_bytes(self) -> Handler:
+        """The handler of requests given none: one `Bytes` per client, shared by its requests
+        (a native handler made per request would cost more than the request's own work)."""
+        self._bytes = Bytes()
+        return self._bytes
 
     def map(self, requests: Iterable["Request"], *, concurrency: int = 16,
             host_limit: int = 0) -> list[Any]:
@@ -315,6 +340,7 @@ class Client(Handle):
         items = list(requests)
         results: list[Any] = [None] * len(items)
         prepared: list[_Prepared | None] = []
+        default = self._bytes or self._default_bytes()
 
         def done(userdata, code, response):
             i = userdata or 0
@@ -329,7 +355,7 @@ class Client(Handle):
             check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
             for i, item in enumerate(items):
                 try:
-                    prepared.append(_prepare(item))
+                    prepared.append(_prepare(item, default))
                 except Exception as exc:  # noqa: BLE001 - the result of that request
                     prepared.append(None)
                     results[i] = exc
@@ -429,14 +455,16 @@ class _Prepared:
                 lib.hc_response_free(response)
 
 
-def _prepare(request: Request) -> _Prepared:
+def _prepare(request: Request, default: Handler) -> _Prepared:
+    """The native request of `request`; `default` (the client's shared `Bytes`) is its handler
+    if it names none."""
     lib = _ffi.lib()
     o = request.options
     unknown = set(o) - {"handler", "headers", "data", "content_type", "params", "form", "json",
                         "multipart", "timeout", "follow_redirects", "progress", "cancel"}
     if unknown:
         raise TypeError(f"unknown request options: {', '.join(sorted(unknown))}")
-    handler = o.get("handler") or Bytes()
+    handler = o.get("handler") or default
     native = _Request(lib.hc_request_new(_ffi.text(request.method), _ffi.text(request.url)))
     raised: list[BaseException] = []
     keep: list = []
@@ -464,6 +492,8 @@ def _prepare(request: Request) -> _Prepared:
 
 
 _METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")}
+_new_response = object.__new__
+_is_finalizing = _sys.is_finalizing
 _NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
 
 

@@ -136,6 +136,8 @@ class Handler:
     # Whether its native handler runs Python code that can keep an exception for the request to
     # re-raise: built-ins that never do spare each request the `_take_exception` call.
     _may_raise = True
+    # A `Bytes` whose content is the body as is: Client._fetch then makes its response itself.
+    _plain_bytes = False
 
     def __init__(self, *, accept_status: Iterable[StatusSpec] | None = None,
                  accept_types: Iterable[str] | None = None, max_size: int | None = None,
@@ -279,6 +281,8 @@ class Bytes(Handler):
         # Bodies of declared length are written by the library straight into a bytes object
         # made here, so the content needs no second copy; keyed by the object's data address.
         self._filling: dict[int, bytes] = {}
+        cls = type(self)
+        self._plain_bytes = cls.convert is Bytes.convert and cls._fetched_content is Bytes._fetched_content
 
     def _new_native(self) -> int:
         native = _ffi.lib().hc_handler_bytes_new(self.max_size or 0)

@@ -215,6 +215,32 @@ def test_threads_sharing_a_client_and_handler_each_get_their_own_response(client
         assert all(pool.map(fetch, [1 + i % 50 for i in range(200)]))
 
 
+def test_requests_without_a_handler_share_one_bytes_per_client(base_url):
+    # A native handler made per request would cost more than the request; the client makes
+    # one Bytes for all its requests that name no handler, and frees it when closed.
+    import gc
+    gc.collect()
+    before = hc.live_handles()
+    c = hc.Client()
+    bodies = [c.get(f"{base_url}/bytes/{n}").content for n in (3, 30, 300)]
+    bodies.append(c.request("GET", f"{base_url}/bytes/5", headers={"X-A": "1"}).content)
+    bodies += [r.content for r in c.map([hc.Request("GET", f"{base_url}/bytes/{n}") for n in (7, 70)])]
+    assert bodies == [expected_bytes(n) for n in (3, 30, 300, 5, 7, 70)]
+    gc.collect()
+    assert hc.live_handles() == before + 2  # the client and its one Bytes
+    c.close()
+    assert hc.live_handles() == before
+
+
+def test_a_bytes_subclass_converts_on_the_fetch_path(client, base_url):
+    class Length(hc.Bytes):
+        def convert(self, data):
+            return len(data)
+    r = client.get(f"{base_url}/bytes/123", handler=Length())
+    assert r.content == 123 and r.status == 200
+    assert client.get(f"{base_url}/bytes/1", handler=hc.Bytes()).content == expected_bytes(1)
+
+
 def test_error_codes_match_the_c_header():
     assert [cls.code for cls in (hc.InvalidArgument, hc.TransportError, hc.Timeout,
             hc.TooManyRedirects, hc.UnacceptableStatus, hc.UnacceptableContentType,
