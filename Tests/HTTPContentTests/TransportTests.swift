@@ -43,6 +43,18 @@ private let server = TestServer.shared
         #expect(empty.contains("[\"User-Agent\", \"\"]"))
     }
 
+    @Test func proxyVariablesAsLibcurlReadsThem() {
+        // Direct only when no variable libcurl consults names a proxy; an empty one names none.
+        // (The Python tests check, in a process of their own, that a named proxy is used.)
+        func names(_ env: [String: String]) -> Bool { !ProxyEnvironment.namesNoProxy { env[$0] } }
+        #expect(!names([:]))
+        #expect(!names(["http_proxy": "", "ALL_PROXY": ""]))
+        #expect(!names(["HTTP_PROXY": "http://p:1", "no_proxy": "*"]))  // libcurl ignores both here
+        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+            #expect(names([name: "http://127.0.0.1:9"]), "\(name)")
+        }
+    }
+
     @Test func chunkedAndGzipBodiesAreDecoded() throws {
         #expect(try client.get(server.url("/bytes/30000?chunked=1&chunk=999"), handler: Bytes()).content.array
                 == expectedBytes(30000))

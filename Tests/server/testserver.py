@@ -30,7 +30,7 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /slow                 ?bytes=N&delay=S&chunk=C: C bytes every S seconds
     /stall                ?bytes=N: headers only, then silence (max 60 s)
     /truncated            ?bytes=N&declared=M: declares M (default 2N), sends N, closes
-    /echo                 JSON {method, path, query, args, headers, body_hex, body_len}
+    /echo                 JSON {method, path, target, query, args, headers, body_hex, body_len}
     /echo/raw             request body back verbatim, X-Request-Content-Type header
     /headers              JSON {"headers": [[name, value], ...]}
     /image/<fmt>          3x2 png|jpeg|gif|webp|bmp, ?ctype=; /image/lying-png (100000x100000)
@@ -483,6 +483,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._json(200, {
             "method": self.command,
             "path": self.route,
+            "target": self.path,  # as sent: absolute-form when it came through a proxy
             "query": self.raw_query,
             "args": urllib.parse.parse_qsl(self.raw_query, keep_blank_values=True),
             "headers": self._request_headers(),

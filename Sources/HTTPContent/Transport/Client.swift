@@ -14,6 +14,8 @@ public final class Client: Sendable {
     /// The configuration's time limits in milliseconds (0: none), converted once.
     let defaultTimeoutMs: Int
     let defaultConnectTimeoutMs: Int
+    /// No proxy variable was set when the client was made (`ProxyEnvironment`).
+    let direct: Bool
     private let executor = Locked<Executor?>(nil)
 
     public init(configuration: ClientConfiguration = ClientConfiguration()) throws(HTTPContentError) {
@@ -24,6 +26,7 @@ public final class Client: Sendable {
         defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
         defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
         defaultConnectTimeoutMs = configuration.connectTimeout.map(milliseconds) ?? 0
+        direct = ProxyEnvironment.namesNoProxy()
     }
 
     deinit {
@@ -93,7 +96,7 @@ public final class Client: Sendable {
         do {
             try transfer.configure(configuration, defaultLines: defaultHeaderLines,
                                    defaultTimeoutMs: defaultTimeoutMs,
-                                   defaultConnectTimeoutMs: defaultConnectTimeoutMs)
+                                   defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer)

@@ -66,8 +66,10 @@ final class Transfer {
     /// (`Client.defaultHeaderLines`).
     /// `defaultTimeoutMs`, `defaultConnectTimeoutMs`: the configuration's limits in
     /// milliseconds, when the caller has them converted already.
+    /// `direct`: the environment names no proxy (`ProxyEnvironment`), so libcurl need not look.
     func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil,
-                   defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil) throws(HTTPContentError) {
+                   defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil,
+                   direct: Bool = false) throws(HTTPContentError) {
         let opts = request.options
         let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
         easy.reusable = false
@@ -79,7 +81,7 @@ final class Transfer {
             easy.reset()
             previous = nil
         }
-        if previous == nil { try configureFixed(config) }
+        if previous == nil { try configureFixed(config, direct: direct) }
 
         if previous?.url != request.url { try easy.set(CURLOPT_URL, request.url) }
         let follow = opts.followRedirects ?? config.followRedirects
@@ -128,8 +130,13 @@ final class Transfer {
     }
 
     /// The options that depend only on the client's configuration, set on a new or reset handle.
-    private func configureFixed(_ config: ClientConfiguration) throws(HTTPContentError) {
+    private func configureFixed(_ config: ClientConfiguration, direct: Bool) throws(HTTPContentError) {
         try easy.set(CURLOPT_NOSIGNAL, true)
+        if direct {
+            // What libcurl would find in the environment, said once: it skips its reads.
+            try easy.set(CURLOPT_PROXY, "")
+            try easy.set(CURLOPT_NOPROXY, "")
+        }
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         if let low = config.lowSpeedLimit {

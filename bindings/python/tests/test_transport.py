@@ -1,7 +1,12 @@
 """The transport from Python: the real libhttpcontent.so through ctypes, against a real server."""
 
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -239,6 +244,24 @@ def test_a_bytes_subclass_converts_on_the_fetch_path(client, base_url):
     r = client.get(f"{base_url}/bytes/123", handler=Length())
     assert r.content == 123 and r.status == 200
     assert client.get(f"{base_url}/bytes/1", handler=hc.Bytes()).content == expected_bytes(1)
+
+
+def test_proxy_variables_are_read_when_a_client_is_made(base_url):
+    # In a process of its own, with no proxy variable but the one it sets: the environment is
+    # the process's. A client made before http_proxy is set connects directly (it told libcurl
+    # there is no proxy); one made after sends its request through the proxy, here the test
+    # server itself, which then sees the absolute-form target a proxy gets.
+    code = ("import json, os, sys, httpcontent as hc\n"
+            "url = sys.argv[1] + '/echo'\n"
+            "before = hc.Client()\n"
+            "os.environ['http_proxy'] = sys.argv[1]\n"
+            "after = hc.Client()\n"
+            "print(json.dumps([c.get(url, handler=hc.JSON()).content['target'] for c in (before, after)]))\n")
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["PYTHONPATH"] = str(Path(hc.__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-c", code, base_url], env=env, capture_output=True,
+                         text=True, timeout=60, check=True)
+    assert json.loads(out.stdout) == ["/echo", f"{base_url}/echo"]
 
 
 def test_error_codes_match_the_c_header():
