@@ -14,6 +14,10 @@ Concurrent modes (CONCURRENCY transfers in flight):
 
 Sequential modes (one reused connection):
   hc-seq            client.get(url, handler=handler) with one hc.Bytes() handler, COUNT times
+  hc-get            client.get(url): no handler named (the client's own Bytes)
+  hc-floor          not an API: hc_client_fetch called through ctypes with its arguments
+                    ready, the body sliced out and the response freed, and nothing else. What
+                    any ctypes front of this library pays per request, whatever its own code
   pycurl            one pycurl.Curl handle reused, body written into a BytesIO, sending
                     hc's User-Agent
   urllib3           urllib3.PoolManager().request("GET", url).data
@@ -23,6 +27,7 @@ Sequential modes (one reused connection):
 Paired mode:
   pair-seq          pycurl and hc-seq alternating in one process, arguments as requests.c's
                     pair modes: URL BLOCK ROUNDS [1 [EXPECTED_BYTES]] (see run_pair_seq)
+  pair-floor        the same with hc-floor instead of hc-seq
 
 Prints one line: "<mode> <count> <seconds> <req/s> cpu=<user+sys seconds>". Exits 1 if a
 request fails, is not 200 or (EXPECTED_BYTES > 0) has a body of another size; exits 3 if the
@@ -158,6 +163,36 @@ def make_hc_seq(url: str, expected: int):
     return fetch
 
 
+def make_hc_get(url: str, expected: int):
+    hc = need("httpcontent")
+    client = hc.Client()
+
+    def fetch() -> None:
+        r = client.get(url)
+        check(r.status, len(r.content), expected)
+    return fetch
+
+
+def make_hc_floor(url: str, expected: int):
+    hc = need("httpcontent")
+    import ctypes
+    from httpcontent import _ffi
+    client, handler = hc.Client(), hc.Bytes()
+    call, free = _ffi.client_fetch, _ffi.response_free
+    args = (client._arg, b"GET", url.encode(), handler._handle().arg,
+            _ffi.as_arg(ctypes.c_long, 0), -1)
+    result, result_ptr = _ffi.fetch_slot()
+
+    def fetch() -> None:
+        if call(*args, result_ptr) != 0:
+            raise RuntimeError("hc_client_fetch failed")
+        body = result.bytes[:result.bytes_len]
+        free(result.response)
+        check(result.status, len(body), expected)
+    fetch.keep = (client, handler)  # type: ignore[attr-defined]  # args hold their pointers only
+    return fetch
+
+
 def make_pycurl(url: str, expected: int):
     pycurl = need("pycurl")
     import io
@@ -209,19 +244,24 @@ def make_requests(url: str, expected: int):
 
 CONCURRENT = {"hc-map": run_hc_map, "httpx-async": run_httpx_async,
               "requests-threads": run_requests_threads}
-SEQUENTIAL = {"hc-seq": make_hc_seq, "pycurl": make_pycurl, "urllib3": make_urllib3,
+SEQUENTIAL = {"hc-seq": make_hc_seq, "hc-get": make_hc_get, "hc-floor": make_hc_floor,
+              "pycurl": make_pycurl, "urllib3": make_urllib3,
               "httpx": make_httpx, "requests": make_requests}
+
+
+# Paired modes: the hc mode each runs against pycurl.
+PAIRS = {"pair-seq": "hc-seq", "pair-floor": "hc-floor"}
 
 
 def cpu_now() -> float:
     return time.process_time()  # user + system, all threads, ns resolution (os.times: 10 ms)
 
 
-def run_pair_seq(url: str, block: int, rounds: int, expected: int) -> str:
-    """pycurl and hc-seq in one process, ROUNDS rounds of one block of BLOCK requests each (the
+def run_pair_seq(url: str, block: int, rounds: int, expected: int, hc_mode: str = "hc-seq") -> str:
+    """pycurl and `hc_mode` (hc-seq) in one process, ROUNDS rounds of one block of BLOCK requests each (the
     first one alternating), as requests.c's pair-seq does for C: machine-wide swings cancel in
     each round's ratio. Prints a line per round; returns the summary line."""
-    fetchers = {"raw": make_pycurl(url, expected), "hc": make_hc_seq(url, expected)}
+    fetchers = {"raw": make_pycurl(url, expected), "hc": SEQUENTIAL[hc_mode](url, expected)}
     for fetch in fetchers.values():
         for _ in range(10):
             fetch()  # connection open, code warm
@@ -241,7 +281,7 @@ def run_pair_seq(url: str, block: int, rounds: int, expected: int) -> str:
         print(f"round {r + 1} raw={rate['raw'][-1]:.1f} hc={rate['hc'][-1]:.1f} "
               f"ratio={ratio[-1]:.3f} cpu_ratio={cpu_ratio[-1]:.3f}")
     med = statistics.median
-    return (f"pair-py-seq rounds={rounds} block={block} raw={med(rate['raw']):.1f} "
+    return (f"pair-py-{hc_mode.removeprefix('hc-')} rounds={rounds} block={block} raw={med(rate['raw']):.1f} "
             f"hc={med(rate['hc']):.1f} ratio={med(ratio):.3f} [{min(ratio):.3f}-{max(ratio):.3f}] "
             f"cpu_ratio={med(cpu_ratio):.3f} [{min(cpu_ratio):.3f}-{max(cpu_ratio):.3f}]")
 
@@ -254,8 +294,8 @@ def main(argv: list[str]) -> int:
     conc = int(argv[4]) if len(argv) > 4 else 1
     expected = int(argv[5]) if len(argv) > 5 else 0
     try:
-        if mode == "pair-seq":  # as requests.c: URL BLOCK ROUNDS [1 [EXPECTED_BYTES]]
-            print(run_pair_seq(url, count, conc, int(argv[6]) if len(argv) > 6 else 0))
+        if mode in PAIRS:  # as requests.c: URL BLOCK ROUNDS [1 [EXPECTED_BYTES]]
+            print(run_pair_seq(url, count, conc, int(argv[6]) if len(argv) > 6 else 0, PAIRS[mode]))
             return 0
         if mode == "curl-parallel":
             secs, cpu = run_curl_parallel(url, count, conc, expected)

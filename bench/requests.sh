@@ -34,7 +34,7 @@ MAX_SECONDS=${BENCH_MAX_SECONDS:-4}
 MEM_INFLIGHT=${BENCH_MEM_INFLIGHT:-1000}
 WANT_MEM=${BENCH_MEM:-1}
 WANT_PROFILE=${BENCH_PROFILE:-1}
-PROFILE_MODES=${BENCH_PROFILE_MODES:-raw-seq hc-seq raw-multi@16 hc-batch@16 py:pycurl py:hc-seq}
+PROFILE_MODES=${BENCH_PROFILE_MODES:-raw-seq hc-seq raw-multi@16 hc-batch@16 py:pycurl py:hc-seq py:hc-get py:hc-floor}
 BUDGET=${BENCH_BUDGET:-360}
 DEADLINE=${BENCH_DEADLINE:-570}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-100}
@@ -267,6 +267,7 @@ if [ "$PAIR_ROUNDS" -gt 0 ]; then
     pair "hc-seq/raw-seq" 1 raw-seq@1 "$TMP/requests" pair-seq
     for n in $CONCURRENCY; do pair "hc-batch/raw-multi" "$n" "raw-multi@$n" "$TMP/requests" pair-batch; done
     pair "hc-py-seq/pycurl" 1 pycurl@1 "$PYTHON" "$HERE/request_rates.py" pair-seq
+    pair "hc-py-floor/pycurl" 1 pycurl@1 "$PYTHON" "$HERE/request_rates.py" pair-floor
 fi
 PAIR_ELAPSED=$(($(date +%s) - PAIR_START))
 LOAD_AFTER=$(bench_loadavg)
