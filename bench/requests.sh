@@ -13,7 +13,7 @@
 # BENCH_CONCURRENCY ("1 16 64"), BENCH_MIN_SECONDS (1.0), BENCH_SEQ_SECONDS (1.5: target length
 # of a sequential measurement), BENCH_MAX_SECONDS (4: a slow concurrent contestant gets fewer
 # requests than BENCH_REQUESTS, enough for this long), BENCH_MEM_INFLIGHT (1000), BENCH_MEM (1: measure memory),
-# BENCH_BUDGET (360: seconds of rounds after which no new round starts), BENCH_DEADLINE (570:
+# BENCH_BUDGET (360: seconds of rounds after which no new round starts), BENCH_DEADLINE (720:
 # seconds from the start after which the callgrind part is not started or is cut short),
 # BENCH_PAIR_ROUNDS (100: rounds of the paired runs, 0: none), BENCH_PAIR_SECONDS (0.05: length
 # of one block of a paired run), BENCH_PROFILE (1: callgrind instructions per request for BENCH_PROFILE_MODES, if valgrind is
@@ -36,7 +36,7 @@ WANT_MEM=${BENCH_MEM:-1}
 WANT_PROFILE=${BENCH_PROFILE:-1}
 PROFILE_MODES=${BENCH_PROFILE_MODES:-raw-seq hc-seq raw-multi@16 hc-batch@16 py:pycurl py:hc-seq py:hc-get py:hc-floor}
 BUDGET=${BENCH_BUDGET:-360}
-DEADLINE=${BENCH_DEADLINE:-570}
+DEADLINE=${BENCH_DEADLINE:-720}
 PAIR_ROUNDS=${BENCH_PAIR_ROUNDS:-100}
 PAIR_SECONDS=${BENCH_PAIR_SECONDS:-0.05}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}

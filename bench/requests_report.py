@@ -120,6 +120,13 @@ def paired_section(pairs: list[dict]) -> list[str]:
                  f"{float(p['cpu_min']):.2f}–{float(p['cpu_max']):.2f} | "
                  + (f"≥ {target:.2f} | {verdict(ratio, target)} |" if target else "– | context |"))
     L.append("")
+    if any(p["comparison"] == "hc-py-floor/pycurl" for p in pairs):
+        L.append("The ctypes floor is `bench/request_rates.py hc-floor`: `hc_client_fetch` called "
+                 "through ctypes with its arguments made beforehand, the body sliced out and the "
+                 "response freed, with no binding code around it. No ctypes front of this "
+                 "library can do a request for less, so it bounds what `client.get` can reach "
+                 "against pycurl, a C extension calling libcurl directly.")
+        L.append("")
     L.append("The separate runs below (each contestant its own process, interleaved round-robin) "
              "give the absolute rates and the other clients for context; their ratios move with "
              "the machine from one run to the next.")
