@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing httpcontent needs, and only what is missing:
-# libcurl and yajl headers, cmake, ninja, pkg-config (Debian packages), pytest and wheel (PyPI).
+# libcurl and yajl headers, cmake, ninja, pkg-config, and nginx and openssl for the HTTP/2 test's
+# server and certificate (Debian packages), pytest and wheel (PyPI).
 # The Swift toolchain itself is expected on PATH.
 set -euo pipefail
 
-apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config)
+apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config nginx openssl)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -55,6 +55,16 @@ private let server = TestServer.shared
         }
     }
 
+    @Test func onlyHTTPSTransfersWaitToMultiplex() {
+        // CURLOPT_PIPEWAIT for https (ALPN may pick HTTP/2; the Python tests check 40 transfers
+        // share one h2 connection of a real nginx), not for plain HTTP/1.1.
+        #expect(Transfer.mayMultiplex("https://example.com/"))
+        #expect(Transfer.mayMultiplex("HTTPS://example.com/"))
+        #expect(!Transfer.mayMultiplex("http://example.com/"))
+        #expect(!Transfer.mayMultiplex("https"))
+        #expect(!Transfer.mayMultiplex(""))
+    }
+
     @Test func chunkedAndGzipBodiesAreDecoded() throws {
         #expect(try client.get(server.url("/bytes/30000?chunked=1&chunk=999"), handler: Bytes()).content.array
                 == expectedBytes(30000))

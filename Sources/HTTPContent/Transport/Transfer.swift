@@ -83,7 +83,13 @@ final class Transfer {
         }
         if previous == nil { try configureFixed(config, direct: direct) }
 
-        if previous?.url != request.url { try easy.set(CURLOPT_URL, request.url) }
+        if previous?.url != request.url {
+            try easy.set(CURLOPT_URL, request.url)
+            let wait = Transfer.mayMultiplex(request.url)
+            if wait != (previous.map { Transfer.mayMultiplex($0.url) } ?? false) {
+                try easy.set(CURLOPT_PIPEWAIT, wait)
+            }
+        }
         let follow = opts.followRedirects ?? config.followRedirects
         if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
         let maxRedirects = opts.maxRedirects ?? config.maxRedirects
@@ -127,6 +133,19 @@ final class Transfer {
                                           progress: wantsProgress, headerLines: lines)
             easy.reusable = true
         }
+    }
+
+    /// Whether a transfer to `url` may be multiplexed: https, where ALPN can pick HTTP/2 (plain
+    /// http:// is HTTP/1.1). Such a transfer waits (CURLOPT_PIPEWAIT), in a batch, for a
+    /// connection to its host still being made to say whether it multiplexes, rather than
+    /// opening its own: 40 transfers at once then share one h2 connection instead of making 40.
+    /// Not set for http://, where it only adds work (about 3k instructions per transfer).
+    static func mayMultiplex(_ url: String) -> Bool {
+        var scheme = url.utf8.prefix(6).makeIterator()
+        for expected in "https:".utf8 {
+            guard let c = scheme.next(), c | 0x20 == expected | 0x20 else { return false }
+        }
+        return true
     }
 
     /// The options that depend only on the client's configuration, set on a new or reset handle.
