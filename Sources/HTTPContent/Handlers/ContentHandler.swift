@@ -12,7 +12,10 @@
 /// download directory) or add headers (a Range for a resumed download).
 ///
 /// A handler instance serves one transfer; make a new one for each request.
-public protocol ContentHandler: AnyObject {
+/// The steps may run on another thread than the caller's (an `async` send drives the handler on
+/// the client's executor thread), so a conformance may not be isolated to an actor: the type
+/// itself crosses threads (`SendableMetatype`).
+public protocol ContentHandler: AnyObject, SendableMetatype {
     associatedtype Content
 
     func prepare(_ request: inout Request) throws

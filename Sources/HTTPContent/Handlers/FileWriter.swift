@@ -87,7 +87,7 @@ public final class FileWriter: SelectiveHandler {
             fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
             guard fd >= 0 else { throw HTTPContentError(.io, "cannot create a file in \"\(dir)\": \(errnoText())") }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            tempPath = String(cString: template)
+            tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             fchmod(fd, 0o644)
         }
     }
