@@ -154,7 +154,7 @@ public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CC
     let made = borrowHandle(handler, as: HandlerSpec.self)?.make() ?? Bytes()
     do {
         // Moved straight into the box, as in hc_client_send.
-        let response = ResponseBox(try box.client.send(request, anyHandler: made), body: (made as? Bytes)?.body)
+        let response = ResponseBox(try box.client.send(consume request, anyHandler: made), body: (made as? Bytes)?.body)
         let body = response.body ?? (made is Image ? (response.response.content as? ImageInfo?)??.data : nil)
         out.pointee = FetchResult(response: retainHandle(response), status: response.status,
                                   bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)
