@@ -156,8 +156,9 @@ typedef void (*hc_release_cb)(void *userdata, void *memory);
  *  `allocate` for memory of that size and fill it in place, so hc_response_bytes returns that
  *  very memory (no copy); smaller bodies never call `allocate`.
  *  `release` (may be NULL) is called when the response no longer uses it, or when a longer body
- *  than declared forced a move to the library's own memory. `userdata` must stay valid while
- *  requests use the handler. NULL `allocate` restores the default. */
+ *  than declared forced a move to the library's own memory. `release` and `userdata` must stay
+ *  valid until every response filled this way is freed: that may be after the handler is
+ *  freed (hc_response_free calls `release`). NULL `allocate` restores the default. */
 HC_EXTERN hc_code hc_handler_bytes_set_allocator(hc_handler *handler, size_t min_size,
                                                  hc_alloc_cb allocate, hc_release_cb release,
                                                  void *userdata);

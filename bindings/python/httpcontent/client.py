@@ -10,7 +10,7 @@ from . import _ffi
 from ._handle import Handle
 from .errors import CallbackError, check, last_error
 from .bodies import apply_body
-from .handlers import Bytes, Handler
+from .handlers import _LEND_MIN, Bytes, Handler
 
 
 class Headers(Mapping[str, str]):
@@ -305,7 +305,7 @@ class Client(Handle):
                 if result.response:
                     _ffi.response_free(result.response)
                 raise exc
-        if handler._plain_bytes and not handler._filling:
+        if handler._plain_bytes and result.bytes_len < _LEND_MIN:  # a copy: no lent memory
             response = _new_response(Response)
             response._ptr = result.response
             response._url = response._media = response._headers = response._metrics = None

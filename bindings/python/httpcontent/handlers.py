@@ -269,6 +269,29 @@ class Discard(Handler):
         return None
 
 
+# Bodies whose declared length is at least _LEND_MIN are written by the library straight into
+# a bytes object made here (no second copy); smaller ones are copied, which is cheaper than a
+# call into Python. _lent maps each such object's data address to it until the library calls
+# release. The two callbacks are made once and never freed: a response may outlive the handler
+# that lent its memory, and release comes when the response is freed.
+_LEND_MIN = 65536
+_lent: dict[int, bytes] = {}
+
+
+def _allocate(_userdata, size):
+    body = _new_bytes(None, size)
+    address = ctypes.cast(body, ctypes.c_void_p).value
+    _lent[address] = body
+    return address
+
+
+def _release(_userdata, memory):
+    _lent.pop(memory, None)
+
+
+_LENDING = (_ffi.ALLOC_CB(_allocate), _ffi.RELEASE_CB(_release))
+
+
 class Bytes(Handler):
     """Keeps the body as `bytes`. `max_size` (decoded bytes) fails larger bodies with
     `hc.TooLarge` as soon as they pass it. Accepts 200-299, any type. Subclass it and override
@@ -278,48 +301,33 @@ class Bytes(Handler):
 
     def __init__(self, max_size: int | None = None, **options: Any) -> None:
         super().__init__(max_size=max_size, **options)
-        # Bodies of declared length are written by the library straight into a bytes object
-        # made here, so the content needs no second copy; keyed by the object's data address.
-        self._filling: dict[int, bytes] = {}
         cls = type(self)
         self._plain_bytes = cls.convert is Bytes.convert and cls._fetched_content is Bytes._fetched_content
 
     def _new_native(self) -> int:
         native = _ffi.lib().hc_handler_bytes_new(self.max_size or 0)
         if native:
-            self._keep = (_ffi.ALLOC_CB(self._allocate), _ffi.RELEASE_CB(self._release))
-            # Small bodies are copied, which is cheaper than a call into Python to lend memory.
-            check(_ffi.lib().hc_handler_bytes_set_allocator(native, 65536, *self._keep, None))
+            check(_ffi.lib().hc_handler_bytes_set_allocator(native, _LEND_MIN, *_LENDING, None))
         return native
 
-    def _allocate(self, _userdata, size):
-        body = _new_bytes(None, size)
-        address = ctypes.cast(body, ctypes.c_void_p).value
-        self._filling[address] = body
-        return address
-
-    def _release(self, _userdata, memory):
-        self._filling.pop(memory, None)
+    @staticmethod
+    def _body(data: Any, size: int) -> bytes:
+        """The body at `data` (a pointer): the lent bytes object itself, or a copy."""
+        if size >= _LEND_MIN:
+            body = _lent.get(ctypes.cast(data, ctypes.c_void_p).value or 0)
+            if body is not None and len(body) == size:
+                return body
+        return ctypes.string_at(data, size) if size else b""
 
     def _content(self, response_ptr: int) -> Any:
         data = _ffi.c_ubyte_p()
         size = ctypes.c_size_t()
         check(_ffi.lib().hc_response_bytes(response_ptr, ctypes.byref(data), ctypes.byref(size)))
-        address = ctypes.cast(data, ctypes.c_void_p).value
-        body = self._filling.get(address) if address else None
-        if body is None or len(body) != size.value:
-            body = ctypes.string_at(data, size.value) if size.value else b""
-        return self.convert(body)
+        return self.convert(self._body(data, size.value))
 
     def _fetched_content(self, response_ptr: int, fetched: Any) -> Any:
         size = fetched.bytes_len
-        if not size:
-            return self.convert(b"")
-        data = fetched.bytes
-        body = self._filling.get(ctypes.cast(data, ctypes.c_void_p).value) if self._filling else None
-        if body is None or len(body) != size:
-            body = data[:size]
-        return self.convert(body)
+        return self.convert(self._body(fetched.bytes, size) if size >= _LEND_MIN else fetched.bytes[:size])
 
     def convert(self, data: bytes) -> Any:
         return data
