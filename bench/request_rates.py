@@ -152,23 +152,14 @@ def run_curl_parallel(url: str, count: int, conc: int, expected: int) -> tuple[f
 
 # --- Sequential ------------------------------------------------------------------------------
 
-def make_hc_seq(url: str, expected: int):
+def make_hc_seq(url: str, expected: int, named_handler: bool = True):
+    """hc-seq; hc-get with `named_handler` false (the client's own Bytes)."""
     hc = need("httpcontent")
     client = hc.Client()
-    handler = hc.Bytes()
+    handler = hc.Bytes() if named_handler else None
 
     def fetch() -> None:
         r = client.get(url, handler=handler)
-        check(r.status, len(r.content), expected)
-    return fetch
-
-
-def make_hc_get(url: str, expected: int):
-    hc = need("httpcontent")
-    client = hc.Client()
-
-    def fetch() -> None:
-        r = client.get(url)
         check(r.status, len(r.content), expected)
     return fetch
 
@@ -244,8 +235,9 @@ def make_requests(url: str, expected: int):
 
 CONCURRENT = {"hc-map": run_hc_map, "httpx-async": run_httpx_async,
               "requests-threads": run_requests_threads}
-SEQUENTIAL = {"hc-seq": make_hc_seq, "hc-get": make_hc_get, "hc-floor": make_hc_floor,
-              "pycurl": make_pycurl, "urllib3": make_urllib3,
+SEQUENTIAL = {"hc-seq": make_hc_seq,
+              "hc-get": lambda url, expected: make_hc_seq(url, expected, named_handler=False),
+              "hc-floor": make_hc_floor, "pycurl": make_pycurl, "urllib3": make_urllib3,
               "httpx": make_httpx, "requests": make_requests}
 
 
