@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import ctypes
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Union
 
@@ -31,6 +32,7 @@ _new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
 _new_bytes.restype = ctypes.py_object
 _new_bytes.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
 _CALLBACK_FAILED = 11  # HC_ECALLBACK
+_MAKING = threading.RLock()  # held while a handler makes its native handler (Handler._handle)
 
 
 def _status_ranges(spec: Iterable[StatusSpec]) -> list[tuple[int, int]]:
@@ -182,8 +184,15 @@ class Handler:
         return self._content(response_ptr)
 
     def _handle(self) -> _NativeHandler:
-        """The native handler, made once and configured with the acceptance options."""
-        if self._native is None:
+        """The native handler, made once and configured with the acceptance options. Made under
+        a lock: threads first using one handler at once would each make one, and the callbacks
+        one of them stored in `_keep` would replace those the other's native handler, still in
+        use, calls (freed, a segfault). Reentrant: a Compound makes its handlers' inside."""
+        if self._native is not None:
+            return self._native
+        with _MAKING:
+            if self._native is not None:
+                return self._native
             native = _NativeHandler(self._new_native())
             native.keep = getattr(self, "_keep", None)  # callbacks C may call
             lib = _ffi.lib()
@@ -203,7 +212,7 @@ class Handler:
             if self.empty_methods is not None:
                 check(lib.hc_handler_empty_methods(native, *_strings(self.empty_methods)))
             self._native = native
-        return self._native
+            return native
 
     def _take_exception(self) -> BaseException | None:
         """The first exception a callback of this handler raised during the last request."""

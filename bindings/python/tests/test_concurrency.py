@@ -126,3 +126,47 @@ def test_repeated_cancel_while_running_does_not_leak(client, base_url, rounds):
         token.close()
     del results
     assert live_handles() == before + 1  # the client's own Bytes, shared by these requests
+
+
+_FIRST_USE_RACE = r"""
+import sys, threading, time
+import httpcontent as hc
+
+base_url = sys.argv[1]
+delays = iter([0.05, 0.3])  # the first thread to make the native handler finishes first
+
+
+class Paced(hc.Stream):
+    # Widens the window between making the native handler and recording it, which the GIL
+    # may open anywhere: the second thread's callback replaces the first's meanwhile.
+    def _new_native(self):
+        native = super()._new_native()
+        time.sleep(next(delays))
+        return native
+
+
+got = []
+shared = Paced(got.append)
+with hc.Client(timeout=10) as client:
+    def use():
+        client.get(f"{base_url}/bytes/300", handler=shared)
+    threads = [threading.Thread(target=use) for _ in range(2)]
+    for t in threads:
+        t.start()
+        time.sleep(0.01)
+    for t in threads:
+        t.join()
+assert sum(map(len, got)) == 600, got
+"""
+
+
+def test_threads_first_using_a_shared_stream_keep_its_callback_alive(base_url):
+    # Two threads using a new Stream at once each made a native handler and a callback; the
+    # second callback replaced the first in the handler while the first native, still in use
+    # by its request, called it: a call into freed memory (segfault).
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    run = subprocess.run([sys.executable, "-c", _FIRST_USE_RACE, base_url], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
