@@ -474,7 +474,12 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
         apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
                    data=o.get("data"), multipart=o.get("multipart"),
                    content_type=o.get("content_type"), raised=raised)
-        check(lib.hc_request_set_handler(native, handler._handle()))
+        # The request keeps its own reference to the native handler; `keep` keeps its Python
+        # object, with the callbacks it calls, for the send (the handler may be closed and make
+        # new ones meanwhile).
+        native_handler = handler._handle()
+        keep.append(native_handler)
+        check(lib.hc_request_set_handler(native, native_handler))
         if o.get("timeout") is not None:
             check(lib.hc_request_set_timeout_ms(native, _ms(o["timeout"])))
         if o.get("follow_redirects") is not None:

@@ -486,9 +486,12 @@ class Compound(Handler):
             raise ValueError("Compound needs at least one handler")
 
     def _new_native(self) -> int:
-        natives = (ctypes.c_void_p * len(self.handlers))(
-            *[h._handle()._as_parameter_ for h in self.handlers])
-        return _ffi.lib().hc_handler_compound_new(natives, len(self.handlers))
+        # The compound keeps its own references to these natives; its own native keeps their
+        # Python objects, and with them the callbacks the natives call (a handler closed and
+        # used again makes new ones, and its old ones must live as long as this compound).
+        self._keep = [h._handle() for h in self.handlers]
+        natives = (ctypes.c_void_p * len(self._keep))(*[n._as_parameter_ for n in self._keep])
+        return _ffi.lib().hc_handler_compound_new(natives, len(self._keep))
 
     def _content(self, response_ptr: int) -> Any:
         return self.handlers[_ffi.lib().hc_response_handler_index(response_ptr)]._content(response_ptr)

@@ -170,3 +170,38 @@ def test_threads_first_using_a_shared_stream_keep_its_callback_alive(base_url):
     run = subprocess.run([sys.executable, "-c", _FIRST_USE_RACE, base_url], env=env,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+_CLOSED_WHILE_SENDING = r"""
+import gc, sys, threading, time
+import httpcontent as hc
+
+base_url = sys.argv[1]
+got, other = [], []
+shared = hc.Stream(got.append)
+with hc.Client(timeout=10) as client:
+    def slow():
+        client.get(f"{base_url}/slow?bytes=2000&delay=0.02&chunk=100", handler=shared,
+                   headers={"X-Any": "1"})
+    sender = threading.Thread(target=slow)
+    sender.start()
+    time.sleep(0.1)
+    shared.close()
+    client.get(f"{base_url}/bytes/10", handler=shared)  # a new native handler and callback
+    gc.collect()
+    others = [hc.Stream(other.append)._handle() for _ in range(20)]
+    sender.join()
+assert (len(b"".join(got)), len(b"".join(other))) == (2010, 0), (len(got), len(other))
+"""
+
+
+def test_a_handler_closed_and_remade_during_a_request_keeps_that_requests_callback(base_url):
+    # The request in flight still drives the native handler it started with; its Python
+    # callback was freed when the handler, closed, made a new one (the rest of the body went
+    # to another handler's target, or a segfault).
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    run = subprocess.run([sys.executable, "-c", _CLOSED_WHILE_SENDING, base_url], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
