@@ -298,7 +298,7 @@ class Client(Handle):
             _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
             -1 if follow_redirects is None else int(follow_redirects), result_ptr)
         if code or handler._may_raise:
-            exc = handler._take_exception() if handler._may_raise else None
+            exc = handler._take_exception(code) if handler._may_raise else None
             if exc is None and code != 0:
                 exc = last_error()
             if exc is not None:
@@ -440,7 +440,7 @@ class _Prepared:
         """The Response, or the error: raised, or returned when `raise_errors` is False."""
         lib = _ffi.lib()
         try:
-            exc = self.handler._take_exception() or (self.raised[0] if self.raised else None)
+            exc = self.handler._take_exception(code) or (self.raised[0] if self.raised else None)
             if exc is None and code != 0:
                 exc = last_error()
             if exc is not None:

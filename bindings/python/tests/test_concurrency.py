@@ -205,3 +205,19 @@ def test_a_handler_closed_and_remade_during_a_request_keeps_that_requests_callba
     run = subprocess.run([sys.executable, "-c", _CLOSED_WHILE_SENDING, base_url], env=env,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_a_shared_streams_exception_is_the_result_of_the_request_that_raised_it(client, base_url):
+    # Built-in handlers may be shared in a batch. The exception a shared Stream's target raised
+    # for one request was taken by whichever request completed next: a successful request
+    # became that exception (its response lost) and the failed one a bare CallbackError.
+    def target(chunk):
+        if len(chunk) == 7:
+            raise KeyError("seven")
+
+    shared = hc.Stream(target)
+    for _ in range(20):
+        results = client.map([hc.Request("GET", f"{base_url}/bytes/5", handler=shared),
+                              hc.Request("GET", f"{base_url}/bytes/7", handler=shared)] * 3)
+        assert [type(r).__name__ for r in results] == ["Response", "KeyError"] * 3
+        assert [r.content for r in results[::2]] == [5, 5, 5]
