@@ -223,8 +223,19 @@ def _apply_data(req: Any, keep: list, data: Any, content_type: str | None, raise
     fileno = _real_fileno(data)
     if fileno is not None:
         # A real file is read by the library itself (pread), never through Python.
+        # The library reads from the descriptor's offset, but a buffered file object that has
+        # been read from is ahead of its own position (read-ahead): move the descriptor back to
+        # data.tell(). Seeking to the end first drops the read-ahead buffer (a seek inside it
+        # would not reach the descriptor), so the file object stays consistent.
         try:
-            length = os.fstat(fileno).st_size - data.tell() if data.seekable() else -1
+            if data.seekable():
+                position = data.tell()
+                if os.lseek(fileno, 0, os.SEEK_CUR) != position:
+                    data.seek(0, os.SEEK_END)
+                    data.seek(position)
+                length = os.fstat(fileno).st_size - position
+            else:
+                length = -1
         except (OSError, ValueError):
             length = -1
         check(lib.hc_request_set_fd_body(req, fileno, length, ctype))

@@ -298,7 +298,7 @@ class Client(Handle):
             _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
             -1 if follow_redirects is None else int(follow_redirects), result_ptr)
         if code or handler._may_raise:
-            exc = handler._take_exception() if handler._may_raise else None
+            exc = handler._take_exception(code) if handler._may_raise else None
             if exc is None and code != 0:
                 exc = last_error()
             if exc is not None:
@@ -440,7 +440,7 @@ class _Prepared:
         """The Response, or the error: raised, or returned when `raise_errors` is False."""
         lib = _ffi.lib()
         try:
-            exc = self.handler._take_exception() or (self.raised[0] if self.raised else None)
+            exc = self.handler._take_exception(code) or (self.raised[0] if self.raised else None)
             if exc is None and code != 0:
                 exc = last_error()
             if exc is not None:
@@ -474,7 +474,12 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
         apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
                    data=o.get("data"), multipart=o.get("multipart"),
                    content_type=o.get("content_type"), raised=raised)
-        check(lib.hc_request_set_handler(native, handler._handle()))
+        # The request keeps its own reference to the native handler; `keep` keeps its Python
+        # object, with the callbacks it calls, for the send (the handler may be closed and make
+        # new ones meanwhile).
+        native_handler = handler._handle()
+        keep.append(native_handler)
+        check(lib.hc_request_set_handler(native, native_handler))
         if o.get("timeout") is not None:
             check(lib.hc_request_set_timeout_ms(native, _ms(o["timeout"])))
         if o.get("follow_redirects") is not None:

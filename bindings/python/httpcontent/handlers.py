@@ -16,6 +16,7 @@ from __future__ import annotations
 import codecs
 import ctypes
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Union
 
@@ -31,6 +32,7 @@ _new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
 _new_bytes.restype = ctypes.py_object
 _new_bytes.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
 _CALLBACK_FAILED = 11  # HC_ECALLBACK
+_MAKING = threading.RLock()  # held while a handler makes its native handler (Handler._handle)
 
 
 def _status_ranges(spec: Iterable[StatusSpec]) -> list[tuple[int, int]]:
@@ -138,6 +140,10 @@ class Handler:
     _may_raise = True
     # A `Bytes` whose content is the body as is: Client._fetch then makes its response itself.
     _plain_bytes = False
+    # A built-in with Python callbacks that concurrent requests may share (Stream, JSONItems):
+    # an exception its callback raised is the result of a request that failed with the code the
+    # callback returned, never of another request (see `_take_exception`).
+    _shared = False
 
     def __init__(self, *, accept_status: Iterable[StatusSpec] | None = None,
                  accept_types: Iterable[str] | None = None, max_size: int | None = None,
@@ -153,7 +159,7 @@ class Handler:
         self.empty_statuses = None if empty_statuses is None else [int(c) for c in empty_statuses]
         self.empty_methods = None if empty_methods is None else list(empty_methods)
         self._native: _NativeHandler | None = None
-        self._raised: list[BaseException] = []
+        self._raised: list[tuple[int, BaseException]] = []  # (code returned to C, exception)
         self._result: Any = None
 
     # -- what a custom handler overrides
@@ -182,8 +188,15 @@ class Handler:
         return self._content(response_ptr)
 
     def _handle(self) -> _NativeHandler:
-        """The native handler, made once and configured with the acceptance options."""
-        if self._native is None:
+        """The native handler, made once and configured with the acceptance options. Made under
+        a lock: threads first using one handler at once would each make one, and the callbacks
+        one of them stored in `_keep` would replace those the other's native handler, still in
+        use, calls (freed, a segfault). Reentrant: a Compound makes its handlers' inside."""
+        if self._native is not None:
+            return self._native
+        with _MAKING:
+            if self._native is not None:
+                return self._native
             native = _NativeHandler(self._new_native())
             native.keep = getattr(self, "_keep", None)  # callbacks C may call
             lib = _ffi.lib()
@@ -203,14 +216,24 @@ class Handler:
             if self.empty_methods is not None:
                 check(lib.hc_handler_empty_methods(native, *_strings(self.empty_methods)))
             self._native = native
-        return self._native
+            return native
 
-    def _take_exception(self) -> BaseException | None:
-        """The first exception a callback of this handler raised during the last request."""
+    def _take_exception(self, code: int = -1) -> BaseException | None:
+        """The first exception a callback of this handler raised during the last request, for
+        the request that ended with `code`. A handler of one's own serves one request at a
+        time: it is the first exception, whatever the code (cleanup may raise after success).
+        A shared built-in serves several at once (client.map, threads): only a request that
+        failed with the code its callback returned takes it, the oldest such one."""
         if not self._raised:
             return None
-        raised, self._raised = self._raised, []
-        return raised[0]
+        if not self._shared:
+            raised, self._raised = self._raised, []
+            return raised[0][1]
+        for i, (returned, exc) in enumerate(self._raised):
+            if returned == code:
+                del self._raised[i]
+                return exc
+        return None
 
     def close(self) -> None:
         if self._native is not None:
@@ -223,8 +246,9 @@ class Handler:
         try:
             return call()
         except BaseException as exc:  # noqa: BLE001 - re-raised by Client.request
-            self._raised.append(exc)
-            return exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
+            code = exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
+            self._raised.append((code, exc))
+            return code
 
     def _new_custom(self) -> int:
         from .client import Headers
@@ -411,6 +435,8 @@ class Stream(Handler):
     `write` is called) or a callable taking bytes. Keeps nothing; `response.content` is the
     number of bytes passed on. Accepts 200-299, any type."""
 
+    _shared = True
+
     def __init__(self, target: Any, **options: Any) -> None:
         super().__init__(**options)
         write = getattr(target, "write", None)
@@ -477,15 +503,18 @@ class Compound(Handler):
             raise ValueError("Compound needs at least one handler")
 
     def _new_native(self) -> int:
-        natives = (ctypes.c_void_p * len(self.handlers))(
-            *[h._handle()._as_parameter_ for h in self.handlers])
-        return _ffi.lib().hc_handler_compound_new(natives, len(self.handlers))
+        # The compound keeps its own references to these natives; its own native keeps their
+        # Python objects, and with them the callbacks the natives call (a handler closed and
+        # used again makes new ones, and its old ones must live as long as this compound).
+        self._keep = [h._handle() for h in self.handlers]
+        natives = (ctypes.c_void_p * len(self._keep))(*[n._as_parameter_ for n in self._keep])
+        return _ffi.lib().hc_handler_compound_new(natives, len(self._keep))
 
     def _content(self, response_ptr: int) -> Any:
         return self.handlers[_ffi.lib().hc_response_handler_index(response_ptr)]._content(response_ptr)
 
-    def _take_exception(self) -> BaseException | None:
-        found = [e for e in (h._take_exception() for h in self.handlers) if e is not None]
+    def _take_exception(self, code: int = -1) -> BaseException | None:
+        found = [e for e in (h._take_exception(code) for h in self.handlers) if e is not None]
         return found[0] if found else None
 
 

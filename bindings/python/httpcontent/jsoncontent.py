@@ -149,6 +149,7 @@ class JSONItems(Handler):
     `on_item` may return True to stop early. Content: the number of values delivered."""
 
     _any_type_by_default = False
+    _shared = True
 
     def __init__(self, prefix: str | Iterable[str], on_item: Callable[..., Any], *,
                  limit: int | None = None, stop_when_closed: bool = False,

@@ -85,6 +85,24 @@ def test_file_object_upload_is_read_by_the_library(client, base_url, tmp_path):
     assert r.content == payload
 
 
+def test_partly_read_buffered_file_uploads_from_its_position(client, base_url, tmp_path):
+    # A buffered file object reads ahead: after f.read(10) the descriptor is at the end of this
+    # small file while f.tell() is 10. The body must be the rest from f.tell() (it failed with
+    # LocalIOError "the body ended after 0 of the 90 bytes announced"), and the file object
+    # must still read on from there afterwards.
+    path = tmp_path / "up.bin"
+    payload = bytes(range(100)) * 300
+    path.write_bytes(payload)
+    for skip in (10, 9000):
+        with open(path, "rb") as f:
+            assert f.read(skip) == payload[:skip]
+            r = client.post(f"{base_url}/echo/raw", data=f)
+            assert r.content == payload[skip:]
+            r = client.post(f"{base_url}/echo/raw", data=f)  # sent again: the same bytes
+            assert r.content == payload[skip:]
+            assert f.read(5) == payload[skip:skip + 5]
+
+
 def test_iterable_upload_is_sent_chunked(client, base_url):
     parts = [b"abc", b"", b"defgh" * 1000, b"!"]
     doc = echo(client, base_url, data=iter(parts))

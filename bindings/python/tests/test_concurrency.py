@@ -126,3 +126,98 @@ def test_repeated_cancel_while_running_does_not_leak(client, base_url, rounds):
         token.close()
     del results
     assert live_handles() == before + 1  # the client's own Bytes, shared by these requests
+
+
+_FIRST_USE_RACE = r"""
+import sys, threading, time
+import httpcontent as hc
+
+base_url = sys.argv[1]
+delays = iter([0.05, 0.3])  # the first thread to make the native handler finishes first
+
+
+class Paced(hc.Stream):
+    # Widens the window between making the native handler and recording it, which the GIL
+    # may open anywhere: the second thread's callback replaces the first's meanwhile.
+    def _new_native(self):
+        native = super()._new_native()
+        time.sleep(next(delays))
+        return native
+
+
+got = []
+shared = Paced(got.append)
+with hc.Client(timeout=10) as client:
+    def use():
+        client.get(f"{base_url}/bytes/300", handler=shared)
+    threads = [threading.Thread(target=use) for _ in range(2)]
+    for t in threads:
+        t.start()
+        time.sleep(0.01)
+    for t in threads:
+        t.join()
+assert sum(map(len, got)) == 600, got
+"""
+
+
+def test_threads_first_using_a_shared_stream_keep_its_callback_alive(base_url):
+    # Two threads using a new Stream at once each made a native handler and a callback; the
+    # second callback replaced the first in the handler while the first native, still in use
+    # by its request, called it: a call into freed memory (segfault).
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    run = subprocess.run([sys.executable, "-c", _FIRST_USE_RACE, base_url], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+_CLOSED_WHILE_SENDING = r"""
+import gc, sys, threading, time
+import httpcontent as hc
+
+base_url = sys.argv[1]
+got, other = [], []
+shared = hc.Stream(got.append)
+with hc.Client(timeout=10) as client:
+    def slow():
+        client.get(f"{base_url}/slow?bytes=2000&delay=0.02&chunk=100", handler=shared,
+                   headers={"X-Any": "1"})
+    sender = threading.Thread(target=slow)
+    sender.start()
+    time.sleep(0.1)
+    shared.close()
+    client.get(f"{base_url}/bytes/10", handler=shared)  # a new native handler and callback
+    gc.collect()
+    others = [hc.Stream(other.append)._handle() for _ in range(20)]
+    sender.join()
+assert (len(b"".join(got)), len(b"".join(other))) == (2010, 0), (len(got), len(other))
+"""
+
+
+def test_a_handler_closed_and_remade_during_a_request_keeps_that_requests_callback(base_url):
+    # The request in flight still drives the native handler it started with; its Python
+    # callback was freed when the handler, closed, made a new one (the rest of the body went
+    # to another handler's target, or a segfault).
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    run = subprocess.run([sys.executable, "-c", _CLOSED_WHILE_SENDING, base_url], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_a_shared_streams_exception_is_the_result_of_the_request_that_raised_it(client, base_url):
+    # Built-in handlers may be shared in a batch. The exception a shared Stream's target raised
+    # for one request was taken by whichever request completed next: a successful request
+    # became that exception (its response lost) and the failed one a bare CallbackError.
+    def target(chunk):
+        if len(chunk) == 7:
+            raise KeyError("seven")
+
+    shared = hc.Stream(target)
+    for _ in range(20):
+        results = client.map([hc.Request("GET", f"{base_url}/bytes/5", handler=shared),
+                              hc.Request("GET", f"{base_url}/bytes/7", handler=shared)] * 3)
+        assert [type(r).__name__ for r in results] == ["Response", "KeyError"] * 3
+        assert [r.content for r in results[::2]] == [5, 5, 5]

@@ -2,10 +2,15 @@
 
 import io
 import os
+import subprocess
+import sys
 
 import pytest
 
 import httpcontent as hc
+
+
+_ENV = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
 
 
 def expected_bytes(n, start=0):
@@ -185,6 +190,36 @@ def test_compound_uses_the_first_handler_that_accepts(client, base_url):
     with pytest.raises(hc.UnacceptableStatus):
         client.get(f"{base_url}/status/404", handler=h)
 
+
+
+_CLOSED_CHILD = r"""
+import gc, sys
+import httpcontent as hc
+
+base_url = sys.argv[1]
+got, other = [], []
+child = hc.Stream(got.append)
+compound = hc.Compound([child])
+with hc.Client(timeout=10) as client:
+    client.get(f"{base_url}/bytes/10", handler=compound)
+    child.close()
+    client.get(f"{base_url}/bytes/10", handler=child)  # a new native handler and callback
+    gc.collect()
+    others = [hc.Stream(other.append)._handle() for _ in range(20)]
+    del got[:]
+    client.get(f"{base_url}/bytes/10", handler=compound)
+assert (len(b"".join(got)), len(b"".join(other))) == (10, 0), (got, other)
+"""
+
+
+def test_compound_keeps_its_handlers_callbacks_after_they_are_closed_and_remade(base_url):
+    # The compound keeps its own reference to each native handler, but the Python callback of
+    # a handler lived only as long as that handler's current native: closing the handler and
+    # using it again freed the callback the compound still called (another handler's target
+    # received the body, or a segfault).
+    run = subprocess.run([sys.executable, "-c", _CLOSED_CHILD, base_url], env=_ENV,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
 
 class Recorder(hc.Handler):
     def __init__(self, **kw):
