@@ -76,6 +76,12 @@ import Testing
         #expect(h["x-missing"] == nil)
         #expect(h.contains("Content-Length") && !h.contains("Content-Lengt"))
         #expect(ResponseHead(status: 200, headers: h).contentLength == 42)
+        // Too large for Int64: the largest length, so size limits still fail it early.
+        #expect(ResponseHead(status: 200, headers: ["Content-Length": "9000000000000000000"]).contentLength
+                == 9_000_000_000_000_000_000)
+        #expect(ResponseHead(status: 200, headers: ["Content-Length": "99999999999999999999"]).contentLength
+                == .max)
+        #expect(ResponseHead(status: 200, headers: ["Content-Length": "12x"]).contentLength == nil)
         #expect(h.fields.map(\.name) == ["Content-Type", "Set-Cookie", "X-Folded", "set-cookie", "Content-Length", "X-Empty"])
         let owned = Headers(h.fields.map { ($0.name, $0.value) })
         #expect(h == owned)

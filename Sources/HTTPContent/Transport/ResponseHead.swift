@@ -84,15 +84,18 @@ public struct ResponseHead: Sendable {
     /// The parsed Content-Type header, nil when absent or unparseable.
     public var contentType: MediaType? { headers["content-type"].flatMap(MediaType.init(parsing:)) }
 
-    /// The Content-Length the server declared, if any.
+    /// The Content-Length the server declared, if any. A length too large for Int64 is
+    /// Int64.max: still larger than any size limit, so it fails one before the body comes.
     public var contentLength: Int64? {
         headers.withContentLength { text -> Int64? in
             var value: Int64 = 0
             var digits = 0
             for b in text {
                 if b == 0x20 || b == 0x09 { if digits > 0 { break } else { continue } }
-                guard b >= 0x30, b <= 0x39, digits < 18 else { return nil }
-                value = value * 10 + Int64(b - 0x30)
+                guard b >= 0x30, b <= 0x39 else { return nil }
+                let (tens, o1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = tens.addingReportingOverflow(Int64(b - 0x30))
+                value = o1 || o2 ? .max : sum
                 digits += 1
             }
             return digits > 0 ? value : nil

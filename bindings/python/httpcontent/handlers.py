@@ -303,7 +303,10 @@ _lent: dict[int, bytes] = {}
 
 
 def _allocate(_userdata, size):
-    body = _new_bytes(None, size)
+    try:
+        body = _new_bytes(None, size)
+    except (MemoryError, OverflowError):  # the size is the server's claim: it may be absurd
+        return None  # the library then uses its own memory, grown as the body arrives
     address = ctypes.cast(body, ctypes.c_void_p).value
     _lent[address] = body
     return address

@@ -294,6 +294,19 @@ def test_large_bodies_are_filled_in_place_and_released(client, base_url):
     assert len(_lent) == before
 
 
+def test_an_absurd_declared_length_fails_early_and_quietly(client, base_url, capfd):
+    # A limit fails any declared length above it before the body, even one too large for
+    # 64 bits (it failed later, as a truncated transfer).
+    for declared in (10**14, 9 * 10**18, 10**20 - 1):
+        with pytest.raises(hc.TooLarge):
+            client.get(f"{base_url}/truncated?bytes=10&declared={declared}", handler=hc.Bytes(max_size=1000))
+    # Without one, the binding declines to lend memory of the claimed size (it printed a
+    # MemoryError from the ctypes callback) and the short body fails as truncated.
+    with pytest.raises(hc.TransportError):
+        client.get(f"{base_url}/truncated?bytes=10&declared={9 * 10**18}")
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
 def test_a_response_outlives_its_handler_and_client(base_url):
     # The library releases lent memory when the response is freed, which may be after the
     # handler that lent it (and the client that owned that handler) are gone: no crash.
