@@ -320,6 +320,42 @@ static void test_defaults_and_limits_are_configurable(void) {
     hc_client_free(small);
 }
 
+/* A bytes handler's allocator: memory lent for bodies of at least the threshold, released when
+ * the response is freed, even after the handler is. */
+struct lending { int allocated, released; void *memory; size_t size; };
+
+static void *lend(void *userdata, size_t size) {
+    struct lending *l = userdata;
+    l->allocated++;
+    l->size = size;
+    return l->memory = malloc(size);
+}
+
+static void take_back(void *userdata, void *memory) {
+    struct lending *l = userdata;
+    if (memory == l->memory) { l->released++; free(memory); }
+}
+
+static void test_bytes_fill_lent_memory_released_with_the_response(void) {
+    struct lending l = {0};
+    hc_handler *h = hc_handler_bytes_new(0);
+    CHECK_CODE(hc_handler_bytes_set_allocator(h, 65536, lend, take_back, &l), HC_OK);
+    hc_response *small = NULL, *big = NULL;
+    CHECK_CODE(get("/bytes/1000", h, &small), HC_OK);
+    CHECK(l.allocated == 0);  /* below the threshold: the library's own memory */
+    CHECK_CODE(get("/bytes/100000", h, &big), HC_OK);
+    const uint8_t *data; size_t len;
+    CHECK_CODE(hc_response_bytes(big, &data, &len), HC_OK);
+    CHECK(l.allocated == 1 && l.size == 100000 && len == 100000 && data == l.memory);
+    CHECK(data[0] == 0 && data[99999] == (uint8_t)(99999 % 251));
+    hc_handler_free(h);  /* the response outlives its handler */
+    CHECK(l.released == 0);
+    hc_response_free(big);
+    CHECK(l.released == 1);
+    hc_response_free(small);
+    CHECK(l.released == 1);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -331,6 +367,7 @@ int main(void) {
     test_custom_handler_is_driven_in_order();
     test_empty_bodies_and_defaults();
     test_defaults_and_limits_are_configurable();
+    test_bytes_fill_lent_memory_released_with_the_response();
     hc_client_free(client);
     return hc_test_finish();
 }
