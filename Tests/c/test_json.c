@@ -94,6 +94,18 @@ static void test_decode_errors_and_empty_bodies(void) {
     CHECK(hc_response_json(resp) == NULL);
     CHECK(hc_error_code(hc_error_last()) == HC_OK);
     hc_response_free(resp);
+    /* The length a HEAD response declares is not a body: HC_JSON_MAX_SIZE does not refuse it. */
+    hc_json_options *small = hc_json_options_new();
+    CHECK_CODE(hc_json_options_set(small, HC_JSON_MAX_SIZE, 2), HC_OK);
+    hc_handler *limited = hc_handler_json_new(small);
+    hc_request_set_handler(head, limited);
+    resp = NULL;
+    CHECK_CODE(hc_client_send(client, head, &resp), HC_OK);
+    CHECK(resp != NULL && hc_response_json(resp) == NULL);
+    hc_response_free(resp);
+    CHECK_CODE(fetch(json_path("[1]"), limited, &resp), HC_ETOO_LARGE);
+    hc_handler_free(limited);
+    hc_json_options_free(small);
     hc_request_free(head);
 
     /* A rejected JSON error document gives the server's message. */

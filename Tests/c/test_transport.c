@@ -103,6 +103,22 @@ static void test_size_limit_counts_decoded_bytes(void) {
     hc_handler_free(h);
 }
 
+/* A HEAD response declares the length of the body a GET would get, but carries none: a size
+ * limit has nothing to refuse (it failed with HC_ETOO_LARGE before any body). */
+static void test_size_limit_ignores_the_length_a_head_response_declares(void) {
+    hc_handler *h = hc_handler_bytes_new(10);
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch("HEAD", "/bytes/100", h, &resp), HC_OK);
+    const uint8_t *data = NULL; size_t len = 1;
+    CHECK_CODE(hc_response_bytes(resp, &data, &len), HC_OK);
+    CHECK(len == 0);
+    CHECK(hc_response_header(resp, "Content-Length") && strcmp(hc_response_header(resp, "Content-Length"), "100") == 0);
+    hc_response_free(resp);
+    resp = NULL;
+    CHECK_CODE(fetch("GET", "/bytes/100", h, &resp), HC_ETOO_LARGE);
+    hc_handler_free(h);
+}
+
 static void test_discard_keeps_no_bytes(void) {
     hc_handler *h = hc_handler_discard_new();
     hc_response *resp = NULL;
@@ -292,6 +308,7 @@ int main(void) {
     test_rejected_status_carries_status_headers_and_body();
     test_content_type_acceptance();
     test_size_limit_counts_decoded_bytes();
+    test_size_limit_ignores_the_length_a_head_response_declares();
     test_discard_keeps_no_bytes();
     test_transport_failures_have_distinct_codes();
     test_cancel_from_progress_callback_and_token();

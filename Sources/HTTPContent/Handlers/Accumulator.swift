@@ -23,7 +23,9 @@ open class Accumulator<Content>: SelectiveHandler {
     open func accept(_ head: ResponseHead) throws -> Bool {
         try acceptance.check(head)
         self.head = head
-        if let length = head.contentLength, length > 0 {
+        // A response that carries no body (HEAD, 204, 304...) may still declare the length a
+        // GET would get: nothing to refuse or to make room for.
+        if !head.bodyIsEmpty, let length = head.contentLength, length > 0 {
             if let maxSize, length > Int64(maxSize) {
                 throw HTTPContentError(.tooLarge,
                     "body of \(length) bytes exceeds the limit of \(maxSize) bytes", response: head)

@@ -105,7 +105,9 @@ enum JSONAcceptance {
 
     static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {
         try acceptance.check(head)
-        if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize) {
+        // A response with no body (HEAD, 204, 304...) may declare a length it does not send.
+        if let maxSize = options.maxSize, !head.bodyIsEmpty, let length = head.contentLength,
+           length > Int64(maxSize) {
             throw HTTPContentError(.tooLarge, "JSON body of \(length) bytes exceeds the limit of \(maxSize) bytes",
                                    response: head)
         }
