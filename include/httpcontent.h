@@ -479,7 +479,8 @@ HC_EXTERN hc_code hc_response_file(const hc_response *response, const char **pat
 HC_EXTERN int64_t hc_response_streamed(const hc_response *response);
 
 /** For a compound handler: the index of the handler that took the body; -1 otherwise. The
- *  content getters above look through the compound to that handler's content. */
+ *  content getters above, and the JSON ones (hc_response_json...), look through the compound
+ *  to that handler's content. */
 HC_EXTERN int hc_response_handler_index(const hc_response *response);
 
 /** Figures about the transfer: body bytes on the wire, body bytes after decompression, and

@@ -256,7 +256,7 @@ public func hc_handler_json_pymarshal_new(_ opts: OpaquePointer?) -> OpaquePoint
 @_cdecl("hc_response_json")
 public func hc_response_json(_ response: OpaquePointer?) -> OpaquePointer? {
     guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
-    guard let content = box.response.content as? JSONResponseContent else {
+    guard let content = content(box, as: JSONResponseContent.self) else {
         fail(.invalidArgument, "hc_response_json: the response's handler is not a JSON tree handler")
         return nil
     }
@@ -275,7 +275,7 @@ public func hc_response_json_pymarshal(_ response: OpaquePointer?,
     data.pointee = nil
     len.pointee = 0
     guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
-    guard let content = box.response.content as? JSONPythonMarshalContent else {
+    guard let content = content(box, as: JSONPythonMarshalContent.self) else {
         return fail(.invalidArgument, "hc_response_json_pymarshal: the response's handler is not a Python marshal JSON handler")
     }
     guard let bytes = content.bytes else { return HC_OK }
@@ -288,7 +288,7 @@ public func hc_response_json_pymarshal(_ response: OpaquePointer?,
 public func hc_response_json_items(_ response: OpaquePointer?, _ count: UnsafeMutablePointer<Int>?,
                                    _ stoppedEarly: UnsafeMutablePointer<Int32>?) -> Int32 {
     guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
-    guard let summary = box.response.content as? JSONItemsSummary else {
+    guard let summary = content(box, as: JSONItemsSummary.self) else {
         return fail(.invalidArgument, "hc_response_json_items: the response's handler is not a JSON items handler")
     }
     count?.pointee = summary.count

@@ -344,6 +344,58 @@ static void test_strings_lent_from_the_document(void) {
     hc_json_options_free(o);
 }
 
+static int count_item(void *userdata, size_t prefix_index, const hc_json *value) {
+    (void)prefix_index; (void)value;
+    (*(int *)userdata)++;
+    return 0;
+}
+
+/* A compound whose JSON handler took the body: the JSON getters look through it, as the other
+ * content getters do (they failed with HC_EINVALID_ARG, leaving the tree out of reach). */
+static void test_json_getters_look_through_a_compound(void) {
+    hc_handler *json = hc_handler_json_new(NULL);
+    hc_handler *bytes = hc_handler_bytes_new(0);
+    hc_handler *pair[2] = {json, bytes};
+    hc_handler *compound = hc_handler_compound_new(pair, 2);
+    hc_response *resp = NULL;
+    CHECK_CODE(fetch(json_path("[1,2]"), compound, &resp), HC_OK);
+    CHECK(hc_response_handler_index(resp) == 0);
+    const hc_json *root = hc_response_json(resp);
+    CHECK(root != NULL && hc_json_array_length(root) == 2);
+    hc_response_free(resp);
+    CHECK_CODE(fetch("/ctype?type=text/plain&body=hi", compound, &resp), HC_OK);
+    CHECK(hc_response_handler_index(resp) == 1);
+    CHECK(hc_response_json(resp) == NULL && hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    hc_response_free(resp);
+    hc_handler_free(compound);
+
+    const char *prefixes[] = {"item"};
+    int seen = 0;
+    hc_handler *items = hc_handler_json_items_new(prefixes, 1, NULL, count_item, &seen);
+    hc_handler *pair2[2] = {items, bytes};
+    compound = hc_handler_compound_new(pair2, 2);
+    CHECK_CODE(fetch(json_path("[1,2,3]"), compound, &resp), HC_OK);
+    size_t count = 0; int stopped = -1;
+    CHECK_CODE(hc_response_json_items(resp, &count, &stopped), HC_OK);
+    CHECK(seen == 3 && count == 3 && stopped == 0);
+    hc_response_free(resp);
+    hc_handler_free(compound);
+
+    hc_handler *marshal = hc_handler_json_pymarshal_new(NULL);
+    hc_handler *pair3[2] = {marshal, bytes};
+    compound = hc_handler_compound_new(pair3, 2);
+    CHECK_CODE(fetch(json_path("[1]"), compound, &resp), HC_OK);
+    const uint8_t *data = NULL; size_t len = 0;
+    CHECK_CODE(hc_response_json_pymarshal(resp, &data, &len), HC_OK);
+    CHECK(data != NULL && len > 0);
+    hc_response_free(resp);
+    hc_handler_free(compound);
+    hc_handler_free(marshal);
+    hc_handler_free(items);
+    hc_handler_free(json);
+    hc_handler_free(bytes);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -356,6 +408,7 @@ int main(void) {
     test_json_request_body();
     test_null_safety();
     test_strings_lent_from_the_document();
+    test_json_getters_look_through_a_compound();
     hc_client_free(client);
     return hc_test_finish();
 }
