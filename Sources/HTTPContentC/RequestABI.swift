@@ -64,9 +64,9 @@ public func hc_request_add_header(_ request: OpaquePointer?, _ name: UnsafePoint
 public func hc_request_set_body(_ request: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ len: Int,
                                 _ contentType: UnsafePointer<CChar>?) -> Int32 {
     guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
-    guard data != nil || len == 0 else { return nullArgument("data") }
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: len)) } ?? []
-    box.request.body = .bytes(bytes, contentType: string(contentType))
+    // `bytes` refuses NULL with a length, and a size_t above Int.max (which trapped here).
+    guard let body = bytes(data, len, "data") else { return HTTPContentError.Code.invalidArgument.rawValue }
+    box.request.body = .bytes(body, contentType: string(contentType))
     return HC_OK
 }
 

@@ -341,6 +341,9 @@ static void test_null_arguments_are_errors(void) {
     CHECK_CODE(hc_request_set_text_body(NULL, "x", NULL), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_text_body(req, NULL, NULL), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_json_body(NULL, (const uint8_t *)"1", 1), HC_EINVALID_ARG);
+    /* A length above SIZE_MAX/2 (a caller's bug, such as -1) is refused, not a crash. */
+    CHECK_CODE(hc_request_set_body(req, (const uint8_t *)"x", (size_t)-1, NULL), HC_EINVALID_ARG);
+    CHECK_CODE(hc_request_set_body(req, NULL, 1, NULL), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_json_body(req, NULL, 5), HC_EINVALID_ARG);
     CHECK_CODE(hc_request_set_json_body(req, (const uint8_t *)"1", SIZE_MAX), HC_EINVALID_ARG);
     CHECK_CODE(hc_form_add_bytes(form, (const uint8_t *)"k", SIZE_MAX, (const uint8_t *)"v", 1), HC_EINVALID_ARG);
