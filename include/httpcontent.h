@@ -259,8 +259,9 @@ HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
 /** Downloads the body to `path` (copied) atomically: a temporary file in the same directory is
  *  fsync'd and renamed over `path` only when the whole body arrived; on any failure it is
  *  removed and an existing file is left untouched (with HC_FILE_RESUME, PATH.part is kept so a
- *  later request can continue it). An unwritable directory fails with HC_EIO before sending.
- *  `flags` combines HC_FILE_*. Accepts 200-299, any type.
+ *  later request can continue it). A response with no body by definition (HEAD, 204, 205)
+ *  leaves `path` and PATH.part as they were (0 bytes written). An unwritable directory fails
+ *  with HC_EIO before sending. `flags` combines HC_FILE_*. Accepts 200-299, any type.
  *  The caller owns the result and frees it with hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_file_new(const char *path, unsigned int flags);
 

@@ -118,6 +118,28 @@ private let server = TestServer.shared
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)).count == 100000)
     }
 
+    @Test func aResponseWithNoBodyLeavesTheDownloadAsItWas() throws {
+        // A HEAD or a 204 says nothing of the file: it was replaced by an empty one.
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let target = dir + "/out.bin"
+        _ = try client.get(server.url("/bytes/1000"), handler: FileWriter(path: target))
+        for request in [Request("HEAD", server.url("/bytes/500")), .get(server.url("/status/204"))] {
+            let r = try client.send(request, handler: FileWriter(path: target))
+            #expect(r.content == FileDownload(path: target, bytesWritten: 0, size: 1000, resumed: false))
+        }
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: target))) == expectedBytes(1000))
+        // Nor is a kept part started over.
+        let part = dir + "/new.bin.part"
+        try Data(expectedBytes(300)).write(to: URL(fileURLWithPath: part))
+        var resume = FileWriter.Options()
+        resume.resume = true
+        let r = try client.send(Request("HEAD", server.url("/bytes/1000")), handler: FileWriter(path: dir + "/new.bin", options: resume))
+        #expect(r.content.bytesWritten == 0 && r.content.size == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: part)).count == 300)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["new.bin.part", "out.bin"])
+    }
+
     @Test func cancellingRemovesThePartialFile() throws {
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }

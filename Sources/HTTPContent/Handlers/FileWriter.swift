@@ -16,6 +16,7 @@ public struct FileDownload: Sendable, Equatable {
 
 /// Downloads the body to a file, atomically: bytes go to a temporary file in the target's
 /// directory, which is fsync'd and renamed over the target only when the whole body arrived.
+/// A response with no body by definition (HEAD, 204, 205) leaves the target as it was.
 /// On any failure the temporary file is removed and an existing target is left untouched —
 /// except with `resume`, where the partial file `<path>.part` is kept on purpose so the next
 /// attempt can continue it with a Range request. Default acceptance: 200–299, any type.
@@ -101,7 +102,7 @@ public final class FileWriter: SelectiveHandler {
             if head.status == 416 { keepPart = false }
             throw error
         }
-        if resumeFrom > 0 {
+        if resumeFrom > 0, !head.hasNoBodyByDefinition {
             if head.status == 206, contentRangeStart(head) == resumeFrom {
                 resumed = true
             } else {
@@ -134,6 +135,13 @@ public final class FileWriter: SelectiveHandler {
         fd = -1
         guard closed == 0, let tempPath else {
             throw HTTPContentError(.io, "closing \"\(path)\" failed: \(errnoText())", response: head)
+        }
+        if head?.hasNoBodyByDefinition == true {
+            // A HEAD or a 204/205 says nothing of the file's content: it stays as it was (the
+            // temporary file, empty, goes in cleanup; a resume's part is kept as it was).
+            var info = stat()
+            let size = stat(path, &info) == 0 ? Int64(info.st_size) : 0
+            return FileDownload(path: path, bytesWritten: 0, size: size, resumed: false)
         }
         if !options.overwrite, access(path, F_OK) == 0 {
             throw HTTPContentError(.io, "\"\(path)\" appeared during the download and overwriting is off", response: head)

@@ -51,12 +51,6 @@ public final class JSON: SelectiveHandler {
     }
 
     public func cleanup(failed: Bool) { parser = nil }
-
-    /// 1xx, 204, 205, 304 and HEAD responses carry no body by definition.
-    static func expectsNoBody(_ head: ResponseHead?) -> Bool {
-        guard let head else { return false }
-        return head.method == "HEAD" || [204, 205, 304].contains(head.status) || (100..<200).contains(head.status)
-    }
 }
 
 /// Parses the body as JSON while it arrives, then decodes `T` from it with `JSONValueDecoder`.
@@ -98,7 +92,7 @@ enum JSONAcceptance {
     /// The rule every JSON handler applies to an empty body: fine with `allowEmpty` or where no
     /// body is expected (204, HEAD, ...), else a decode error.
     static func acceptEmptyBody(allowEmpty: Bool, _ head: ResponseHead?) throws(HTTPContentError) {
-        if allowEmpty || JSON.expectsNoBody(head) { return }
+        if allowEmpty || head?.hasNoBodyByDefinition == true { return }
         throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                response: head, offset: 0)
     }

@@ -77,8 +77,13 @@ public struct ResponseHead: Sendable {
     /// True when the response is known to carry no body: 204/205/304, a HEAD request,
     /// `Content-Length: 0`, or a body that ended empty.
     public var bodyIsEmpty: Bool {
-        bodyEnded || status == 204 || status == 205 || status == 304 || (100..<200).contains(status)
-            || method == "HEAD" || contentLength == 0
+        hasNoBodyByDefinition || bodyEnded || contentLength == 0
+    }
+
+    /// True for the responses that never carry a body, whatever they declare: 1xx, 204, 205,
+    /// 304, and any answer to HEAD. (An empty 200 body is a body, of length zero.)
+    public var hasNoBodyByDefinition: Bool {
+        status == 204 || status == 205 || status == 304 || (100..<200).contains(status) || method == "HEAD"
     }
 
     /// The parsed Content-Type header, nil when absent or unparseable.

@@ -471,8 +471,9 @@ class File(Handler):
     """Downloads the body to `path`, atomically: written to a temporary file in the same
     directory, fsync'd, renamed over `path` only when complete. On any failure the temporary
     file is removed and an existing file is left untouched; with `resume=True`, `path + ".part"`
-    is kept instead and the next request continues it with a Range request. An unwritable
-    directory raises `hc.LocalIOError` before anything is sent. Accepts 200-299, any type."""
+    is kept instead and the next request continues it with a Range request. A response with no
+    body by definition (HEAD, 204, 205) leaves the file as it was. An unwritable directory raises
+    `hc.LocalIOError` before anything is sent. Accepts 200-299, any type."""
 
     _may_raise = False
 
