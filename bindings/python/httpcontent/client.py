@@ -257,17 +257,19 @@ class Client(Handle):
         if (headers is None and data is None and params is None and form is None and json is None
                 and multipart is None and progress is None and cancel is None):
             return self._fetch(method, url, handler, timeout, follow_redirects)
+        return self._send(Request(method, url, handler=handler, headers=headers, data=data,
+                                  content_type=content_type, params=params, form=form,
+                                  json=json, multipart=multipart, timeout=timeout,
+                                  follow_redirects=follow_redirects, progress=progress,
+                                  cancel=cancel))
+
+    def _send(self, request: "Request") -> Response:
+        """`request` as a native request (hc_client_send)."""
         self._check_open()
-        lib = _ffi.lib()
-        prepared = _prepare(Request(method, url, handler=handler, headers=headers, data=data,
-                                    content_type=content_type, params=params, form=form,
-                                    json=json, multipart=multipart, timeout=timeout,
-                                    follow_redirects=follow_redirects, progress=progress,
-                                    cancel=cancel),
-                            self._bytes or self._default_bytes())
+        prepared = _prepare(request, self._bytes or self._default_bytes())
         with prepared.native as req:
             out = ctypes.c_void_p()
-            code = lib.hc_client_send(self, req, ctypes.byref(out))
+            code = _ffi.lib().hc_client_send(self, req, ctypes.byref(out))
             return prepared.outcome(code, out.value, raise_errors=True)
 
     def _fetch(self, method: str, url: str, handler: Handler | None, timeout: float | None,
@@ -281,6 +283,9 @@ class Client(Handle):
             raise ValueError("Client is closed")
         if handler is None:
             handler = self._bytes or self._default_bytes()
+        elif handler._shared:  # a native of its own for this request (Handler._native_for)
+            return self._send(Request(method, url, handler=handler, timeout=timeout,
+                                      follow_redirects=follow_redirects))
         native = handler._native or handler._handle()
         last = self._last_url
         if last[0] is url:
@@ -298,7 +303,7 @@ class Client(Handle):
             _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
             -1 if follow_redirects is None else int(follow_redirects), result_ptr)
         if code or handler._may_raise:
-            exc = handler._take_exception(code) if handler._may_raise else None
+            exc = handler._take_exception() if handler._may_raise else None
             if exc is None and code != 0:
                 exc = last_error()
             if exc is not None:
@@ -440,7 +445,7 @@ class _Prepared:
         """The Response, or the error: raised, or returned when `raise_errors` is False."""
         lib = _ffi.lib()
         try:
-            exc = self.handler._take_exception(code) or (self.raised[0] if self.raised else None)
+            exc = self.handler._take_exception() or (self.raised[0] if self.raised else None)
             if exc is None and code != 0:
                 exc = last_error()
             if exc is not None:
@@ -477,7 +482,7 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
         # The request keeps its own reference to the native handler; `keep` keeps its Python
         # object, with the callbacks it calls, for the send (the handler may be closed and make
         # new ones meanwhile).
-        native_handler = handler._handle()
+        native_handler = handler._native_for(raised)
         keep.append(native_handler)
         check(lib.hc_request_set_handler(native, native_handler))
         if o.get("timeout") is not None:

@@ -141,8 +141,8 @@ class Handler:
     # A `Bytes` whose content is the body as is: Client._fetch then makes its response itself.
     _plain_bytes = False
     # A built-in with Python callbacks that concurrent requests may share (Stream, JSONItems):
-    # an exception its callback raised is the result of a request that failed with the code the
-    # callback returned, never of another request (see `_take_exception`).
+    # each request gets a native of its own whose callbacks keep their exceptions for that
+    # request (`_native_for`), never for another.
     _shared = False
 
     def __init__(self, *, accept_status: Iterable[StatusSpec] | None = None,
@@ -159,7 +159,7 @@ class Handler:
         self.empty_statuses = None if empty_statuses is None else [int(c) for c in empty_statuses]
         self.empty_methods = None if empty_methods is None else list(empty_methods)
         self._native: _NativeHandler | None = None
-        self._raised: list[tuple[int, BaseException]] = []  # (code returned to C, exception)
+        self._raised: list[BaseException] = []
         self._result: Any = None
 
     # -- what a custom handler overrides
@@ -195,45 +195,50 @@ class Handler:
         if self._native is not None:
             return self._native
         with _MAKING:
-            if self._native is not None:
-                return self._native
-            native = _NativeHandler(self._new_native())
-            native.keep = getattr(self, "_keep", None)  # callbacks C may call
-            lib = _ffi.lib()
-            if self.accept_status is not None:
-                check(lib.hc_handler_accept_any_status(native))
-                for low, high in self.accept_status:
-                    check(lib.hc_handler_accept_status(native, low, high))
-            if self.accept_types is not None:
-                check(lib.hc_handler_accept_any_type(native))  # replace the handler's defaults
-                for media_range in self.accept_types:
-                    check(lib.hc_handler_accept_type(native, _ffi.text(media_range)))
-            if self.max_size is not None:
-                check(lib.hc_handler_set_max_size(native, self.max_size))
-            if self.empty_statuses is not None:
-                codes = (ctypes.c_int * len(self.empty_statuses))(*self.empty_statuses)
-                check(lib.hc_handler_empty_statuses(native, codes, len(self.empty_statuses)))
-            if self.empty_methods is not None:
-                check(lib.hc_handler_empty_methods(native, *_strings(self.empty_methods)))
-            self._native = native
-            return native
+            if self._native is None:
+                self._native = self._configured(self._new_native())
+            return self._native
 
-    def _take_exception(self, code: int = -1) -> BaseException | None:
-        """The first exception a callback of this handler raised during the last request, for
-        the request that ended with `code`. A handler of one's own serves one request at a
-        time: it is the first exception, whatever the code (cleanup may raise after success).
-        A shared built-in serves several at once (client.map, threads): only a request that
-        failed with the code its callback returned takes it, the oldest such one."""
+    def _native_for(self, sink: list[BaseException]) -> _NativeHandler:
+        """The native handler one request uses, its callbacks' exceptions going to `sink` (the
+        request's own list). Most handlers serve every request from one native. A built-in
+        whose Python callbacks may serve several requests at once (`_shared`: Stream, JSONItems)
+        gets a native per request, so an exception reaches the request it was raised for."""
+        if not self._shared:
+            return self._handle()
+        with _MAKING:
+            return self._configured(self._new_native(sink))
+
+    def _configured(self, ptr: int) -> _NativeHandler:
+        """`ptr`, just made by `_new_native`, owned and configured with the acceptance options.
+        Called under `_MAKING`: `_keep` is the callbacks that `_new_native` made for it."""
+        native = _NativeHandler(ptr)
+        native.keep = getattr(self, "_keep", None)  # callbacks C may call
+        lib = _ffi.lib()
+        if self.accept_status is not None:
+            check(lib.hc_handler_accept_any_status(native))
+            for low, high in self.accept_status:
+                check(lib.hc_handler_accept_status(native, low, high))
+        if self.accept_types is not None:
+            check(lib.hc_handler_accept_any_type(native))  # replace the handler's defaults
+            for media_range in self.accept_types:
+                check(lib.hc_handler_accept_type(native, _ffi.text(media_range)))
+        if self.max_size is not None:
+            check(lib.hc_handler_set_max_size(native, self.max_size))
+        if self.empty_statuses is not None:
+            codes = (ctypes.c_int * len(self.empty_statuses))(*self.empty_statuses)
+            check(lib.hc_handler_empty_statuses(native, codes, len(self.empty_statuses)))
+        if self.empty_methods is not None:
+            check(lib.hc_handler_empty_methods(native, *_strings(self.empty_methods)))
+        return native
+
+    def _take_exception(self) -> BaseException | None:
+        """The first exception a callback of this handler's own native raised during the last
+        request (a handler of one's own serves one request at a time)."""
         if not self._raised:
             return None
-        if not self._shared:
-            raised, self._raised = self._raised, []
-            return raised[0][1]
-        for i, (returned, exc) in enumerate(self._raised):
-            if returned == code:
-                del self._raised[i]
-                return exc
-        return None
+        raised, self._raised = self._raised, []
+        return raised[0]
 
     def close(self) -> None:
         if self._native is not None:
@@ -241,14 +246,14 @@ class Handler:
             self._native = None
 
     # -- the custom vtable
-    def _guard(self, call: Callable[[], int]) -> int:
-        # An exception cannot cross C: keep it, stop the transfer, re-raise after the call.
+    def _guard(self, call: Callable[[], int], sink: list[BaseException] | None = None) -> int:
+        # An exception cannot cross C: keep it (in `sink`, a request's own list, if given),
+        # stop the transfer, re-raise after the call.
         try:
             return call()
         except BaseException as exc:  # noqa: BLE001 - re-raised by Client.request
-            code = exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
-            self._raised.append((code, exc))
-            return code
+            (self._raised if sink is None else sink).append(exc)
+            return exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
 
     def _new_custom(self) -> int:
         from .client import Headers
@@ -447,9 +452,9 @@ class Stream(Handler):
             raise TypeError("Stream needs a writable file object or a callable")
         self._write = write if write is not None else target
 
-    def _new_native(self) -> int:
+    def _new_native(self, sink: list[BaseException] | None = None) -> int:
         def on_chunk(_userdata, buf, size):
-            return self._guard(lambda: (self._write(ctypes.string_at(buf, size)), 0)[1])
+            return self._guard(lambda: (self._write(ctypes.string_at(buf, size)), 0)[1], sink)
         self._keep = _ffi.WRITE_CB(on_chunk)
         return _ffi.lib().hc_handler_stream_cb_new(self._keep, None)
 
@@ -505,20 +510,21 @@ class Compound(Handler):
         self.handlers = list(handlers)
         if not self.handlers:
             raise ValueError("Compound needs at least one handler")
+        self._shared = any(h._shared for h in self.handlers)  # then one compound per request
 
-    def _new_native(self) -> int:
+    def _new_native(self, sink: list[BaseException] | None = None) -> int:
         # The compound keeps its own references to these natives; its own native keeps their
         # Python objects, and with them the callbacks the natives call (a handler closed and
         # used again makes new ones, and its old ones must live as long as this compound).
-        self._keep = [h._handle() for h in self.handlers]
+        self._keep = [h._handle() if sink is None else h._native_for(sink) for h in self.handlers]
         natives = (ctypes.c_void_p * len(self._keep))(*[n._as_parameter_ for n in self._keep])
         return _ffi.lib().hc_handler_compound_new(natives, len(self._keep))
 
     def _content(self, response_ptr: int) -> Any:
         return self.handlers[_ffi.lib().hc_response_handler_index(response_ptr)]._content(response_ptr)
 
-    def _take_exception(self, code: int = -1) -> BaseException | None:
-        found = [e for e in (h._take_exception(code) for h in self.handlers) if e is not None]
+    def _take_exception(self) -> BaseException | None:
+        found = [e for e in (h._take_exception() for h in self.handlers) if e is not None]
         return found[0] if found else None
 
 

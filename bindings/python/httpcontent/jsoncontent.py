@@ -165,7 +165,7 @@ class JSONItems(Handler):
                              require_prefix=require_prefix, multiple_values=multiple_values,
                              allow_comments=allow_comments, max_depth=max_depth, max_size=max_size)
 
-    def _new_native(self) -> int:
+    def _new_native(self, sink: list[BaseException] | None = None) -> int:
         several = len(self.prefixes) > 1
 
         def on_batch(_userdata, prefix_index, data, size, _count):
@@ -177,7 +177,7 @@ class JSONItems(Handler):
                     if stop is True:
                         return _STOP
                 return 0
-            return self._guard(run)
+            return self._guard(run, sink)
 
         self._keep = _ITEMS_BATCH_CB(on_batch)
         names = (ctypes.c_char_p * len(self.prefixes))(*[p.encode() for p in self.prefixes])
@@ -204,7 +204,7 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
         "max_depth", "max_size", "accept_status", "accept_types")}
 
     class _Feeder(JSONItems):
-        def _new_native(self) -> int:
+        def _new_native(self, sink: list[BaseException] | None = None) -> int:  # never raises
             def on_batch(_userdata, _prefix_index, data, size, _count):
                 text = ctypes.string_at(data, size)
                 while not stopping.is_set():

@@ -139,8 +139,8 @@ delays = iter([0.05, 0.3])  # the first thread to make the native handler finish
 class Paced(hc.Stream):
     # Widens the window between making the native handler and recording it, which the GIL
     # may open anywhere: the second thread's callback replaces the first's meanwhile.
-    def _new_native(self):
-        native = super()._new_native()
+    def _new_native(self, sink=None):
+        native = super()._new_native(sink)
         time.sleep(next(delays))
         return native
 
@@ -221,3 +221,26 @@ def test_a_shared_streams_exception_is_the_result_of_the_request_that_raised_it(
                               hc.Request("GET", f"{base_url}/bytes/7", handler=shared)] * 3)
         assert [type(r).__name__ for r in results] == ["Response", "KeyError"] * 3
         assert [r.content for r in results[::2]] == [5, 5, 5]
+
+
+def test_requests_sharing_a_stream_each_get_their_own_exception(client, base_url):
+    # Several requests of one batch fail in the same callback with the same code: each still
+    # gets the exception raised for its own body (each has a native Stream of its own).
+    def target(chunk):
+        raise ValueError(len(chunk))
+
+    shared = hc.Stream(target)
+    sizes = [3, 4, 5, 6, 7, 8] * 3
+    for _ in range(5):
+        results = client.map([hc.Request("GET", f"{base_url}/bytes/{n}", handler=shared) for n in sizes])
+        assert [r.args[0] if isinstance(r, ValueError) else r for r in results] == sizes
+    # And so do threads sharing it through client.get.
+    from concurrent.futures import ThreadPoolExecutor
+
+    def fetch(n):
+        try:
+            client.get(f"{base_url}/slow?bytes={n}&chunk={n}&delay=0.002", handler=shared)
+        except ValueError as exc:
+            return exc.args[0]
+    with ThreadPoolExecutor(6) as pool:
+        assert list(pool.map(fetch, sizes)) == sizes
