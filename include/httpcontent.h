@@ -531,7 +531,9 @@ HC_EXTERN hc_code hc_batch_perform(hc_batch *batch, size_t *pending);
 /** Blocks until a socket is ready, libcurl's timer expires, or `timeout_ms` passes. */
 HC_EXTERN hc_code hc_batch_wait(hc_batch *batch, int timeout_ms);
 
-/** How long the caller's event loop may wait before calling hc_batch_perform (-1: no timer). */
+/** How long the caller's event loop may wait before calling hc_batch_perform (-1: no timer).
+ *  While a request has a cancellation token, at most 1000 ms (a token set from another thread
+ *  wakes no one), and 0 once one is set; hc_batch_wait waits no longer than that either. */
 HC_EXTERN hc_code hc_batch_timeout_ms(hc_batch *batch, long *ms);
 
 /** Adds the sockets libcurl waits on to the sets (any may be NULL); *max_fd is the highest, or

@@ -41,7 +41,16 @@ final class CStringCache {
 
     func get(_ key: String, _ make: () -> String?) -> UnsafePointer<CChar>? {
         if let p = strings[key] { return UnsafePointer(p) }
-        guard let value = make(), let p = strdup(value) else { return nil }
+        guard var value = make() else { return nil }
+        // All of the UTF-8 bytes, NUL included (strdup would stop at the first NUL, and the
+        // text getter lends `utf8.count` bytes), then a terminating NUL.
+        let p: UnsafeMutablePointer<CChar>? = value.withUTF8 { utf8 in
+            guard let p = malloc(utf8.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+            if let base = utf8.baseAddress { memcpy(p, base, utf8.count) }
+            p[utf8.count] = 0
+            return p
+        }
+        guard let p else { return nil }
         strings[key] = p
         return UnsafePointer(p)
     }

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 
 struct job {
     int index;
@@ -183,6 +184,53 @@ static void test_cancel_while_running_stress(hc_client *client) {
     }
 }
 
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A caller's event loop that waits as long as hc_batch_timeout_ms says, on a server that sent
+ * its headers and then nothing: a token cancelled from another thread must end the request
+ * within about a second (the timer said ~30 s, the connect timeout's, so the loop slept on). */
+static void *cancel_later(void *arg) {
+    usleep(500 * 1000); /* after libcurl's first timers (200 ms) have fired */
+    hc_cancel_cancel(arg);
+    return NULL;
+}
+
+static void test_cancel_from_another_thread_reaches_a_callers_event_loop(hc_client *client) {
+    hc_cancel *token = hc_cancel_new();
+    struct job job = {.index = 0, .kind = 9};
+    hc_batch *batch = hc_batch_new(client);
+    hc_request *req = hc_request_new("GET", hc_url("/stall?bytes=5"));
+    hc_request_set_cancel(req, token);
+    hc_batch_add(batch, req, on_done, &job);
+    hc_request_free(req);
+    pthread_t t;
+    pthread_create(&t, NULL, cancel_later, token);
+    double start = seconds();
+    size_t pending = 1;
+    while (pending > 0 && seconds() - start < 10) {
+        hc_batch_perform(batch, &pending);
+        if (!pending) break;
+        fd_set r, w, e;
+        FD_ZERO(&r); FD_ZERO(&w); FD_ZERO(&e);
+        int max_fd = -1;
+        long timeout = -1;
+        hc_batch_fdset(batch, &r, &w, &e, &max_fd);
+        hc_batch_timeout_ms(batch, &timeout);
+        if (timeout < 0 || timeout > 10000) timeout = 10000; /* the test's own bound */
+        struct timeval tv = {timeout / 1000, (timeout % 1000) * 1000};
+        select(max_fd + 1, &r, &w, &e, &tv);
+    }
+    pthread_join(t, NULL);
+    CHECK(pending == 0 && job.done == 1 && job.code == HC_ECANCELLED);
+    CHECK(seconds() - start < 2);
+    hc_batch_free(batch);
+    hc_cancel_free(token);
+}
+
 int main(void) {
     hc_test_server_start();
     CHECK(mkdtemp(dir) != NULL);
@@ -191,6 +239,7 @@ int main(void) {
     test_500_mixed_transfers_each_get_their_own_result(client);
     test_event_loop_owned_by_the_caller(client);
     test_cancel_while_running_stress(client);
+    test_cancel_from_another_thread_reaches_a_callers_event_loop(client);
     hc_client_free(client);
     CHECK(hc_live_handles() == before);
     char cmd[128];

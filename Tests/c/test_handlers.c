@@ -43,6 +43,19 @@ static void test_text_decodes_by_charset_bom_and_reports_offsets(void) {
     CHECK(hc_handler_text_new((hc_encoding)42, 1) == NULL);
 }
 
+/* Text may contain NUL: every one of the `len` bytes lent is the text, and a NUL follows them
+ * (the copy stopped at the first NUL, so the bytes after it were read past its end). */
+static void test_text_with_nul_is_lent_whole(void) {
+    hc_handler *h = hc_handler_text_new(HC_ENCODING_AUTO, 1);
+    hc_response *r = NULL;
+    const char *text = NULL; size_t len = 0;
+    CHECK_CODE(get("/text?charset=utf-8&raw_hex=00616263006465666768", h, &r), HC_OK);
+    CHECK_CODE(hc_response_text(r, &text, &len), HC_OK);
+    CHECK(len == 10 && memcmp(text, "\0abc\0defgh", 11) == 0);
+    hc_response_free(r);
+    hc_handler_free(h);
+}
+
 static void test_image_sniffs_format_and_size(void) {
     static const char *formats[] = {"png", "jpeg", "gif", "webp", "bmp"};
     hc_handler *h = hc_handler_image_new();
@@ -360,6 +373,7 @@ int main(void) {
     hc_test_server_start();
     client = hc_client_new();
     test_text_decodes_by_charset_bom_and_reports_offsets();
+    test_text_with_nul_is_lent_whole();
     test_image_sniffs_format_and_size();
     test_stream_passes_chunks_on();
     test_file_download_is_atomic();

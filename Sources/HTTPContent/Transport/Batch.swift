@@ -105,12 +105,10 @@ public final class Batch {
     /// Blocks until there is something to do or `timeoutMs` passes.
     public func wait(timeoutMs: Int32) { driver.wait(timeoutMs: timeoutMs) }
 
-    /// How long an event loop may wait before calling `perform` again (-1: no timer set).
-    public var timeoutMs: Int {
-        var ms = -1
-        curl_multi_timeout(driver.multi, &ms)
-        return ms
-    }
+    /// How long an event loop may wait before calling `perform` again (-1: no timer set). While
+    /// a transfer has a cancellation token, at most a second (a token set from another thread
+    /// wakes no one), and 0 once one is set.
+    public var timeoutMs: Int { driver.timeoutMs }
 
     /// The sockets libcurl waits on, for an event loop you own (see curl_multi_fdset).
     public func fdset(read: UnsafeMutablePointer<fd_set>?, write: UnsafeMutablePointer<fd_set>?,

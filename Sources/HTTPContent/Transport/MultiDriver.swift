@@ -104,9 +104,30 @@ final class MultiDriver {
                 completed += 1
             }
         }
+        completed += completeCancelled()
         completedByLastPerform = completed
         startWaiting()
         return pending
+    }
+
+    /// Completes, as aborted, the transfers whose token is set that libcurl did not run (and
+    /// so never asked about) in this `perform`: `timeoutMs` says 0 for them, so they must not
+    /// stay pending. Returns how many.
+    private func completeCancelled() -> Int {
+        var completed = 0
+        var i = 0
+        while i < active.count {
+            guard let cancel = active[i].transfer.cancel, cancel.isCancelled else { i += 1; continue }
+            let easy = active[i].transfer.easy.raw
+            curl_multi_remove_handle(multi, easy)
+            if let entry = removeActive(easy) {
+                entry.done(CURLE_ABORTED_BY_CALLBACK)
+                completed += 1
+            } else {
+                i += 1
+            }
+        }
+        return completed
     }
 
     /// Takes the entry of `easy` out of `active` (the last entry moves into its slot).
@@ -127,10 +148,34 @@ final class MultiDriver {
     }
 
     /// Blocks until there is socket activity, libcurl's timeout expires, `wake()` is called, or
-    /// `timeoutMs` passes.
+    /// `timeoutMs` passes (at most `cancelCheckMs` while a transfer has a cancellation token).
     func wait(timeoutMs: Int32) {
         var numfds: Int32 = 0
-        curl_multi_poll(multi, nil, 0, timeoutMs, &numfds)
+        let wait = hasCancellable ? min(timeoutMs, Int32(Self.cancelCheckMs)) : timeoutMs
+        curl_multi_poll(multi, nil, 0, wait, &numfds)
+    }
+
+    /// How often a token set from another thread is looked at while nothing else happens: a
+    /// token wakes no one, and libcurl only asks about it (the progress callback) when it runs
+    /// the transfer, which a silent server may not make it do for as long as its timer says
+    /// (the connect timeout's 30 s, or more).
+    static let cancelCheckMs = 1000
+
+    private var hasCancellable: Bool { active.contains { $0.transfer.cancel != nil } }
+
+    /// How long an event loop may wait before `perform` (-1: no timer): libcurl's timer, but
+    /// 0 once a transfer's token is set and at most `cancelCheckMs` while any has one.
+    var timeoutMs: Int {
+        var ms = -1
+        curl_multi_timeout(multi, &ms)
+        var cancellable = false
+        for entry in active {
+            guard let cancel = entry.transfer.cancel else { continue }
+            if cancel.isCancelled { return 0 }
+            cancellable = true
+        }
+        if cancellable, ms < 0 || ms > Self.cancelCheckMs { ms = Self.cancelCheckMs }
+        return ms
     }
 
     /// Interrupts a `wait` from another thread.

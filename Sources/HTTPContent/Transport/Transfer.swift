@@ -421,7 +421,12 @@ final class Transfer {
     }
 
     private func transportError(_ code: CURLcode) -> HTTPContentError {
-        let detail = String(cString: easy.errorBuffer)
+        var detail = String(cString: easy.errorBuffer)
+        if detail.isEmpty, code == CURLE_OUT_OF_MEMORY, self.head == nil {
+            // What libcurl (7.x) says, without a word more, when one header line passes its
+            // 100 KiB limit: the usual cause while the headers arrive, not the machine's memory.
+            detail = "a response header line is longer than libcurl accepts (100 KiB), or memory ran out"
+        }
         let text = detail.isEmpty ? curlMessage(code) : "\(curlMessage(code)): \(detail)"
         let curl = Int32(code.rawValue)
         let head = self.head ?? (status != 0 ? makeHead(bodyEnded: false) : nil)
