@@ -22,6 +22,9 @@ final class MultiDriver {
     /// alive by the queue while its head advances.
     @exclusivity(unchecked) private var waiting: [Entry?] = []
     @exclusivity(unchecked) private var waitingHead = 0
+    /// How many transfers in `active` have a cancellation token: with none, `perform`, `wait`
+    /// and `timeoutMs` look at no token (the usual batch pays nothing for them).
+    @exclusivity(unchecked) private var cancellable = 0
     /// Transfers the last `perform` completed: when some did, their completions may have added
     /// more, which the next `perform` starts at once, without a poll in between.
     @exclusivity(unchecked) private(set) var completedByLastPerform = 0
@@ -64,6 +67,7 @@ final class MultiDriver {
         let code = curl_multi_add_handle(multi, entry.transfer.easy.raw)
         if code == CURLM_OK {
             entry.transfer.driverSlot = active.count
+            if entry.transfer.cancel != nil { cancellable += 1 }
             active.append(entry)
         } else {
             entry.done(CURLE_FAILED_INIT)
@@ -114,6 +118,7 @@ final class MultiDriver {
     /// so never asked about) in this `perform`: `timeoutMs` says 0 for them, so they must not
     /// stay pending. Returns how many.
     private func completeCancelled() -> Int {
+        guard cancellable > 0 else { return 0 }
         var completed = 0
         var i = 0
         while i < active.count {
@@ -139,6 +144,7 @@ final class MultiDriver {
         let transfer = running.takeUnretainedValue()
         let slot = transfer.driverSlot
         guard slot >= 0, slot < active.count, active[slot].transfer === transfer else { return nil }
+        if transfer.cancel != nil { cancellable -= 1 }
         // The last entry moves into the slot; entries are moved, never copied.
         let last = active.removeLast()
         transfer.driverSlot = -1
@@ -161,20 +167,16 @@ final class MultiDriver {
     /// (the connect timeout's 30 s, or more).
     static let cancelCheckMs = 1000
 
-    private var hasCancellable: Bool { active.contains { $0.transfer.cancel != nil } }
+    private var hasCancellable: Bool { cancellable > 0 }
 
     /// How long an event loop may wait before `perform` (-1: no timer): libcurl's timer, but
     /// 0 once a transfer's token is set and at most `cancelCheckMs` while any has one.
     var timeoutMs: Int {
         var ms = -1
         curl_multi_timeout(multi, &ms)
-        var cancellable = false
-        for entry in active {
-            guard let cancel = entry.transfer.cancel else { continue }
-            if cancel.isCancelled { return 0 }
-            cancellable = true
-        }
-        if cancellable, ms < 0 || ms > Self.cancelCheckMs { ms = Self.cancelCheckMs }
+        guard cancellable > 0 else { return ms }
+        for entry in active where entry.transfer.cancel?.isCancelled == true { return 0 }
+        if ms < 0 || ms > Self.cancelCheckMs { ms = Self.cancelCheckMs }
         return ms
     }
 
@@ -196,6 +198,7 @@ final class MultiDriver {
     func cancelAll() {
         let stopping = active
         active.removeAll()
+        cancellable = 0
         for entry in stopping {
             curl_multi_remove_handle(multi, entry.transfer.easy.raw)
             entry.transfer.driverSlot = -1
