@@ -25,7 +25,7 @@ open class Accumulator<Content>: SelectiveHandler {
         self.head = head
         // A response that carries no body (HEAD, 204, 304...) may still declare the length a
         // GET would get: nothing to refuse or to make room for.
-        if !head.bodyIsEmpty, let length = head.contentLength, length > 0 {
+        if let length = head.contentLength, length > 0, !head.hasNoBodyByDefinition {
             if let maxSize, length > Int64(maxSize) {
                 throw HTTPContentError(.tooLarge,
                     "body of \(length) bytes exceeds the limit of \(maxSize) bytes", response: head)

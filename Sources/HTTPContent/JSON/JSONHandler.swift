@@ -100,8 +100,8 @@ enum JSONAcceptance {
     static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {
         try acceptance.check(head)
         // A response with no body (HEAD, 204, 304...) may declare a length it does not send.
-        if let maxSize = options.maxSize, !head.bodyIsEmpty, let length = head.contentLength,
-           length > Int64(maxSize) {
+        if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize),
+           !head.hasNoBodyByDefinition {
             throw HTTPContentError(.tooLarge, "JSON body of \(length) bytes exceeds the limit of \(maxSize) bytes",
                                    response: head)
         }
