@@ -116,6 +116,21 @@ static void test_500_mixed_transfers_each_get_their_own_result(hc_client *client
     hc_handler_free(text);
 }
 
+/* One turn of an event loop the caller owns: waits on libcurl's sockets (select) for as long
+ * as hc_batch_timeout_ms says, at most cap_ms. */
+static void wait_on_sockets(hc_batch *batch, long cap_ms) {
+    fd_set r, w, e;
+    FD_ZERO(&r); FD_ZERO(&w); FD_ZERO(&e);
+    int max_fd = -1;
+    long timeout = -1;
+    hc_batch_fdset(batch, &r, &w, &e, &max_fd);
+    hc_batch_timeout_ms(batch, &timeout);
+    if (timeout < 0 || timeout > cap_ms) timeout = cap_ms;
+    struct timeval tv = {timeout / 1000, (timeout % 1000) * 1000};
+    if (max_fd >= 0) select(max_fd + 1, &r, &w, &e, &tv);
+    else hc_batch_wait(batch, (int)timeout);
+}
+
 static void test_event_loop_owned_by_the_caller(hc_client *client) {
     struct job jobs[3] = {{.index = 0}, {.index = 1}, {.index = 2}};
     hc_batch *batch = hc_batch_new(client);
@@ -131,15 +146,7 @@ static void test_event_loop_owned_by_the_caller(hc_client *client) {
     while (pending > 0 && rounds++ < 10000) {
         CHECK_CODE(hc_batch_perform(batch, &pending), HC_OK);
         if (!pending) break;
-        fd_set r, w, e;
-        FD_ZERO(&r); FD_ZERO(&w); FD_ZERO(&e);
-        int max_fd = -1;
-        long timeout = -1;
-        hc_batch_fdset(batch, &r, &w, &e, &max_fd);
-        hc_batch_timeout_ms(batch, &timeout);
-        struct timeval tv = {0, (timeout < 0 || timeout > 100 ? 100 : timeout) * 1000};
-        if (max_fd >= 0) select(max_fd + 1, &r, &w, &e, &tv);
-        else hc_batch_wait(batch, (int)(tv.tv_usec / 1000));
+        wait_on_sockets(batch, 100);
     }
     CHECK(pending == 0);
     CHECK(jobs[0].ok && jobs[1].ok && jobs[2].ok);
@@ -214,15 +221,7 @@ static void test_cancel_from_another_thread_reaches_a_callers_event_loop(hc_clie
     while (pending > 0 && seconds() - start < 10) {
         hc_batch_perform(batch, &pending);
         if (!pending) break;
-        fd_set r, w, e;
-        FD_ZERO(&r); FD_ZERO(&w); FD_ZERO(&e);
-        int max_fd = -1;
-        long timeout = -1;
-        hc_batch_fdset(batch, &r, &w, &e, &max_fd);
-        hc_batch_timeout_ms(batch, &timeout);
-        if (timeout < 0 || timeout > 10000) timeout = 10000; /* the test's own bound */
-        struct timeval tv = {timeout / 1000, (timeout % 1000) * 1000};
-        select(max_fd + 1, &r, &w, &e, &tv);
+        wait_on_sockets(batch, 10000); /* the test's own bound */
     }
     pthread_join(t, NULL);
     CHECK(pending == 0 && job.done == 1 && job.code == HC_ECANCELLED);
