@@ -62,6 +62,7 @@ private let server = TestServer.shared
         #expect(Transfer.mayMultiplex("HTTPS://example.com/"))
         #expect(!Transfer.mayMultiplex("http://example.com/"))
         #expect(!Transfer.mayMultiplex("https"))
+        #expect(!Transfer.mayMultiplex("https\u{1A}//x"))  // 0x1A | 0x20 is ":", but not a letter
         #expect(!Transfer.mayMultiplex(""))
     }
 
