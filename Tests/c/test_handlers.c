@@ -333,6 +333,32 @@ static void test_defaults_and_limits_are_configurable(void) {
     hc_client_free(small);
 }
 
+/* A HEAD or a 204 says nothing of a download's content: the file stays as it was. */
+static void test_download_answered_with_no_body_keeps_the_file(void) {
+    char dir[] = "/tmp/hc-test-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char target[256];
+    snprintf(target, sizeof target, "%s/out.bin", dir);
+    hc_handler *file = hc_handler_file_new(target, 0);
+    hc_response *r = NULL;
+    CHECK_CODE(get("/bytes/1000", file, &r), HC_OK);
+    hc_response_free(r);
+    const char *methods[] = {"HEAD", "GET"}, *paths[] = {"/bytes/500", "/status/204"};
+    for (int i = 0; i < 2; i++) {
+        CHECK_CODE(hc_test_send(client, methods[i], paths[i], file, &r), HC_OK);
+        const char *path; int64_t written = -1, size = -1; int resumed = -1;
+        CHECK_CODE(hc_response_file(r, &path, &written, &size, &resumed), HC_OK);
+        CHECK(written == 0 && size == 1000 && resumed == 0);
+        hc_response_free(r);
+    }
+    struct stat st;
+    CHECK(stat(target, &st) == 0 && st.st_size == 1000);
+    hc_handler_free(file);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 /* A bytes handler's allocator: memory lent for bodies of at least the threshold, released when
  * the response is freed, even after the handler is. */
 struct lending { int allocated, released; void *memory; size_t size; };
@@ -382,6 +408,7 @@ int main(void) {
     test_empty_bodies_and_defaults();
     test_defaults_and_limits_are_configurable();
     test_bytes_fill_lent_memory_released_with_the_response();
+    test_download_answered_with_no_body_keeps_the_file();
     hc_client_free(client);
     return hc_test_finish();
 }

@@ -299,6 +299,38 @@ static void test_fetch_in_one_call(void) {
     CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/bytes/1"), NULL, -5, -1, &r), HC_EINVALID_ARG);
 }
 
+/* The target the test server saw for /echo, as a text response of `c`. */
+static int echo_target_is(hc_client *c, const char *expected) {
+    hc_handler *text = hc_handler_text_new(HC_ENCODING_AUTO, 1);
+    hc_response *r = NULL;
+    int found = 0;
+    if (hc_test_send(c, "GET", "/echo", text, &r) == HC_OK) {
+        const char *body; size_t len;
+        char want[256];
+        snprintf(want, sizeof want, "\"target\": \"%s\"", expected);
+        found = hc_response_text(r, &body, &len) == HC_OK && strstr(body, want) != NULL;
+        hc_response_free(r);
+    }
+    hc_handler_free(text);
+    return found;
+}
+
+/* Proxy variables are read when a client is made: one made before http_proxy is set connects
+ * directly (it told libcurl there is none), one made after goes through the proxy, here the
+ * test server itself, which then sees the absolute-form target a proxy gets. */
+static void test_proxy_variables_are_read_when_a_client_is_made(void) {
+    static const char *names[] = {"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) unsetenv(names[i]);
+    hc_client *before = hc_client_new();
+    setenv("http_proxy", hc_base, 1);
+    hc_client *after = hc_client_new();
+    CHECK(echo_target_is(before, "/echo"));
+    CHECK(echo_target_is(after, hc_url("/echo")));
+    unsetenv("http_proxy");
+    hc_client_free(before);
+    hc_client_free(after);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -316,6 +348,7 @@ int main(void) {
     test_post_body_and_user_agent();
     test_fetch_in_one_call();
     test_null_handles_are_errors_not_crashes();
+    test_proxy_variables_are_read_when_a_client_is_made();
     hc_client_free(client);
     return hc_test_finish();
 }

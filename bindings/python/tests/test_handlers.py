@@ -139,6 +139,17 @@ def test_failed_download_leaves_old_file_and_no_partial_file(client, base_url, t
         assert os.listdir(tmp_path) == ["out.bin"]
 
 
+def test_download_answered_with_no_body_keeps_the_file(client, base_url, tmp_path):
+    # A HEAD or a 204 says nothing of the file's content: it was replaced by an empty one.
+    target = tmp_path / "out.bin"
+    client.get(f"{base_url}/bytes/1000", handler=hc.File(target))
+    for method, path in (("HEAD", "/bytes/500"), ("GET", "/status/204")):
+        r = client.request(method, base_url + path, handler=hc.File(target))
+        assert (r.content.bytes_written, r.content.size, r.content.resumed) == (0, 1000, False)
+    assert target.read_bytes() == expected_bytes(1000)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bin"]
+
+
 def test_cancelled_download_removes_its_partial_file(client, base_url, tmp_path):
     target = tmp_path / "out.bin"
     with pytest.raises(hc.Cancelled):
