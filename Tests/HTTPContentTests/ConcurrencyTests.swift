@@ -26,6 +26,32 @@ private let server = TestServer.shared
         #expect(sizes.indices.allSatisfy { results[$0] == sizes[$0] })
     }
 
+    @Test func asyncTransfersToAnH2ServerShareOneConnection() async throws {
+        guard let h2 = try H2Server() else { return }  // nginx or openssl missing: said why
+        defer { h2.stop() }
+        var config = ClientConfiguration()
+        config.caFile = h2.caFile
+        let client = try Client(configuration: config)
+        let port = h2.port
+        let versions = try await withThrowingTaskGroup(of: String.self) { group in
+            for i in 0..<40 {
+                group.addTask {
+                    let r = try await client.send(.get("https://127.0.0.1:\(port)/f\(i).bin"), handler: Bytes())
+                    #expect(r.content.array == [UInt8](repeating: UInt8(i), count: 1000 + i))
+                    return r.head.httpVersion
+                }
+            }
+            var all: [String] = []
+            for try await v in group { all.append(v) }
+            return all
+        }
+        #expect(versions.count == 40 && Set(versions) == ["HTTP/2"])
+        // nginx's log, "<connection> <protocol> <uri>" per request: all on one connection.
+        let lines = try String(contentsOfFile: h2.accessLog, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 40)
+        #expect(Set(lines.map { $0.split(separator: " ")[0] }).count == 1)
+    }
+
     @Test func mixedHandlersAndFailuresUnderConcurrency() async {
         let client = self.client
         await withTaskGroup(of: Void.self) { group in

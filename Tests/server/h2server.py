@@ -1,0 +1,111 @@
+"""An HTTP/2 server for the tests of every front: a real nginx (TLS, ALPN h2) on 127.0.0.1 and a
+free port, with a certificate made for the test, serving /f{i}.bin = bytes([i]) * (1000 + i)
+for i < 40, and an access log of one line per request: "<connection> <protocol> <uri>".
+
+    python3 h2server.py DIR
+
+prints "READY <port> <ca_file> <access_log>" (or "SKIP <reason>" where nginx with http_v2 or
+openssl is missing) and stops nginx when its stdin closes. From Python: `start(dir)`, `stop`.
+"""
+
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+FILES = 40
+
+
+class Unavailable(Exception):
+    """nginx with http_v2, or openssl, is not installed: the test skips with this reason."""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(d: Path):
+    """Starts nginx in `d`; returns (process, port, CA file, access log path)."""
+    nginx = shutil.which("nginx") or shutil.which("/usr/sbin/nginx")
+    openssl = shutil.which("openssl")
+    if nginx is None:
+        raise Unavailable("nginx is not installed: the HTTP/2 test needs a real h2 server")
+    if openssl is None:
+        raise Unavailable("openssl is not installed: the HTTP/2 test makes its own certificate")
+    if "http_v2_module" not in subprocess.run([nginx, "-V"], capture_output=True, text=True).stderr:
+        raise Unavailable("this nginx is built without http_v2")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")],
+                   check=True, capture_output=True, timeout=60)
+    www = d / "www"
+    www.mkdir(exist_ok=True)
+    for i in range(FILES):
+        (www / f"f{i}.bin").write_bytes(bytes([i]) * (1000 + i))
+    port = _free_port()
+    # One process (no master, no workers under another user): it reads the test's own files.
+    (d / "nginx.conf").write_text(f"""
+daemon off;
+master_process off;
+pid {d}/nginx.pid;
+error_log {d}/error.log;
+events {{ worker_connections 256; }}
+http {{
+  log_format conn '$connection $server_protocol $request_uri';
+  access_log {d}/access.log conn;
+  server {{
+    listen 127.0.0.1:{port} ssl http2;
+    ssl_certificate {d}/cert.pem;
+    ssl_certificate_key {d}/key.pem;
+    root {www};
+  }}
+}}
+""")
+    proc = subprocess.Popen([nginx, "-p", str(d), "-c", str(d / "nginx.conf")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while True:  # bounded: until nginx accepts, exits, or 10 s pass
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port, str(d / "cert.pem"), d / "access.log"
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+                raise RuntimeError(f"nginx did not start on port {port}: {err}")
+            time.sleep(0.05)
+
+
+def stop(proc) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def main() -> int:
+    # A parent may start us with signals blocked (Foundation's Process does); nginx would
+    # inherit that and never see stop()'s SIGTERM.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    try:
+        proc, port, ca, log = start(Path(sys.argv[1]))
+    except Unavailable as exc:
+        print(f"SKIP {exc}", flush=True)
+        return 0
+    print(f"READY {port} {ca} {log}", flush=True)
+    try:
+        sys.stdin.read()  # until the test closes our stdin (or exits)
+    finally:
+        stop(proc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
