@@ -9,28 +9,15 @@ final class HostileServer: @unchecked Sendable {
     static let shared = try! HostileServer()
 
     let port: Int
-    private let process = Process()
+    private let process: Process
     private let stdin = Pipe()
 
     init(tlsCert: String? = nil, tlsKey: String? = nil) throws {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("server/hostile.py").path
-        let stdout = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--port", "0", "--exit-on-stdin-eof", "--lifetime", "600"]
-            + (tlsCert.map { ["--tls-cert", $0, "--tls-key", tlsKey ?? ""] } ?? [])
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let text: String
+        (process, text) = try launchServerScript("hostile.py",
+            ["--port", "0", "--exit-on-stdin-eof", "--lifetime", "600"]
+            + (tlsCert.map { ["--tls-cert", $0, "--tls-key", tlsKey ?? ""] } ?? []), stdin: stdin)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             throw HTTPContentError(.io, "hostile server said: \(text)")
         }
         self.port = port

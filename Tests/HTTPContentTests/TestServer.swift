@@ -6,37 +6,47 @@ final class TestServer: @unchecked Sendable {
     static let shared = TestServer()
 
     let base: String
-    private let process = Process()
+    private let process: Process
     private let stdin = Pipe()
 
     private init() {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("server/testserver.py").path
-        let stdout = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "--port", "0", "--exit-on-stdin-eof", "--lifetime", "600"]
-        process.standardInput = stdin
-        process.standardOutput = stdout
+        let text: String
         do {
-            try process.run()
+            (process, text) = try launchServerScript("testserver.py",
+                ["--port", "0", "--exit-on-stdin-eof", "--lifetime", "600"], stdin: stdin)
         } catch {
             fatalError("cannot start the test server: \(error)")
         }
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             fatalError("test server said: \(text)")
         }
         base = "http://127.0.0.1:\(port)"
     }
 
     func url(_ path: String) -> String { base + path }
+}
+
+/// Starts `Tests/server/<script>` with `arguments` under python3, its stdin our `stdin` pipe (it
+/// stops when that closes), and returns it with the first line it prints (how it says it is
+/// ready, and where).
+func launchServerScript(_ script: String, _ arguments: [String], stdin: Pipe) throws -> (Process, String) {
+    let path = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("server/\(script)").path
+    let process = Process()
+    let stdout = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", path] + arguments
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    try process.run()
+    var line = Data()
+    while !line.contains(0x0A) {
+        let chunk = stdout.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        line.append(chunk)
+    }
+    return (process, String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
 }
 
 func expectedBytes(_ n: Int) -> [UInt8] { (0..<n).map { UInt8($0 % 251) } }
@@ -53,28 +63,14 @@ final class H2Server {
     private let dir: String
 
     init?() throws {
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("server/h2server.py").path
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-h2-\(UInt64.random(in: 0...UInt64.max))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        process = Process()
         stdin = Pipe()
-        let stdout = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, dir]
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let words = String(decoding: line, as: UTF8.self).split(separator: " ").map(String.init)
+        let text: String
+        (process, text) = try launchServerScript("h2server.py", [dir], stdin: stdin)
+        let words = text.split(separator: " ").map(String.init)
         guard words.first == "READY", words.count == 4, let port = Int(words[1]) else {
-            print("H2Server: \(String(decoding: line, as: UTF8.self))")
+            print("H2Server: \(text)")
             try? stdin.fileHandleForWriting.close()
             process.waitUntilExit()
             try? FileManager.default.removeItem(atPath: dir)
@@ -82,7 +78,7 @@ final class H2Server {
         }
         self.port = port
         caFile = words[2]
-        accessLog = words[3].trimmingCharacters(in: .whitespacesAndNewlines)
+        accessLog = words[3]
     }
 
     func stop() {
