@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building and testing httpcontent needs, and only what is missing:
-# libcurl and yajl headers, cmake, ninja, pkg-config, and nginx and openssl for the HTTP/2 test's
-# server and certificate (Debian packages), pytest and wheel (PyPI).
+# libcurl and yajl headers, cmake, ninja, pkg-config, nginx and openssl for the HTTP/2 test's
+# server and certificate; the format libraries (libplist, libxml2, libpng, libjpeg-turbo, giflib,
+# libwebp, PCRE2 for schema patterns, libpsl for cookies) and valgrind (Debian packages);
+# pytest, wheel and the test oracles (PyPI: Pillow, jsonschema, httpx-sse, httpbin).
 # The Swift toolchain itself is expected on PATH.
 set -euo pipefail
 
-apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config nginx openssl)
+apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config nginx openssl
+              libplist-dev libxml2-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev
+              libpcre2-dev libpsl-dev valgrind patchelf)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,6 +25,10 @@ fi
 py_missing=()
 python3 -c "import pytest" 2>/dev/null || py_missing+=(pytest)
 python3 -c "import wheel" 2>/dev/null || py_missing+=(wheel)
+python3 -c "import PIL" 2>/dev/null || py_missing+=(Pillow)
+python3 -c "import jsonschema" 2>/dev/null || py_missing+=(jsonschema)
+python3 -c "import httpx_sse" 2>/dev/null || py_missing+=(httpx httpx-sse)
+python3 -c "import httpbin" 2>/dev/null || py_missing+=(httpbin)
 if [ ${#py_missing[@]} -gt 0 ]; then
   echo "setup: pip installing ${py_missing[*]}"
   python3 -m pip install -q "${py_missing[@]}" 2>&1 | grep -v "Running pip as the 'root' user" || true
