@@ -167,9 +167,10 @@ def make_hc_seq(url: str, expected: int, named_handler: bool = True):
 def make_hc_floor(url: str, expected: int):
     hc = need("httpcontent")
     import ctypes
-    from httpcontent import _ffi
+    from httpcontent import _ffi, _lib
     client, handler = hc.Client(), hc.Bytes()
-    call, free = _ffi.client_fetch, _ffi.response_free
+    _lib.lib()  # client_fetch and response_free are set when the library loads
+    call, free = _lib.client_fetch, _lib.response_free
     args = (client._arg, b"GET", url.encode(), handler._handle().arg,
             _ffi.as_arg(ctypes.c_long, 0), -1)
     result, result_ptr = _ffi.fetch_slot()

@@ -6,9 +6,10 @@
         r.status, r.headers["content-type"], r.url, r.content
 """
 
-from ._ffi import lib as _lib
+from ._lib import lib as _library
 from .bodies import BytesPart, Field, FilePart, form_encode
-from .client import CancelToken, Client, Headers, Request, Response
+from .client import Client
+from .models import CancelToken, Headers, Request, Response
 from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgument, LocalIOError,
                      Timeout, TooLarge, TooManyRedirects, TransportError, UnacceptableContentType,
                      UnacceptableStatus)
@@ -22,7 +23,7 @@ __version__ = "0.1.0"
 
 def library_version() -> str:
     """The version of the loaded libhttpcontent."""
-    return _lib().hc_version().decode()
+    return _library().hc_version().decode()
 
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
@@ -37,4 +38,4 @@ __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler",
 
 def live_handles() -> int:
     """How many library handles are alive (a leak check for tests)."""
-    return _lib().hc_live_handles()
+    return _library().hc_live_handles()

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+from .errors import raise_last
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class Handle:
@@ -15,7 +20,6 @@ class Handle:
 
     def __init__(self, handle: int | None) -> None:
         if not handle:
-            from .errors import raise_last
             raise_last()
         self._ptr: int | None = handle
 
@@ -38,7 +42,7 @@ class Handle:
         if ptr:
             type(self)._free(ptr)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -1,196 +1,34 @@
-"""Client, responses and their headers."""
+"""The client: sends requests (one at a time, or many at once with `map`).
+
+The values it sends and returns (Headers, Request, Response, CancelToken) live in models.py;
+they are re-exported here for code that imported them from this module.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
-import sys as _sys
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
-from . import _ffi
+from . import _ffi, _lib
 from ._handle import Handle
-from .errors import CallbackError, check, last_error
+from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
 from .bodies import apply_body
+from .errors import CallbackError, check, last_error
 from .handlers import _LEND_MIN, Bytes, Handler
+from .jsoncontent import iter_json as _iter_json
+from .models import CancelToken, Headers, Request, Response
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
-class Headers(Mapping[str, str]):
-    """Response headers: ordered, multi-valued, looked up case-insensitively.
-    `headers["content-type"]` is the first value; `headers.get_all(name)` every value."""
-
-    def __init__(self, fields: Iterable[tuple[str, str]]) -> None:
-        self._fields = list(fields)
-
-    @classmethod
-    def parse(cls, raw: bytes) -> "Headers":
-        fields = []
-        for line in raw.decode("latin-1").split("\r\n"):
-            name, sep, value = line.partition(":")
-            if sep:
-                fields.append((name, value.strip()))
-        return cls(fields)
-
-    @classmethod
-    def from_error(cls, err: int) -> "Headers":
-        # Errors carry only lookups; the common ones are enough to explain a rejection.
-        lib = _ffi.lib()
-        fields = []
-        for name in ("Content-Type", "Content-Length", "Location", "Retry-After",
-                     "WWW-Authenticate", "Content-Encoding"):
-            value = lib.hc_error_header(err, name.encode())
-            if value is not None:
-                fields.append((name, value.decode("latin-1")))
-        return cls(fields)
-
-    def __getitem__(self, name: str) -> str:
-        lowered = name.lower()
-        for key, value in self._fields:
-            if key.lower() == lowered:
-                return value
-        raise KeyError(name)
-
-    def get_all(self, name: str) -> list[str]:
-        lowered = name.lower()
-        return [value for key, value in self._fields if key.lower() == lowered]
-
-    def items(self):  # type: ignore[override]
-        return list(self._fields)
-
-    def __iter__(self) -> Iterator[str]:
-        seen = set()
-        for key, _ in self._fields:
-            if key.lower() not in seen:
-                seen.add(key.lower())
-                yield key
-
-    def __len__(self) -> int:
-        return len({key.lower() for key, _ in self._fields})
-
-    def __repr__(self) -> str:
-        return f"Headers({self._fields!r})"
-
-
-class Response(Handle):
-    """A completed response: `status`, `headers`, `url`, `content` (what the handler made of the
-    body), `media_type` and `charset` from Content-Type, and transfer `metrics`.
-
-    The content is taken when the response arrives; the rest is read from the library on first
-    use (a request loop that only wants the content pays for nothing else). The library's
-    response is released when this object is (or by `close()`); after that the fields already
-    read remain."""
-
-    __slots__ = ("status", "content", "_url", "_media", "_headers", "_metrics")
-
-    @staticmethod
-    def _free(ptr: int) -> None:
-        _ffi.lib().hc_response_free(ptr)
-
-    def __del__(self) -> None:
-        # Handle.__del__, shortened: one of these goes for every response.
-        ptr = self._ptr
-        if ptr is not None:
-            self._ptr = None
-            try:
-                if not _is_finalizing():  # at exit the library may be gone: leak, don't crash
-                    _ffi.response_free(ptr)
-            except Exception:  # module globals already torn down
-                pass
-
-    def __init__(self, ptr: int, handler: Handler, fetched: "_ffi.FetchResult | None" = None) -> None:
-        if not ptr:
-            from .errors import raise_last
-            raise_last()
-        self._ptr = ptr
-        self._url: str | None = None
-        self._media: tuple[str | None, str | None] | None = None
-        self._headers: Headers | None = None
-        self._metrics: dict | None = None
-        try:
-            if fetched is None:
-                self.status: int = _ffi.lib().hc_response_status(ptr)
-                self.content: Any = handler._content(ptr)
-            else:  # hc_client_fetch reported the status (and a bytes handler's body) already
-                self.status = fetched.status
-                self.content = handler._fetched_content(ptr, fetched)
-        except BaseException:
-            self.close()
-            raise
-
-    def _native(self) -> int:
-        if self._ptr is None:
-            raise ValueError("the response is closed; read its fields before closing it")
-        return self._ptr
-
-    @property
-    def url(self) -> str:
-        if self._url is None:
-            self._url = _ffi.lib().hc_response_url(self._native()).decode("utf-8", "replace")
-        return self._url
-
-    @property
-    def headers(self) -> Headers:
-        if self._headers is None:
-            raw = _ffi.borrowed_bytes(_ffi.lib().hc_response_headers_raw, self._native())
-            self._headers = Headers.parse(raw)
-        return self._headers
-
-    def _content_type(self) -> tuple[str | None, str | None]:
-        if self._media is None:
-            lib = _ffi.lib()
-            media = lib.hc_response_media_type(self._native())
-            charset = lib.hc_response_charset(self._native())
-            self._media = (media.decode() if media else None, charset.decode() if charset else None)
-        return self._media
-
-    @property
-    def media_type(self) -> str | None:
-        return self._content_type()[0]
-
-    @property
-    def charset(self) -> str | None:
-        return self._content_type()[1]
-
-    @property
-    def metrics(self) -> dict:
-        """wire_bytes (body bytes on the wire), decoded_bytes (after decompression) and
-        total_seconds."""
-        if self._metrics is None:
-            wire, decoded, seconds = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_double()
-            _ffi.lib().hc_response_metrics(self._native(), ctypes.byref(wire), ctypes.byref(decoded),
-                                           ctypes.byref(seconds))
-            self._metrics = {"wire_bytes": wire.value, "decoded_bytes": decoded.value,
-                             "total_seconds": seconds.value}
-        return self._metrics
-
-    def __repr__(self) -> str:
-        return f"<Response {self.status}>"
-
-
-class CancelToken(Handle):
-    """Set it with `cancel()`, from any thread, to stop the requests it was passed to; they
-    raise `hc.Cancelled`."""
-
-    @staticmethod
-    def _free(ptr: int) -> None:
-        _ffi.lib().hc_cancel_free(ptr)
-
-    def __init__(self) -> None:
-        super().__init__(_ffi.lib().hc_cancel_new())
-
-    def cancel(self) -> None:
-        check(_ffi.lib().hc_cancel_cancel(self))
-
-    @property
-    def cancelled(self) -> bool:
-        return bool(_ffi.lib().hc_cancel_is_cancelled(self))
+    from ._types import RequestOptions, SendOptions
 
 
 class _Request(Handle):
     @staticmethod
     def _free(ptr: int) -> None:
         _ffi.lib().hc_request_free(ptr)
-
-
-Progress = Callable[[dict], Any]
 
 
 class Client(Handle):
@@ -208,7 +46,7 @@ class Client(Handle):
     def __init__(self, *, timeout: float | None = None, connect_timeout: float | None = 30.0,
                  low_speed: tuple[int, int] | None = None, follow_redirects: bool = True,
                  max_redirects: int = 10, user_agent: str | None = None,
-                 headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+                 headers: HeadersInput | None = None,
                  verify: bool = True, ca_file: str | None = None,
                  rejected_body_limit: int = 65536) -> None:
         lib = _ffi.lib()
@@ -239,9 +77,10 @@ class Client(Handle):
             raise
 
     def request(self, method: str, url: str, *, handler: Handler | None = None,
-                headers: Mapping[str, str] | Iterable[tuple[str, str]] | None = None,
+                headers: HeadersInput | None = None,
                 data: Any = None, content_type: str | None = None,
-                params: Any = None, form: Any = None, json: Any = None, multipart: Any = None,
+                params: FormInput | None = None, form: FormInput | None = None, json: Any = None,
+                multipart: Iterable[Any] | None = None,
                 timeout: float | None = None, follow_redirects: bool | None = None,
                 progress: Progress | None = None, cancel: CancelToken | None = None) -> Response:
         """Sends one request and returns the response, or raises an `hc.Error` subclass.
@@ -298,7 +137,7 @@ class Client(Handle):
         except IndexError:
             slot = _ffi.fetch_slot()
         result, result_ptr = slot
-        code = _ffi.client_fetch(
+        code = _lib.client_fetch(
             self._arg, _METHODS.get(method) or _ffi.text(method), url_bytes, native.arg,
             _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
             -1 if follow_redirects is None else int(follow_redirects), result_ptr)
@@ -308,7 +147,7 @@ class Client(Handle):
                 exc = last_error()
             if exc is not None:
                 if result.response:
-                    _ffi.response_free(result.response)
+                    _lib.response_free(result.response)
                 raise exc
         if handler._plain_bytes and result.bytes_len < _LEND_MIN:  # a copy: no lent memory
             response = _new_response(Response)
@@ -347,10 +186,12 @@ class Client(Handle):
         prepared: list[_Prepared | None] = []
         default = self._bytes or self._default_bytes()
 
-        def done(userdata, code, response):
+        def done(userdata: int | None, code: int, response: int | None) -> None:
             i = userdata or 0
             try:
-                results[i] = prepared[i].outcome(code, response, raise_errors=False)
+                item = prepared[i]
+                assert item is not None  # a request that failed to prepare was never added
+                results[i] = item.outcome(code, response, raise_errors=False)
             except BaseException as exc:  # noqa: BLE001 - the result of that request
                 results[i] = exc
 
@@ -360,12 +201,13 @@ class Client(Handle):
             check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
             for i, item in enumerate(items):
                 try:
-                    prepared.append(_prepare(item, default))
+                    ready = _prepare(item, default)
                 except Exception as exc:  # noqa: BLE001 - the result of that request
                     prepared.append(None)
                     results[i] = exc
                     continue
-                with prepared[i].native as req:
+                prepared.append(ready)
+                with ready.native as req:
                     check(lib.hc_batch_add(batch, req, callback, i))
             check(lib.hc_batch_run(batch))
         return results
@@ -375,53 +217,39 @@ class Client(Handle):
         array; "results.item": each element of the array at member "results"; "": each
         document of an NDJSON stream with `multiple_values=True`) while the body is still
         arriving, in bounded memory. Stopping early stops the transfer."""
-        from .jsoncontent import iter_json
-        return iter_json(self, url, prefix, **kwargs)
+        return _iter_json(self, url, prefix, **kwargs)
 
-    async def arequest(self, method: str, url: str, **kwargs: Any) -> Response:
+    async def arequest(self, method: str, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         """`request` without blocking the event loop: the transfer runs in a worker thread,
         with the GIL released while it waits on the network."""
-        import asyncio
         return await asyncio.to_thread(self.request, method, url, **kwargs)
 
-    async def amap(self, requests: Iterable["Request"], **kwargs: Any) -> list[Any]:
+    async def amap(self, requests: Iterable[Request], *, concurrency: int = 16,
+                   host_limit: int = 0) -> list[Any]:
         """`map` without blocking the event loop."""
-        import asyncio
-        return await asyncio.to_thread(self.map, list(requests), **kwargs)
+        return await asyncio.to_thread(self.map, list(requests), concurrency=concurrency,
+                                       host_limit=host_limit)
 
-    def get(self, url: str, *, handler: Handler | None = None, **kwargs: Any) -> Response:
+    def get(self, url: str, *, handler: Handler | None = None,
+            **kwargs: Unpack[SendOptions]) -> Response:
         if not kwargs:
             return self._fetch("GET", url, handler, None, None)
         return self.request("GET", url, handler=handler, **kwargs)
 
-    def head(self, url: str, **kwargs: Any) -> Response:
+    def head(self, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         return self.request("HEAD", url, **kwargs)
 
-    def post(self, url: str, **kwargs: Any) -> Response:
+    def post(self, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         return self.request("POST", url, **kwargs)
 
-    def put(self, url: str, **kwargs: Any) -> Response:
+    def put(self, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         return self.request("PUT", url, **kwargs)
 
-    def patch(self, url: str, **kwargs: Any) -> Response:
+    def patch(self, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         return self.request("PATCH", url, **kwargs)
 
-    def delete(self, url: str, **kwargs: Any) -> Response:
+    def delete(self, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         return self.request("DELETE", url, **kwargs)
-
-
-class Request:
-    """A request to send later, with `client.map`: the same arguments as `client.request`."""
-
-    __slots__ = ("method", "url", "options")
-
-    def __init__(self, method: str, url: str, **options: Any) -> None:
-        self.method = method
-        self.url = url
-        self.options = options
-
-    def __repr__(self) -> str:
-        return f"<Request {self.method} {self.url}>"
 
 
 class _Batch(Handle):
@@ -465,8 +293,7 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
     if it names none."""
     lib = _ffi.lib()
     o = request.options
-    unknown = set(o) - {"handler", "headers", "data", "content_type", "params", "form", "json",
-                        "multipart", "timeout", "follow_redirects", "progress", "cancel"}
+    unknown = set(o) - REQUEST_OPTION_NAMES
     if unknown:
         raise TypeError(f"unknown request options: {', '.join(sorted(unknown))}")
     handler = o.get("handler") or default
@@ -503,16 +330,17 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
 
 _METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")}
 _new_response = object.__new__
-_is_finalizing = _sys.is_finalizing
 _NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
 
 
-def _progress_callback(progress: Progress, raised: list[BaseException]):
+def _progress_callback(progress: Progress, raised: list[BaseException]) -> Any:
     # An exception cannot cross C: keep it, cancel the transfer, re-raise after the call.
-    def call(_userdata, received, expected, decoded, sent, to_send) -> int:
+    def call(_userdata: int | None, received: int, expected: int, decoded: int, sent: int,
+             to_send: int) -> int:
         try:
-            stop = progress({"received": received, "expected": expected, "decoded": decoded,
-                             "sent": sent, "to_send": to_send})
+            info: ProgressInfo = {"received": received, "expected": expected, "decoded": decoded,
+                                  "sent": sent, "to_send": to_send}
+            stop = progress(info)
             return 1 if stop else 0
         except BaseException as exc:  # noqa: BLE001 - re-raised by request()
             raised.append(exc)
@@ -526,7 +354,7 @@ def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000)) if seconds else 0
 
 
-def _pairs(headers: Mapping[str, str] | Iterable[tuple[str, str]] | None):
+def _pairs(headers: HeadersInput | None) -> list[tuple[str, str]]:
     if headers is None:
         return []
     if isinstance(headers, Mapping):

@@ -3,12 +3,13 @@ where there is one, the response it concerns."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, NoReturn
 
-from . import _ffi
+from . import _lib
+from ._headers import Headers
 
-if TYPE_CHECKING:
-    from .client import Headers
+# errors imports only the bottom of the package (_lib, the loader, and _headers, pure Python):
+# never the client, models or handlers.
 
 
 class Error(Exception):
@@ -17,7 +18,7 @@ class Error(Exception):
     code = 0
 
     def __init__(self, message: str, *, curl_code: int = 0, status: int = 0,
-                 headers: "Headers | None" = None, body: bytes = b"",
+                 headers: Headers | None = None, body: bytes = b"",
                  server_message: str | None = None, offset: int | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -92,27 +93,34 @@ _BY_CODE: dict[int, type[Error]] = {cls.code: cls for cls in (
     UnacceptableContentType, DecodeError, TooLarge, Cancelled, LocalIOError, CallbackError)}
 
 
+_ERROR_HEADERS = ("Content-Type", "Content-Length", "Location", "Retry-After", "WWW-Authenticate",
+                  "Content-Encoding")
+
+
 def last_error() -> Error:
     """The calling thread's last library error as an exception object."""
-    lib = _ffi.lib()
+    lib = _lib.lib()
     err = lib.hc_error_last()
     code = lib.hc_error_code(err)
     message = (lib.hc_error_message(err) or b"").decode("utf-8", "replace")
     status = lib.hc_error_status(err)
     headers = None
     if status:
-        from .client import Headers
-        headers = Headers.from_error(err)
+        # Errors carry only lookups; the common ones are enough to explain a rejection.
+        def lookup(name: str) -> str | None:
+            value = lib.hc_error_header(err, name.encode())
+            return value.decode("latin-1") if value is not None else None
+        headers = Headers.from_lookup(lookup, _ERROR_HEADERS)
     server = lib.hc_error_server_message(err)
     offset = lib.hc_error_offset(err)
     cls = _BY_CODE.get(code, Error)
     return cls(message, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
-               body=_ffi.borrowed_bytes(lib.hc_error_body, err),
+               body=_lib.borrowed(lib.hc_error_body, err) or b"",
                server_message=server.decode("utf-8", "replace") if server else None,
                offset=offset if offset >= 0 else None)
 
 
-def raise_last() -> None:
+def raise_last() -> NoReturn:
     raise last_error()
 
 
@@ -123,9 +131,10 @@ def check(code: int) -> None:
 
 
 def check_handle(handle: int | None) -> int:
+    """`handle`, or the thread's last error raised when a constructor returned NULL."""
     if not handle:
         raise_last()
-    return handle  # type: ignore[return-value]
+    return handle
 
 
 __all__ = ["Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",

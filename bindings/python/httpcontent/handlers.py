@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable, Union
 
 from . import _ffi
 from ._handle import Handle
+from ._headers import Headers
 from .errors import Error, check
 
 StatusSpec = Union[int, range, tuple, str]
@@ -256,8 +257,6 @@ class Handler:
             return exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
 
     def _new_custom(self) -> int:
-        from .client import Headers
-
         def accept(_userdata, head_ptr):
             def run():
                 self._result = None

@@ -1,0 +1,154 @@
+"""The values requests and responses are made of: `Headers`, `Request`, `Response` and
+`CancelToken`. The client (client.py) sends them; this module does not import it, nor the
+handlers (a Response calls its handler only through the methods every handler has)."""
+
+from __future__ import annotations
+
+import ctypes
+import sys as _sys
+from typing import TYPE_CHECKING, Any
+
+from . import _ffi, _lib
+from ._handle import Handle
+from ._headers import Headers
+from .errors import check, raise_last
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._types import Metrics, RequestOptions
+    from .handlers import Handler
+
+
+class Response(Handle):
+    """A completed response: `status`, `headers`, `url`, `content` (what the handler made of the
+    body), `media_type` and `charset` from Content-Type, and transfer `metrics`.
+
+    The content is taken when the response arrives; the rest is read from the library on first
+    use (a request loop that only wants the content pays for nothing else). The library's
+    response is released when this object is (or by `close()`); after that the fields already
+    read remain."""
+
+    __slots__ = ("status", "content", "_url", "_media", "_headers", "_metrics")
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_response_free(ptr)
+
+    def __del__(self) -> None:
+        # Handle.__del__, shortened: one of these goes for every response.
+        ptr = self._ptr
+        if ptr is not None:
+            self._ptr = None
+            try:
+                if not _is_finalizing():  # at exit the library may be gone: leak, don't crash
+                    _lib.response_free(ptr)
+            except Exception:  # module globals already torn down
+                pass
+
+    def __init__(self, ptr: int | None, handler: Handler,
+                 fetched: _ffi.FetchResult | None = None) -> None:
+        if not ptr:
+            raise_last()
+        self._ptr = ptr
+        self._url: str | None = None
+        self._media: tuple[str | None, str | None] | None = None
+        self._headers: Headers | None = None
+        self._metrics: Metrics | None = None
+        try:
+            if fetched is None:
+                self.status: int = _ffi.lib().hc_response_status(ptr)
+                self.content: Any = handler._content(ptr)
+            else:  # hc_client_fetch reported the status (and a bytes handler's body) already
+                self.status = fetched.status
+                self.content = handler._fetched_content(ptr, fetched)
+        except BaseException:
+            self.close()
+            raise
+
+    def _native(self) -> int:
+        if self._ptr is None:
+            raise ValueError("the response is closed; read its fields before closing it")
+        return self._ptr
+
+    @property
+    def url(self) -> str:
+        if self._url is None:
+            self._url = _ffi.lib().hc_response_url(self._native()).decode("utf-8", "replace")
+        return self._url
+
+    @property
+    def headers(self) -> Headers:
+        if self._headers is None:
+            raw = _ffi.borrowed_bytes(_ffi.lib().hc_response_headers_raw, self._native())
+            self._headers = Headers.parse(raw)
+        return self._headers
+
+    def _content_type(self) -> tuple[str | None, str | None]:
+        if self._media is None:
+            lib = _ffi.lib()
+            media = lib.hc_response_media_type(self._native())
+            charset = lib.hc_response_charset(self._native())
+            self._media = (media.decode() if media else None, charset.decode() if charset else None)
+        return self._media
+
+    @property
+    def media_type(self) -> str | None:
+        return self._content_type()[0]
+
+    @property
+    def charset(self) -> str | None:
+        return self._content_type()[1]
+
+    @property
+    def metrics(self) -> Metrics:
+        """wire_bytes (body bytes on the wire), decoded_bytes (after decompression) and
+        total_seconds."""
+        if self._metrics is None:
+            wire, decoded, seconds = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_double()
+            _ffi.lib().hc_response_metrics(self._native(), ctypes.byref(wire), ctypes.byref(decoded),
+                                           ctypes.byref(seconds))
+            self._metrics = {"wire_bytes": wire.value, "decoded_bytes": decoded.value,
+                             "total_seconds": seconds.value}
+        return self._metrics
+
+    def __repr__(self) -> str:
+        return f"<Response {self.status}>"
+
+
+class CancelToken(Handle):
+    """Set it with `cancel()`, from any thread, to stop the requests it was passed to; they
+    raise `hc.Cancelled`."""
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_cancel_free(ptr)
+
+    def __init__(self) -> None:
+        super().__init__(_ffi.lib().hc_cancel_new())
+
+    def cancel(self) -> None:
+        check(_ffi.lib().hc_cancel_cancel(self))
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(_ffi.lib().hc_cancel_is_cancelled(self))
+
+
+class Request:
+    """A request to send later, with `client.map`: the same arguments as `client.request`."""
+
+    __slots__ = ("method", "url", "options")
+
+    def __init__(self, method: str, url: str, **options: Unpack[RequestOptions]) -> None:
+        self.method = method
+        self.url = url
+        self.options: RequestOptions = options
+
+    def __repr__(self) -> str:
+        return f"<Request {self.method} {self.url}>"
+
+
+_is_finalizing = _sys.is_finalizing
+
+__all__ = ["Headers", "Request", "Response", "CancelToken"]
