@@ -39,7 +39,7 @@ run get "$base/ctype?type=application/problem%2Bjson&body=%7B%7D" --as text --ac
 run get "$base/status/404" --accept-status 404 --as text
 run get "$base/gzip-bomb/50000000" --max-size 1000000 --as bytes
 run get "$base/stall?bytes=10" --timeout 0.5
-run get "$base/redirect-to?url=file:///etc/passwd"
+run get -L "$base/redirect-to?url=file:///etc/passwd"
 echo
 exec 3>&-
 rm -rf "$portfile" "$demo_dir"

@@ -10,6 +10,7 @@ enum Output {
         var left = bytes.count
         while left > 0 {
             let n = Glibc.write(1, p, left)
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { return }
             p += n
             left -= n
@@ -18,7 +19,17 @@ enum Output {
 
     static func writeError(_ text: String) {
         var text = text
-        text.withUTF8 { buffer in _ = Glibc.write(2, buffer.baseAddress, buffer.count) }
+        text.withUTF8 { buffer in
+            var p = buffer.baseAddress
+            var left = buffer.count
+            while left > 0, let q = p {
+                let n = Glibc.write(2, q, left)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                p = q + n
+                left -= n
+            }
+        }
     }
 
     static func write(_ text: String) {
@@ -27,11 +38,15 @@ enum Output {
     }
 
     /// One clear line on stderr: what failed and why, with the server's own words if it sent any.
-    static func error(_ error: HTTPContentError) {
+    static func error(_ error: HTTPContentError, hintRedirects: Bool = false) {
         var line = "hc: \(error.code.name) error: \(error.message)"
         if let said = error.serverMessage, !error.message.contains(said) { line += " — server says: \(said)" }
         if let curl = error.curlCode { line += " [libcurl \(curl)]" }
         if let offset = error.offset, !error.message.contains("byte \(offset)") { line += " [at byte \(offset)]" }
+        if hintRedirects, error.code == .unacceptableStatus, let head = error.response,
+           [301, 302, 303, 307, 308].contains(head.status) {
+            line += " (a redirect: -L follows it)"
+        }
         Output.writeError(line + "\n")
     }
 }
