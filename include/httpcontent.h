@@ -66,12 +66,23 @@ typedef enum hc_code {
 typedef struct hc_error hc_error;
 
 /** The last error on the calling thread, set by any hc_ function that fails. Never NULL: when
- *  nothing has failed, an error with code HC_OK and an empty message.
- *  Borrowed: valid until the next hc_ call on this thread that fails, or hc_error_clear(). */
+ *  nothing has failed, an error with code HC_OK and an empty message. A call that succeeds
+ *  never changes it. Borrowed: valid until the next hc_ call on this thread that fails, or
+ *  hc_error_clear(); to keep it longer, or hand it to another thread, use hc_error_copy. */
 HC_EXTERN const hc_error *hc_error_last(void);
 
-/** Forgets the calling thread's last error. */
+/** Forgets the calling thread's last error (an error from hc_error_last is invalid after). */
 HC_EXTERN void hc_error_clear(void);
+
+/** A copy of `err` that the caller owns and frees with hc_error_free: it outlives later
+ *  failures and hc_error_clear, and may be read on any thread (one at a time). Every getter
+ *  below works on it, and what they lend lives as long as the copy. NULL (HC_EINVALID_ARG) if
+ *  err is NULL. */
+HC_EXTERN hc_error *hc_error_copy(const hc_error *err);
+
+/** Frees a copy made by hc_error_copy. NULL, or an error not from hc_error_copy (such as
+ *  hc_error_last's), is left alone. */
+HC_EXTERN void hc_error_free(hc_error *err);
 
 /** The error's code (HC_OK for the "no error" value; HC_EINVALID_ARG if err is NULL). */
 HC_EXTERN hc_code hc_error_code(const hc_error *err);
@@ -89,8 +100,26 @@ HC_EXTERN int hc_error_status(const hc_error *err);
  *  NULL. Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_header(const hc_error *err, const char *name);
 
-/** The body of a rejected response (capped, 64 KiB by default), or the bytes a decoder could not
- *  decode. Sets *data and *len; *data is NULL when there is none. Not NUL-terminated.
+/** How many header fields the response the error concerns has (0 when there was none). */
+HC_EXTERN size_t hc_error_header_count(const hc_error *err);
+
+/** The `index`th header field of that response, in the order received: sets *name and *value.
+ *  Borrowed: lives as long as err. HC_EINVALID_ARG when index is out of range (that failure
+ *  replaces the thread's last error: read from a copy, or before, when iterating over it). */
+HC_EXTERN hc_code hc_error_header_at(const hc_error *err, size_t index, const char **name,
+                                     const char **value);
+
+/** The URL of the request that failed: the final response's (after redirects) when one came,
+ *  else the URL it was sent to; NULL for a failure not tied to a request.
+ *  Borrowed: lives as long as err. */
+HC_EXTERN const char *hc_error_url(const hc_error *err);
+
+/** The method of the request that failed ("GET"...), or NULL for a failure not tied to a
+ *  request. Borrowed: lives as long as err. */
+HC_EXTERN const char *hc_error_method(const hc_error *err);
+
+/** The body of a rejected response (capped, 64 KiB by default), or for HC_EDECODE the first
+ *  bytes of the body a decoder could not decode (text, JSON: up to 64 KiB). Sets *data and *len; *data is NULL when there is none. Not NUL-terminated.
  *  Borrowed: lives as long as err. */
 HC_EXTERN hc_code hc_error_body(const hc_error *err, const uint8_t **data, size_t *len);
 
@@ -205,7 +234,8 @@ HC_EXTERN hc_code hc_defaults_server_message_paths(const char *const *key_paths,
 HC_EXTERN void hc_defaults_reset(void);
 
 /** The status codes whose empty body is empty content rather than an error for this handler
- *  (default: 204, 205), replaced by `count` codes (copied). */
+ *  (default: 204, 205), replaced by `count` codes (copied). Every handler honours them, the
+ *  JSON ones included (which also take a 304's empty body). */
 HC_EXTERN hc_code hc_handler_empty_statuses(hc_handler *handler, const int *codes, size_t count);
 
 /** The request methods whose empty body is empty content (default: HEAD), replaced by `count`
@@ -224,7 +254,8 @@ typedef enum hc_encoding {
 } hc_encoding;
 
 /** Decodes the body to UTF-8 text as it arrives (read it with hc_response_text). With `strict`
- *  non-zero an invalid byte fails with HC_EDECODE and its offset (hc_error_offset); with 0 it
+ *  non-zero an invalid byte fails with HC_EDECODE, its offset (hc_error_offset) and the body's
+ *  first bytes, up to 64 KiB (hc_error_body); with 0 it
  *  becomes U+FFFD. An unknown charset fails with HC_EDECODE. Accepts 200-299, any type.
  *  The caller owns the result and frees it with hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_text_new(hc_encoding encoding, int strict);
@@ -254,7 +285,10 @@ HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
 
 #define HC_FILE_MAKE_DIRS 1u     /**< Create missing parent directories. */
 #define HC_FILE_NO_OVERWRITE 2u  /**< Fail with HC_EIO before sending if the file exists. */
-#define HC_FILE_RESUME 4u        /**< Continue PATH.part with a Range request; keep it on failure. */
+#define HC_FILE_RESUME 4u        /**< Continue PATH.part with a Range request; keep it on failure.
+                                      A 416 whose Content-Range "bytes * /N" (no space) equals
+                                      the part's size means the part is the whole file: it is
+                                      renamed into place and the download succeeds. */
 
 /** Downloads the body to `path` (copied) atomically: a temporary file in the same directory is
  *  fsync'd and renamed over `path` only when the whole body arrived; on any failure it is
@@ -307,7 +341,9 @@ typedef int (*hc_progress_cb)(void *userdata, int64_t received, int64_t expected
                               int64_t decoded, int64_t sent, int64_t to_send);
 
 /** A request for `method` ("GET", "POST"...) on `url`. Returns NULL with HC_EINVALID_ARG when
- *  either is NULL or malformed. The caller owns the result and frees it with hc_request_free. */
+ *  either is NULL or malformed, or when the URL's scheme is not http or https ("ftp://",
+ *  "file://"...: refused here, before any connection, with a message naming the scheme).
+ *  The caller owns the result and frees it with hc_request_free. */
 HC_EXTERN hc_request *hc_request_new(const char *method, const char *url);
 
 HC_EXTERN void hc_request_free(hc_request *request);
@@ -334,6 +370,10 @@ HC_EXTERN hc_code hc_request_set_follow_redirects(hc_request *request, int follo
 /** Calls `cb` with `userdata` as the transfer progresses (NULL cb: no calls). The callback runs
  *  on the thread that calls hc_client_send; `userdata` must stay valid while a send runs. */
 HC_EXTERN hc_code hc_request_set_progress(hc_request *request, hc_progress_cb cb, void *userdata);
+
+/** This request's proxy, as hc_client_set_proxy (copied; "" sends directly), overriding the
+ *  client's; NULL restores the client's. A malformed proxy gives HC_EINVALID_ARG. */
+HC_EXTERN hc_code hc_request_set_proxy(hc_request *request, const char *proxy);
 
 /** Attaches a cancellation token; the request keeps its own reference (NULL detaches). */
 HC_EXTERN hc_code hc_request_set_cancel(hc_request *request, hc_cancel *token);
@@ -365,6 +405,18 @@ HC_EXTERN hc_code hc_client_set_low_speed(hc_client *client, long bytes_per_seco
 
 /** Follow redirects (1, the default) or not (0), and how many at most (default 10). */
 HC_EXTERN hc_code hc_client_set_redirects(hc_client *client, int follow, int max_redirects);
+
+/** The proxy for every request, as a URL (copied): "http://host:port", "https://..." (TLS to
+ *  the proxy), "socks4://", "socks4a://", "socks5://", "socks5h://" (names resolved by the
+ *  proxy); credentials as "scheme://user:password@host:port". "" sends directly whatever the
+ *  environment says. NULL (the default) uses the environment's http_proxy, https_proxy and
+ *  all_proxy, read when hc_client_new ran. Another scheme or a control byte: HC_EINVALID_ARG. */
+HC_EXTERN hc_code hc_client_set_proxy(hc_client *client, const char *proxy);
+
+/** Hosts reached without the proxy (copied): a comma-separated list of names, domains (which
+ *  cover their subdomains), IP addresses or CIDR ranges, or "*". NULL (the default): the
+ *  environment's no_proxy, or none when hc_client_set_proxy set a proxy. */
+HC_EXTERN hc_code hc_client_set_no_proxy(hc_client *client, const char *hosts);
 
 /** The User-Agent sent unless a request sets its own. */
 HC_EXTERN hc_code hc_client_set_user_agent(hc_client *client, const char *user_agent);
@@ -516,8 +568,12 @@ HC_EXTERN hc_code hc_batch_set_concurrency(hc_batch *batch, size_t max_in_flight
 HC_EXTERN hc_code hc_batch_set_host_limit(hc_batch *batch, size_t max_per_host);
 
 /** Queues `request` (borrowed: its settings are taken during the call, so it may be freed or
- *  changed afterwards); `done` is called with `userdata` when it completes. A request that
- *  cannot start (invalid, or its handler refuses it) completes during this call. */
+ *  changed afterwards); `done` is called with `userdata` when it completes.
+ *  HC_OK means the batch took the request, and then `done` is called exactly once for it: a
+ *  request that cannot start (its handler refuses it before sending, e.g. a download target
+ *  that exists with HC_FILE_NO_OVERWRITE) completes during this call, through `done`, with
+ *  its code. Only a NULL batch, request or done fails the call itself (HC_EINVALID_ARG), and
+ *  then `done` is never called. (A malformed URL never gets this far: hc_request_new refuses it.) */
 HC_EXTERN hc_code hc_batch_add(hc_batch *batch, const hc_request *request, hc_done_cb done,
                                void *userdata);
 
@@ -807,22 +863,11 @@ HC_EXTERN hc_handler *hc_handler_json_batches_new(const char *const *prefixes, s
                                                   const hc_json_options *opts, hc_json_batch_cb cb,
                                                   void *userdata);
 
-/** For the Python binding: as hc_handler_json_batches_new, but each batch is one list in Python's
- *  marshal format (`json`/`len` are its bytes; marshal.loads gives what json.loads gives for the
- *  JSON text batch: integers exact at any size, other numbers as float(text)). */
-HC_EXTERN hc_handler *hc_handler_json_batches_pymarshal_new(const char *const *prefixes, size_t count,
-                                                            const hc_json_options *opts, hc_json_batch_cb cb,
-                                                            void *userdata);
 
-/** For the Python binding: the tree handler's parse, options, errors and acceptance, but the
- *  document is written in Python's marshal format while it is parsed, with no tree (read it with
- *  hc_response_json_pymarshal; marshal.loads gives what json.loads of the document gives with the
- *  same options). HC_EINVALID_ARG with HC_JSON_KEEP_NUMBER_TEXT. The caller owns the result and
- *  frees it with hc_handler_free. */
-HC_EXTERN hc_handler *hc_handler_json_pymarshal_new(const hc_json_options *opts);
 
-/** The tree of a response from hc_handler_json_new. NULL with hc_error_last() cleared (HC_OK)
- *  when the body was empty (204, 205, 304, HEAD, or HC_JSON_ALLOW_EMPTY); NULL with
+/** The tree of a response from hc_handler_json_new. NULL when the body was empty (the
+ *  handler's empty statuses and methods, by default 204, 205 and HEAD; 304; or
+ *  HC_JSON_ALLOW_EMPTY), which is not a failure: hc_error_last() is left as it was. NULL with
  *  HC_EINVALID_ARG for another handler's response. Borrowed: valid until the response is freed. */
 HC_EXTERN const hc_json *hc_response_json(const hc_response *response);
 
@@ -830,9 +875,6 @@ HC_EXTERN const hc_json *hc_response_json(const hc_response *response);
  *  it stopped early (1) or read the whole body (0). Either pointer may be NULL. */
 HC_EXTERN hc_code hc_response_json_items(const hc_response *response, size_t *count, int *stopped_early);
 
-/** The marshal bytes of a response from hc_handler_json_pymarshal_new, borrowed until the response
- *  is freed. *data NULL and *len 0 (HC_OK) for an empty body where hc_response_json gives NULL. */
-HC_EXTERN hc_code hc_response_json_pymarshal(const hc_response *response, const uint8_t **data, size_t *len);
 
 /** Parses `len` bytes of JSON text (`opts` may be NULL). On HC_OK, *out is a value the caller
  *  owns and frees with hc_json_free; on failure *out is NULL. */
@@ -895,6 +937,38 @@ HC_EXTERN hc_code hc_json_serialize(const hc_json *value, int pretty, uint8_t **
 /** Sets the request body to the JSON text of `value`, with Content-Type application/json (unless
  *  a header sets one). The value is only read: the caller keeps it. */
 HC_EXTERN hc_code hc_request_set_json_value(hc_request *request, const hc_json *value);
+
+/* Building JSON from C values, event by event (as yajl_gen): values, begin/end of arrays and
+ * objects, and in an object a key before each value. Misuse (a value without its key, an
+ * unbalanced end, a second top-level value, NaN or infinity, invalid UTF-8) is HC_EINVALID_ARG
+ * and leaves the builder as it was. Then hc_json_builder_finish gives the value, for
+ * hc_request_set_json_value, hc_json_serialize or the getters above. */
+typedef struct hc_json_builder hc_json_builder;
+
+/** An empty builder. The caller owns the result and frees it with hc_json_builder_free. */
+HC_EXTERN hc_json_builder *hc_json_builder_new(void);
+
+HC_EXTERN void hc_json_builder_free(hc_json_builder *builder);
+
+HC_EXTERN hc_code hc_json_builder_null(hc_json_builder *builder);
+HC_EXTERN hc_code hc_json_builder_bool(hc_json_builder *builder, int value);
+HC_EXTERN hc_code hc_json_builder_int64(hc_json_builder *builder, int64_t value);
+/** A finite double (written as its shortest round-tripping text). */
+HC_EXTERN hc_code hc_json_builder_double(hc_json_builder *builder, double value);
+/** A number written exactly as `text` (copied), which must follow JSON's number grammar. */
+HC_EXTERN hc_code hc_json_builder_number_text(hc_json_builder *builder, const char *text);
+/** A string of `len` bytes of UTF-8 at `data` (copied; NUL allowed inside). */
+HC_EXTERN hc_code hc_json_builder_string(hc_json_builder *builder, const char *data, size_t len);
+/** The next member's name in the innermost object: `len` bytes of UTF-8 (copied). */
+HC_EXTERN hc_code hc_json_builder_key(hc_json_builder *builder, const char *data, size_t len);
+HC_EXTERN hc_code hc_json_builder_begin_array(hc_json_builder *builder);
+HC_EXTERN hc_code hc_json_builder_end_array(hc_json_builder *builder);
+HC_EXTERN hc_code hc_json_builder_begin_object(hc_json_builder *builder);
+HC_EXTERN hc_code hc_json_builder_end_object(hc_json_builder *builder);
+
+/** The value built (every array and object closed). On HC_OK, *out is a value the caller owns
+ *  and frees with hc_json_free, and the builder is empty again; on failure *out is NULL. */
+HC_EXTERN hc_code hc_json_builder_finish(hc_json_builder *builder, hc_json **out);
 
 HC_END_DECL
 

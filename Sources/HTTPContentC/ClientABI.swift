@@ -77,6 +77,18 @@ public func hc_client_set_redirects(_ client: OpaquePointer?, _ follow: Int32, _
     }
 }
 
+@_cdecl("hc_client_set_proxy")
+public func hc_client_set_proxy(_ client: OpaquePointer?, _ proxy: UnsafePointer<CChar>?) -> Int32 {
+    let proxy = string(proxy)
+    return configure(client) { $0.proxy = proxy }
+}
+
+@_cdecl("hc_client_set_no_proxy")
+public func hc_client_set_no_proxy(_ client: OpaquePointer?, _ hosts: UnsafePointer<CChar>?) -> Int32 {
+    let hosts = string(hosts)
+    return configure(client) { $0.noProxy = hosts }
+}
+
 @_cdecl("hc_client_set_user_agent")
 public func hc_client_set_user_agent(_ client: OpaquePointer?, _ agent: UnsafePointer<CChar>?) -> Int32 {
     guard let agent = string(agent) else { return nullArgument("user_agent") }

@@ -8,10 +8,30 @@ final class ErrorBox {
     let error: HTTPContentError
     let strings = CStringCache()
     lazy var bodyCopy = ByteBuffer(error.body)
-    init(_ error: HTTPContentError) { self.error = error }
+    /// The rejected response's header fields, in order, made on first use.
+    lazy var fields: [HeaderField] = error.response?.headers.fields ?? []
+    /// Made by hc_error_copy: the caller owns it, and hc_error_free releases it. The thread's
+    /// last error is never one, so hc_error_free cannot free what the library still lends.
+    let isCopy: Bool
+    /// The "no error" value (code HC_OK), or a copy of it.
+    private(set) var isNone = false
+    init(_ error: HTTPContentError, isCopy: Bool = false) {
+        self.error = error
+        self.isCopy = isCopy
+    }
 
     /// The "no error" value returned by hc_error_last before anything fails.
-    nonisolated(unsafe) static let none = ErrorBox(HTTPContentError(.invalidArgument, ""))
+    nonisolated(unsafe) static let none: ErrorBox = {
+        let none = ErrorBox(HTTPContentError(.invalidArgument, ""))
+        none.isNone = true
+        return none
+    }()
+
+    func copy() -> ErrorBox {
+        let copy = ErrorBox(error, isCopy: true)
+        copy.isNone = isNone
+        return copy
+    }
 
     // The last error lives in a pthread key, released when the thread exits.
     private static let key: pthread_key_t = {
@@ -52,13 +72,13 @@ public func hc_error_clear() {
 @_cdecl("hc_error_code")
 public func hc_error_code(_ err: OpaquePointer?) -> Int32 {
     guard let box = borrowHandle(err, as: ErrorBox.self) else { return HTTPContentError.Code.invalidArgument.rawValue }
-    return box === ErrorBox.none ? HC_OK : box.error.code.rawValue
+    return box.isNone ? HC_OK : box.error.code.rawValue
 }
 
 @_cdecl("hc_error_message")
 public func hc_error_message(_ err: OpaquePointer?) -> UnsafePointer<CChar> {
     guard let box = borrowHandle(err, as: ErrorBox.self) else { return staticString("hc_error_message: err is NULL") }
-    if box === ErrorBox.none { return staticString("") }
+    if box.isNone { return staticString("") }
     return box.strings.get("message") { box.error.message } ?? staticString("")
 }
 
@@ -74,7 +94,7 @@ public func hc_error_status(_ err: OpaquePointer?) -> Int32 {
 
 @_cdecl("hc_error_header")
 public func hc_error_header(_ err: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none,
+    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone,
           let name = string(name) else { return nil }
     return box.strings.get("header:" + name.lowercased()) { box.error.response?.headers[name] }
 }
@@ -95,8 +115,57 @@ public func hc_error_offset(_ err: OpaquePointer?) -> Int64 {
 
 @_cdecl("hc_error_server_message")
 public func hc_error_server_message(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none else { return nil }
+    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return nil }
     return box.strings.get("server") { box.error.serverMessage }
+}
+
+@_cdecl("hc_error_header_count")
+public func hc_error_header_count(_ err: OpaquePointer?) -> Int {
+    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return 0 }
+    return box.fields.count
+}
+
+@_cdecl("hc_error_header_at")
+public func hc_error_header_at(_ err: OpaquePointer?, _ index: Int,
+                               _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                               _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { return nullArgument("err") }
+    guard let name, let value else { return nullArgument("name or value") }
+    let fields = box.isNone ? [] : box.fields
+    guard index >= 0, index < fields.count else {
+        return fail(.invalidArgument, "hc_error_header_at: index \(index) out of range (\(fields.count) fields)")
+    }
+    name.pointee = box.strings.get("name#\(index)") { fields[index].name }
+    value.pointee = box.strings.get("value#\(index)") { fields[index].value }
+    return HC_OK
+}
+
+@_cdecl("hc_error_url")
+public func hc_error_url(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return nil }
+    return box.strings.get("url") { box.error.url }
+}
+
+@_cdecl("hc_error_method")
+public func hc_error_method(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return nil }
+    return box.strings.get("method") { box.error.method }
+}
+
+@_cdecl("hc_error_copy")
+public func hc_error_copy(_ err: OpaquePointer?) -> OpaquePointer? {
+    guard let box = borrowHandle(err, as: ErrorBox.self) else {
+        nullArgument("err")
+        return nil
+    }
+    // A box of its own: its lent strings are its own, so it may go to another thread.
+    return retainHandle(box.copy())
+}
+
+@_cdecl("hc_error_free")
+public func hc_error_free(_ err: OpaquePointer?) {
+    guard let box = borrowHandle(err, as: ErrorBox.self), box.isCopy else { return }
+    releaseHandle(err, as: ErrorBox.self)
 }
 
 extension ErrorBox {

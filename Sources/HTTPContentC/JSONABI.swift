@@ -203,17 +203,26 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
 
 private func makeBatchesHandler(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                         _ opts: OpaquePointer?, _ cb: JSONBatchCallback?,
-                                        _ userdata: UnsafeMutableRawPointer?, format: JSONBatchFormat) -> OpaquePointer? {
+                                        _ userdata: UnsafeMutableRawPointer?, pythonMarshal: Bool) -> OpaquePointer? {
     guard let list = prefixList(prefixes, count) else { nullArgument("prefixes"); return nil }
     guard let cb else { nullArgument("cb"); return nil }
     let o = snapshot(opts)
     func make(_ acceptance: Acceptance) throws(HTTPContentError) -> JSONItemBatches {
-        try JSONItemBatches(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
-                            requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, batchBytes: o.batchBytes, format: format,
-                            acceptance: acceptance) { index, json, n in
+        let deliver: JSONItemBatches.OnBatch = { index, json, n in
             let rc = cb(userdata, index, json.baseAddress?.assumingMemoryBound(to: UInt8.self), json.count, n)
             try verdict(rc, "batch")
         }
+        guard pythonMarshal else {
+            return try JSONItemBatches(prefixes: list, options: o.options, limit: o.limit,
+                                       stopWhenPrefixCloses: o.stopWhenClosed, requirePrefix: o.requirePrefix,
+                                       allowEmpty: o.allowEmpty, batchBytes: o.batchBytes, acceptance: acceptance,
+                                       onBatch: deliver)
+        }
+        return try JSONItemBatches(prefixes: list, options: o.options, limit: o.limit,
+                                   stopWhenPrefixCloses: o.stopWhenClosed, requirePrefix: o.requirePrefix,
+                                   allowEmpty: o.allowEmpty, acceptance: acceptance,
+                                   capture: PythonMarshalBatchCapture(options: o.options, batchBytes: o.batchBytes,
+                                                                      deliver: deliver))
     }
     do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
     let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
@@ -226,14 +235,14 @@ private func makeBatchesHandler(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>
 public func hc_handler_json_batches_new(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                         _ opts: OpaquePointer?, _ cb: JSONBatchCallback?,
                                         _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
-    makeBatchesHandler(prefixes, count, opts, cb, userdata, format: .json)
+    makeBatchesHandler(prefixes, count, opts, cb, userdata, pythonMarshal: false)
 }
 
 @_cdecl("hc_handler_json_batches_pymarshal_new")
 public func hc_handler_json_batches_pymarshal_new(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                                   _ opts: OpaquePointer?, _ cb: JSONBatchCallback?,
                                                   _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
-    makeBatchesHandler(prefixes, count, opts, cb, userdata, format: .pythonMarshal)
+    makeBatchesHandler(prefixes, count, opts, cb, userdata, pythonMarshal: true)
 }
 
 @_cdecl("hc_handler_json_pymarshal_new")
@@ -260,10 +269,9 @@ public func hc_response_json(_ response: OpaquePointer?) -> OpaquePointer? {
         fail(.invalidArgument, "hc_response_json: the response's handler is not a JSON tree handler")
         return nil
     }
-    guard let root = content.root else {
-        ErrorBox.clearLast()
-        return nil
-    }
+    // An empty body is no value, and not a failure: the thread's last error stays as it was
+    // (hc_error_last's promise: only a failing call replaces it).
+    guard let root = content.root else { return nil }
     return OpaquePointer(Unmanaged.passUnretained(root).toOpaque())
 }
 

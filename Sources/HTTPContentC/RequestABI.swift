@@ -93,6 +93,17 @@ public func hc_request_set_follow_redirects(_ request: OpaquePointer?, _ follow:
     return HC_OK
 }
 
+@_cdecl("hc_request_set_proxy")
+public func hc_request_set_proxy(_ request: OpaquePointer?, _ proxy: UnsafePointer<CChar>?) -> Int32 {
+    guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    let proxy = string(proxy)
+    if let proxy {
+        do { try Request.checkProxy(proxy) } catch { return fail(error) }
+    }
+    box.request.options.proxy = proxy
+    return HC_OK
+}
+
 @_cdecl("hc_request_set_progress")
 public func hc_request_set_progress(_ request: OpaquePointer?, _ cb: ProgressCallback?,
                                     _ userdata: UnsafeMutableRawPointer?) -> Int32 {

@@ -332,8 +332,11 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1:PORT/x", "gopher://127.0.0.1:PORT/x",
                       "dict://127.0.0.1:PORT/d:x", "telnet://127.0.0.1:PORT/"])
     func onlyHTTPAndHTTPSAreSpoken(url: String) async {
+        // Refused before any connection, as the caller's argument, naming the scheme.
         let e = await failure(client, url.replacingOccurrences(of: "PORT", with: "\(hostile.port)"), Bytes())
-        #expect(e?.code == .transport && e?.curlCode == 1)
+        let scheme = String(url.prefix { $0 != ":" })
+        #expect(e?.code == .invalidArgument && e?.curlCode == nil)
+        #expect(e?.message.contains("scheme \"\(scheme)\"") == true)
         #expect(e?.body.isEmpty == true)
     }
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The library exports exactly the hc_* functions the header declares, and nothing else
-# (no Swift symbols), and needs no Swift runtime library.
+# The library exports exactly the hc_* functions the headers declare (the public one and the
+# one for bindings), and nothing else (no Swift symbols), and needs no Swift runtime library.
+#   check_exports.sh LIBRARY HEADER...
 set -euo pipefail
-lib=$1 header=$2
+lib=$1
+shift
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^$' | sort -u)
-declared=$(grep -oE 'HC_EXTERN[^;(]*\bhc_[a-z0-9_]+\(' "$header" | grep -oE 'hc_[a-z0-9_]+\($' | tr -d '(' | sort -u)
+declared=$(cat "$@" | grep -oE 'HC_EXTERN[^;(]*\bhc_[a-z0-9_]+\(' | grep -oE 'hc_[a-z0-9_]+\($' | tr -d '(' | sort -u)
 status=0
 extra=$(comm -23 <(echo "$exported") <(echo "$declared"))
 missing=$(comm -13 <(echo "$exported") <(echo "$declared"))

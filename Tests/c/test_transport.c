@@ -149,9 +149,20 @@ static void test_transport_failures_have_distinct_codes(void) {
     req = hc_request_new("GET", "http://127.0.0.1:1/");
     CHECK_CODE(hc_client_send(client, req, &resp), HC_ETRANSPORT);
     hc_request_free(req);
-    req = hc_request_new("GET", "file:///etc/passwd");
-    CHECK_CODE(hc_client_send(client, req, &resp), HC_ETRANSPORT);
-    hc_request_free(req);
+    /* Header: a bad URL is HC_EINVALID_ARG. Other schemes are refused by hc_request_new, before
+     * any connection, with a message naming the scheme (they were HC_ETRANSPORT from send). */
+    static const char *const schemes[] = {"file:///etc/passwd", "ftp://127.0.0.1:1/x", "gopher://127.0.0.1:1/x"};
+    static const char *const names[] = {"\"file\"", "\"ftp\"", "\"gopher\""};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(hc_request_new("GET", schemes[i]) == NULL);
+        CHECK_CODE(hc_error_code(hc_error_last()), HC_EINVALID_ARG);
+        CHECK(strstr(hc_error_message(hc_error_last()), names[i]) != NULL);
+    }
+    CHECK(hc_request_new("GET", "127.0.0.1:8080/x") == NULL);
+    CHECK_CODE(hc_error_code(hc_error_last()), HC_EINVALID_ARG);
+    hc_fetch_result fr;
+    CHECK_CODE(hc_client_fetch(client, "GET", "FTP://127.0.0.1:1/x", NULL, 0, -1, &fr), HC_EINVALID_ARG);
+    CHECK(fr.response == NULL);
 }
 
 static int cancel_after_first(void *userdata, int64_t received, int64_t expected, int64_t decoded,

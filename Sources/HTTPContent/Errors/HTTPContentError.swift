@@ -57,6 +57,8 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         var serverMessage: String?
         var offset: Int?
         var underlying: (any Error)?
+        var requestURL: String?
+        var requestMethod: String?
 
         init(code: Code, message: String, curlCode: Int32?, response: ResponseHead?, body: [UInt8],
              serverMessage: String?, offset: Int?, underlying: (any Error)?) {
@@ -71,8 +73,11 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         }
 
         func copy() -> Storage {
-            Storage(code: code, message: message, curlCode: curlCode, response: response, body: body,
-                    serverMessage: serverMessage, offset: offset, underlying: underlying)
+            let other = Storage(code: code, message: message, curlCode: curlCode, response: response, body: body,
+                                serverMessage: serverMessage, offset: offset, underlying: underlying)
+            other.requestURL = requestURL
+            other.requestMethod = requestMethod
+            return other
         }
     }
 
@@ -117,6 +122,27 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         set { box.unique.underlying = newValue }
     }
 
+    /// The URL of the request that failed: the final response's URL (after redirects) when one
+    /// was received, else the URL the request was sent to; nil for a failure not tied to a
+    /// request (a bad argument to a setter).
+    public var url: String? {
+        get { box.value.response?.url ?? box.value.requestURL }
+        set { box.unique.requestURL = newValue }
+    }
+    /// The method of the request that failed, or nil for a failure not tied to a request.
+    public var method: String? {
+        get { box.value.requestMethod ?? box.value.response?.method }
+        set { box.unique.requestMethod = newValue }
+    }
+
+    /// Names the request an error belongs to, where the failure did not already.
+    func about(_ request: borrowing Request) -> HTTPContentError {
+        var error = self
+        if box.value.requestURL == nil { error.url = request.url }
+        if box.value.requestMethod == nil { error.method = request.method }
+        return error
+    }
+
     public init(_ code: Code, _ message: String, curlCode: Int32? = nil, response: ResponseHead? = nil,
                 body: [UInt8] = [], serverMessage: String? = nil, offset: Int? = nil,
                 underlying: (any Error)? = nil) {
@@ -128,7 +154,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(code.name) error: \(message)" }
 
     /// Wraps any error thrown by caller code as a `.callback` error, keeping ours as they are.
-    static func wrapping(_ error: any Error) -> HTTPContentError {
+    package static func wrapping(_ error: any Error) -> HTTPContentError {
         if let own = error as? HTTPContentError { return own }
         return HTTPContentError(.callback, "callback failed: \(error)", underlying: error)
     }

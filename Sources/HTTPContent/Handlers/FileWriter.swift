@@ -45,6 +45,9 @@ public final class FileWriter: SelectiveHandler {
     private var written: Int64 = 0
     private var head: ResponseHead?
     private var keepPart = false
+    /// A 416 to a resume whose part already holds the whole file: the part is renamed into
+    /// place and the 416's own body is ignored.
+    private var partIsComplete = false
 
     public init(path: String, options: Options = Options(), acceptance: Acceptance = Acceptance()) {
         self.path = path
@@ -95,6 +98,14 @@ public final class FileWriter: SelectiveHandler {
 
     public func accept(_ head: ResponseHead) throws -> Bool {
         self.head = head
+        // RFC 9110 §15.5.17: a 416 names the representation's length in "bytes */N". A part
+        // of exactly N bytes is the finished download (a crash after the last byte, before the
+        // rename): it is complete, not refused.
+        if head.status == 416, resumeFrom > 0, completeLength(head) == resumeFrom {
+            partIsComplete = true
+            resumed = true
+            return true
+        }
         do {
             try acceptance.check(head)
         } catch {
@@ -117,6 +128,7 @@ public final class FileWriter: SelectiveHandler {
     }
 
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        if partIsComplete { return }  // the 416's page, not the file's bytes
         if let max = options.maxSize, written + Int64(chunk.count) > max {
             keepPart = false
             throw HTTPContentError(.tooLarge, "download exceeds the limit of \(max) bytes", response: head)
@@ -165,6 +177,12 @@ public final class FileWriter: SelectiveHandler {
     }
 
     // MARK: - Helpers
+
+    /// N of "Content-Range: bytes */N" (a 416's form), or nil.
+    private func completeLength(_ head: ResponseHead) -> Int64? {
+        guard let value = head.headers["content-range"], value.hasPrefix("bytes */") else { return nil }
+        return Int64(String(value.dropFirst(8)).trimmingSpaces())
+    }
 
     private func contentRangeStart(_ head: ResponseHead) -> Int64? {
         // "bytes 100-199/200"

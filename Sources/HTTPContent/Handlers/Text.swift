@@ -19,6 +19,12 @@ public final class Text: SelectiveHandler {
     private var fromCharset = false
     private var received = 0
     private var head: ResponseHead?
+    /// Strict only: the body's first bytes as received, for a decode error's `body` (as the
+    /// JSON handlers keep theirs); at most `errorBodyLimit`.
+    private var errorBody: [UInt8] = []
+
+    /// How many leading body bytes a strict decode error carries (as JSON's errorBodyLimit).
+    public static let errorBodyLimit = 64 * 1024
 
     public init(encoding: TextEncoding? = nil, strict: Bool = true, maxSize: Int? = nil,
                 acceptance: Acceptance = Acceptance()) {
@@ -51,6 +57,9 @@ public final class Text: SelectiveHandler {
 
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
         received += chunk.count
+        if strict, errorBody.count < Text.errorBodyLimit {
+            errorBody.append(contentsOf: chunk.prefix(Text.errorBodyLimit - errorBody.count))
+        }
         if let maxSize, received > maxSize {
             throw HTTPContentError(.tooLarge, "body exceeds the limit of \(maxSize) bytes", response: head)
         }
@@ -113,6 +122,7 @@ public final class Text: SelectiveHandler {
     private func withResponse(_ error: HTTPContentError) -> HTTPContentError {
         var error = error
         error.response = head
+        if error.body.isEmpty { error.body = errorBody }
         return error
     }
 }

@@ -28,12 +28,15 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
     func endArray() throws { try builder.endArray() }
 }
 
+/// Receives a finished batch: the prefix index, the batch (valid during the call), its value count.
+package typealias JSONBatchDeliver = (_ prefixIndex: Int, _ json: UnsafeRawBufferPointer, _ count: Int) throws -> Void
+
 /// Writes matched values straight into a JSON array text (`[v1,v2,...]`) with yajl_gen, with no
 /// tree in between, and hands over the batch when it reaches `batchBytes`, when the prefix
 /// changes, or when `flush` is called (the handler flushes after every chunk). Numbers keep
 /// their text. Values nested deeper than 127 levels cannot be batched (yajl_gen's limit).
 final class BatchCapture: JSONBatchWriter {
-    typealias Deliver = (_ prefixIndex: Int, _ json: UnsafeRawBufferPointer, _ count: Int) throws -> Void
+    typealias Deliver = JSONBatchDeliver
 
     private let gen = JSONGenerator()
     private let batchBytes: Int
@@ -137,7 +140,7 @@ final class BatchCapture: JSONBatchWriter {
 }
 
 /// What `JSONItemBatches` writes its batches with.
-protocol JSONBatchWriter: JSONPrefixMatcher.Capture {
+package protocol JSONBatchWriter: JSONItemCapture {
     /// Hands over the pending batch, if any (mid-item: once the item ends).
     func flush() throws
     /// After a parse error: hands over the items completed before it, dropping the broken one.

@@ -30,7 +30,7 @@ public final class JSONEvents: SelectiveHandler {
 
     public func finish() throws {
         if parser.bytesReceived == 0 {
-            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, acceptance, head)
             return
         }
         try parser.finish()

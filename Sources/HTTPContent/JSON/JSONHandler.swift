@@ -1,8 +1,8 @@
 /// Parses the body as JSON while it arrives (each chunk goes to yajl at once, so a malformed or
 /// oversized document fails at the chunk holding the bad byte) and produces a `JSONValue`.
 ///
-/// Content: the value; nil for an empty body on a 204, 205 or 304 response, a HEAD request, or
-/// (with `allowEmpty`) any empty body. An empty 200 body is a decode error by default. With
+/// Content: the value; nil for an empty body on the acceptance's empty-body statuses and methods
+/// (default 204, 205 and HEAD), a 304 response, or (with `allowEmpty`) any empty body. An empty 200 body is a decode error by default. With
 /// `options.allowMultipleValues`, the value is an array of every top-level document.
 /// Default acceptance: status 200–299; types `application/json`, `text/json`,
 /// `text/javascript`, `*/*+json`. Sends `Accept: application/json` unless the request sets one.
@@ -44,7 +44,7 @@ public final class JSON: SelectiveHandler {
 
     public func finish() throws -> JSONValue? {
         guard let parser, parser.bytesReceived > 0 else {
-            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, acceptance, head)
             return nil
         }
         return try parser.finish()
@@ -84,20 +84,25 @@ extension JSON {
 
 /// What every whole-document JSON handler does at header time: ask for JSON, refuse an
 /// unacceptable response, and refuse a declared length beyond `maxSize` before any byte arrives.
-enum JSONAcceptance {
-    static func prepare(_ request: inout Request) {
+package enum JSONAcceptance {
+    package static func prepare(_ request: inout Request) {
         if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
     }
 
-    /// The rule every JSON handler applies to an empty body: fine with `allowEmpty` or where no
-    /// body is expected (204, HEAD, ...), else a decode error.
-    static func acceptEmptyBody(allowEmpty: Bool, _ head: ResponseHead?) throws(HTTPContentError) {
-        if allowEmpty || head?.hasNoBodyByDefinition == true { return }
+    /// The rule every JSON handler applies to an empty body: fine with `allowEmpty`, for the
+    /// handler's empty-body statuses and methods (`Acceptance.emptyStatusCodes`/`emptyMethods`,
+    /// default 204, 205 and HEAD, as every handler), and for 304 and 1xx, which never carry one;
+    /// else a decode error.
+    package static func acceptEmptyBody(allowEmpty: Bool, _ acceptance: Acceptance, _ head: ResponseHead?) throws(HTTPContentError) {
+        if allowEmpty { return }
+        if let head, acceptance.allowsEmptyBody(head) || head.status == 304 || (100..<200).contains(head.status) {
+            return
+        }
         throw HTTPContentError(.decode, "the body is empty, which is not JSON (allowEmpty accepts it)",
                                response: head, offset: 0)
     }
 
-    static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {
+    package static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {
         try acceptance.check(head)
         // A response with no body (HEAD, 204, 304...) may declare a length it does not send.
         if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize),

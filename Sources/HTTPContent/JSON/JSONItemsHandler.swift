@@ -49,7 +49,7 @@ public final class JSONItems: SelectiveHandler {
 
     public func finish() throws -> JSONItemsSummary {
         if parser.bytesReceived == 0 {
-            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, acceptance, head)
             return parser.summary
         }
         return try parser.finish()
@@ -77,17 +77,19 @@ public final class JSONItemBatches: SelectiveHandler {
     private var stoppedByCallback = false
 
     /// - Parameter batchBytes: hand a batch over once its text reaches this size. Default 64 KiB.
-    public init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
+    public convenience init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
                 stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false, allowEmpty: Bool = false,
-                batchBytes: Int = 64 * 1024, format: JSONBatchFormat = .json,
-                acceptance: Acceptance = JSON.defaultAcceptance(),
+                batchBytes: Int = 64 * 1024, acceptance: Acceptance = JSON.defaultAcceptance(),
                 onBatch: @escaping OnBatch) throws(HTTPContentError) {
-        let capture: any JSONBatchWriter
-        switch format {
-        case .json: capture = BatchCapture(options: options, batchBytes: batchBytes, deliver: onBatch)
-        case .pythonMarshal:
-            capture = try PythonMarshalBatchCapture(options: options, batchBytes: batchBytes, deliver: onBatch)
-        }
+        try self.init(prefixes: prefixes, options: options, limit: limit, stopWhenPrefixCloses: stopWhenPrefixCloses,
+                      requirePrefix: requirePrefix, allowEmpty: allowEmpty, acceptance: acceptance,
+                      capture: BatchCapture(options: options, batchBytes: batchBytes, deliver: onBatch))
+    }
+
+    /// With a batch writer of the caller's (the bindings' layer writes Python's marshal format).
+    package init(prefixes: [JSONPrefix], options: JSONOptions, limit: Int?, stopWhenPrefixCloses: Bool,
+                 requirePrefix: Bool, allowEmpty: Bool, acceptance: Acceptance,
+                 capture: any JSONBatchWriter) throws(HTTPContentError) {
         self.capture = capture
         parser = try JSONItemParser(prefixes: prefixes, options: options, limit: limit,
                                     stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
@@ -122,7 +124,7 @@ public final class JSONItemBatches: SelectiveHandler {
     public func finish() throws -> JSONItemsSummary {
         if stoppedByCallback { return JSONItemsSummary(count: parser.summary.count, stoppedEarly: true) }
         if parser.bytesReceived == 0 {
-            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, acceptance, head)
             return parser.summary
         }
         let summary: JSONItemsSummary
@@ -146,14 +148,4 @@ public final class JSONItemBatches: SelectiveHandler {
             throw HTTPContentError.wrapping(error)
         }
     }
-}
-
-/// How `JSONItemBatches` writes a batch.
-public enum JSONBatchFormat: Sendable {
-    /// A JSON array text `[v1,v2,...]` (numbers keep their text; at most 127 levels deep).
-    case json
-    /// One list in Python's `marshal` format, for a single `marshal.loads`: the objects
-    /// `json.loads` makes from the `.json` batch (integers exact at any size, other numbers as
-    /// `float(text)`), several times faster.
-    case pythonMarshal
 }

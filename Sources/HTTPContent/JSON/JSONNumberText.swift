@@ -3,12 +3,12 @@ import Glibc
 #endif
 
 /// Number text to and from numbers, without Foundation.
-enum JSONNumberText {
+package enum JSONNumberText {
     /// The scalar a number token becomes: `.int` when it is an integer that fits `Int64`, else
     /// `.double`; `.number(text)` when `keep`. A finite-looking token whose value overflows
     /// `Double` (`1e400`, a 400-digit integer) is a decode error unless `keep`.
     @inline(__always)
-    static func value(_ token: UnsafeRawBufferPointer, keep: Bool) throws(HTTPContentError) -> JSONValue {
+    package static func value(_ token: UnsafeRawBufferPointer, keep: Bool) throws(HTTPContentError) -> JSONValue {
         if keep { return .number(String(decoding: token, as: UTF8.self)) }
         if let i = integer(token) { return .int(i) }
         return .double(try finiteDouble(token))
@@ -100,7 +100,7 @@ enum JSONNumberText {
 
     /// The token as an Int64 if it is a plain integer that fits, else nil.
     @inline(__always)
-    static func integer(_ token: UnsafeRawBufferPointer) -> Int64? {
+    package static func integer(_ token: UnsafeRawBufferPointer) -> Int64? {
         let n = token.count
         guard n > 0 else { return nil }
         var i = 0
@@ -138,13 +138,13 @@ enum JSONNumberText {
 
     /// The token's double by the fast paths of `scalar`, or nil when they do not apply.
     @inline(__always)
-    static func fastDouble(_ token: UnsafeRawBufferPointer) -> Double? {
+    package static func fastDouble(_ token: UnsafeRawBufferPointer) -> Double? {
         guard let fast = fastScalar(token) else { return nil }
         return fast.isInteger ? Double(Int64(bitPattern: fast.bits)) : Double(bitPattern: fast.bits)
     }
 
     /// C's strtod on a token that is not NUL-terminated.
-    static func strtod(_ token: UnsafeRawBufferPointer) -> Double {
+    package static func strtod(_ token: UnsafeRawBufferPointer) -> Double {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: token.count + 1) { buf in
             guard let base = buf.baseAddress else { return .nan }
             for i in 0..<token.count { base[i] = CChar(bitPattern: token[i]) }

@@ -3,12 +3,14 @@
 ///
 /// A prefix *closes* when the container that could still hold its values ends: the array at its
 /// first `item`, or the object holding its last member (the top-level value for `""`).
+/// Receives the events of one value a prefix matched, then `end` (see `JSONPrefixMatcher`).
+package protocol JSONItemCapture: JSONEventSink {
+    func begin(prefix: Int) throws
+    func end() throws
+}
+
 final class JSONPrefixMatcher: JSONEventSink {
-    /// Receives the events of one matched value, then `end`.
-    protocol Capture: JSONEventSink {
-        func begin(prefix: Int) throws
-        func end() throws
-    }
+    typealias Capture = JSONItemCapture
 
     private struct Frame {
         /// Prefixes whose first `depth` components match this container's path.

@@ -8,7 +8,7 @@ import Glibc
 /// beyond U+10FFFF (and its `\uDC00`-style lone low-surrogate escapes produce such bytes); with
 /// `strictUTF8` those are decode errors here. A lone high-surrogate escape is turned into `?`
 /// by yajl before we see it. Without `strictUTF8`, invalid bytes become U+FFFD.
-enum JSONStrings {
+package enum JSONStrings {
     @inline(__always)
     static func make(_ bytes: UnsafeRawBufferPointer, strict: Bool) throws(HTTPContentError) -> String {
         let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
@@ -19,7 +19,7 @@ enum JSONStrings {
 
     /// Checks without keeping a string (batches copy the bytes as they are).
     @inline(__always)
-    static func validate(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
+    package static func validate(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
         if isASCII(bytes) { return }
         let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
         if !unchanged(String(decoding: utf8, as: UTF8.self), utf8) { throw invalid() }
@@ -39,7 +39,7 @@ enum JSONStrings {
 
     /// True when every byte is below 0x80 (eight at a time).
     @inline(__always)
-    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let n = bytes.count
         var i = 0
         var acc: UInt64 = 0
@@ -55,7 +55,7 @@ enum JSONStrings {
     }
 
     /// The bytes decoded with invalid sequences replaced by U+FFFD (as `make` does unstrictly).
-    static func repaired(_ bytes: UnsafeRawBufferPointer) -> String {
+    package static func repaired(_ bytes: UnsafeRawBufferPointer) -> String {
         String(decoding: bytes.bindMemory(to: UInt8.self), as: UTF8.self)
     }
 

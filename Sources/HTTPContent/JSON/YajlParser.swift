@@ -5,7 +5,7 @@ import Glibc
 
 /// What the yajl callbacks deliver. Byte buffers are yajl's, valid only during the call.
 /// Throwing stops the parse; the parser rethrows the error from `feed` or `finish`.
-protocol JSONEventSink: AnyObject {
+package protocol JSONEventSink: AnyObject {
     func null() throws
     func bool(_ value: Bool) throws
     func number(_ token: UnsafeRawBufferPointer) throws
@@ -20,7 +20,7 @@ protocol JSONEventSink: AnyObject {
 /// One yajl parse: feeds chunks to `yajl_parse`, ends with `yajl_complete_parse`, enforces the
 /// options yajl lacks (depth, size, form feed) and turns failures into decode errors carrying
 /// the byte offset, yajl's reason and the first bytes of the input.
-final class YajlParser {
+package final class YajlParser {
     let options: JSONOptions
     let sink: any JSONEventSink
     /// The sink when it is the tree builder (unretained: `sink` keeps it): its own callback table
@@ -29,9 +29,9 @@ final class YajlParser {
     /// nil only if yajl could not allocate (then every feed fails).
     private var handle: yajl_handle?
     /// Bytes given to yajl before the current `feed`.
-    private(set) var bytesFed = 0
+    package private(set) var bytesFed = 0
     /// Every byte received, including a chunk whose parse stopped or failed.
-    private(set) var bytesReceived = 0
+    package private(set) var bytesReceived = 0
     @exclusivity(unchecked) private(set) var depth = 0
     /// An error thrown inside a callback (our own limits or the sink's), reported instead of
     /// yajl's "client cancelled".
@@ -45,7 +45,7 @@ final class YajlParser {
     /// The first `options.errorBodyLimit` bytes, for the error's `body`; dropped on success.
     private var head: [UInt8] = []
 
-    init(options: JSONOptions, sink: any JSONEventSink) {
+    package init(options: JSONOptions, sink: any JSONEventSink) {
         self.options = options
         self.sink = sink
         tree = (sink as? JSONTreeBuilder).map { Unmanaged.passUnretained($0) }
@@ -65,7 +65,7 @@ final class YajlParser {
     // MARK: - Feeding
 
     /// Parses one chunk. Events for every value completed in it have been delivered on return.
-    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+    package func feed(_ chunk: UnsafeRawBufferPointer) throws {
         if let failed { throw failed }
         guard let handle else { throw fail(HTTPContentError(.decode, "yajl could not allocate a parser")) }
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
@@ -106,7 +106,7 @@ final class YajlParser {
     }
 
     /// Ends the input: an unfinished document is a decode error (unless partial values are allowed).
-    func finish() throws {
+    package func finish() throws {
         if let failed { throw failed }
         guard !finished else { return }
         guard let handle else { throw fail(HTTPContentError(.decode, "yajl could not allocate a parser")) }

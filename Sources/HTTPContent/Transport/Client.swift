@@ -22,6 +22,10 @@ public final class Client: Sendable {
         guard curlGlobalInit == CURLE_OK else {
             throw HTTPContentError(.transport, "libcurl failed to initialise: \(curlMessage(curlGlobalInit))")
         }
+        if let proxy = configuration.proxy { try Request.checkProxy(proxy) }
+        if let noProxy = configuration.noProxy, noProxy.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw HTTPContentError(.invalidArgument, "invalid no-proxy list \(quoted(noProxy))")
+        }
         self.configuration = configuration
         defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
         defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
@@ -88,7 +92,7 @@ public final class Client: Sendable {
             handler.cleanup(failed: true)
             easy.reusable = easy.applied != nil  // untouched: keeps what it had
             handles.put(easy)
-            throw HTTPContentError.wrapping(error)
+            throw HTTPContentError.wrapping(error).about(prepared)
         }
         let transfer = Transfer(easy: easy, request: prepared, handler: handler,
                                 cancel: cancel, progress: progress,
@@ -100,7 +104,7 @@ public final class Client: Sendable {
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer)
-            throw error
+            throw error.about(transfer.request)
         }
         return transfer
     }
@@ -129,7 +133,7 @@ public final class Client: Sendable {
             head = try transfer.complete(code)
         } catch {
             cleanup(true)
-            throw error
+            throw error.about(transfer.request)
         }
         let content: Content
         do {
@@ -138,7 +142,7 @@ public final class Client: Sendable {
             cleanup(true)
             var wrapped = HTTPContentError.wrapping(error)
             if wrapped.response == nil { wrapped.response = head }
-            throw wrapped
+            throw wrapped.about(transfer.request)
         }
         cleanup(false)
         return Response(head: head, content: content, metrics: transfer.metrics())

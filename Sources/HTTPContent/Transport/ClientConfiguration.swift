@@ -18,6 +18,16 @@ public struct ClientConfiguration: Sendable {
     public var verifyTLS = true
     /// A PEM file of CA certificates to trust instead of the system's. Default: nil (system's).
     public var caFile: String? = nil
+    /// The proxy for every request, as a URL: `http://host:port`, `https://…` (TLS to the
+    /// proxy), `socks4://`, `socks4a://`, `socks5://`, `socks5h://` (the proxy resolves names);
+    /// credentials as `scheme://user:password@host:port`. `""` sends directly, whatever the
+    /// environment says. Default: nil, the environment's `http_proxy`/`https_proxy`/`all_proxy`
+    /// as libcurl reads them (`ProxyEnvironment`).
+    public var proxy: String? = nil
+    /// Hosts reached without the proxy: a comma-separated list of host names, domains
+    /// (`example.com` covers its subdomains), IP addresses or CIDR ranges, or `*` for all.
+    /// Default: nil, the environment's `no_proxy`, or none when `proxy` is set here.
+    public var noProxy: String? = nil
     /// Ask for compressed bodies (every encoding libcurl supports) and decode them. Default: true.
     public var acceptCompressed = true
 

@@ -21,7 +21,8 @@ public struct Request: Sendable {
     }
 
     /// Checks what would otherwise fail mid-flight or be sent malformed: the method is a token,
-    /// the URL is non-empty and free of control bytes, and no header carries CR/LF.
+    /// the URL is non-empty, free of control bytes and http:// or https://, and no header
+    /// carries CR/LF.
     public func validate() throws(HTTPContentError) {
         try validate(urlKnownValid: false)
     }
@@ -35,7 +36,48 @@ public struct Request: Sendable {
         if !urlKnownValid, url.isEmpty || !Request.isPrintableASCIIOrUTF8(url) {
             throw HTTPContentError(.invalidArgument, "invalid URL \(quoted(url))")
         }
+        if !urlKnownValid { try Request.checkScheme(url) }
         try headers.validate()
+        if let proxy = options.proxy { try Request.checkProxy(proxy) }
+    }
+
+    /// A proxy is "" (none) or a URL whose scheme libcurl speaks to proxies; control bytes
+    /// (a CR/LF smuggled into the CONNECT line) are refused.
+    public static func checkProxy(_ proxy: String) throws(HTTPContentError) {
+        if proxy.isEmpty { return }
+        guard isPrintableASCIIOrUTF8(proxy) else {
+            throw HTTPContentError(.invalidArgument, "invalid proxy \(quoted(proxy))")
+        }
+        let scheme = proxy.lowercased().prefix { $0 != ":" }
+        guard proxy.dropFirst(scheme.count).hasPrefix("://"),
+              ["http", "https", "socks4", "socks4a", "socks5", "socks5h"].contains(scheme) else {
+            throw HTTPContentError(.invalidArgument,
+                "invalid proxy \(quoted(proxy)): it must be a URL with scheme http, https, socks4, socks4a, socks5 or socks5h")
+        }
+    }
+
+    /// Only http:// and https:// are sent. libcurl would refuse other schemes too (its protocol
+    /// list is http,https), but as a transport failure after the attempt; naming the scheme
+    /// here makes it the caller's argument error, before any connection.
+    static func checkScheme(_ url: String) throws(HTTPContentError) {
+        let bytes = Array(url.utf8.prefix(9))
+        func hasPrefix(_ p: String) -> Bool {
+            let p = Array(p.utf8)
+            guard bytes.count >= p.count else { return false }
+            for i in 0..<p.count where (bytes[i] | (bytes[i] >= 0x41 && bytes[i] <= 0x5A ? 0x20 : 0)) != p[i] {
+                return false
+            }
+            return true
+        }
+        if hasPrefix("http://") || hasPrefix("https://") { return }
+        // RFC 3986: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ":".
+        let scheme = url.prefix { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        if !scheme.isEmpty, scheme.first!.isLetter, url.dropFirst(scheme.count).hasPrefix(":"),
+           !(url.dropFirst(scheme.count + 1).first?.isNumber ?? false) {  // "host:8080" has no scheme
+            throw HTTPContentError(.invalidArgument,
+                "unsupported URL scheme \(quoted(scheme.lowercased())) in \(quoted(url)): only http and https are allowed")
+        }
+        throw HTTPContentError(.invalidArgument, "invalid URL \(quoted(url)): it must start with http:// or https://")
     }
 
     /// No control byte, space or DEL (checked for every request: a plain loop over the bytes).
@@ -55,13 +97,16 @@ public struct RequestOptions: Sendable {
     public var connectTimeout: Duration?
     public var followRedirects: Bool?
     public var maxRedirects: Int?
+    /// This request's proxy, as `ClientConfiguration.proxy` (`""`: none); nil: the client's.
+    public var proxy: String?
 
     public init(timeout: Duration? = nil, connectTimeout: Duration? = nil,
-                followRedirects: Bool? = nil, maxRedirects: Int? = nil) {
+                followRedirects: Bool? = nil, maxRedirects: Int? = nil, proxy: String? = nil) {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects
         self.maxRedirects = maxRedirects
+        self.proxy = proxy
     }
 }
 

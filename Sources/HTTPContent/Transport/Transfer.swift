@@ -71,7 +71,9 @@ final class Transfer {
                    defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil,
                    direct: Bool = false) throws(HTTPContentError) {
         let opts = request.options
+        // A request of its own proxy leaves the handle to be reset, as one with a body does.
         let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
+            && opts.proxy == nil
         easy.reusable = false
         easy.errorBuffer[0] = 0
         // Taken out (moved, not copied): the handle records nothing until configured again.
@@ -82,6 +84,10 @@ final class Transfer {
             previous = nil
         }
         if previous == nil { try configureFixed(config, direct: direct) }
+        if let proxy = opts.proxy {
+            try easy.set(CURLOPT_PROXY, proxy)
+            if config.noProxy == nil { try easy.set(CURLOPT_NOPROXY, "") }
+        }
 
         if previous?.url != request.url {
             try easy.set(CURLOPT_URL, request.url)
@@ -153,10 +159,16 @@ final class Transfer {
     /// The options that depend only on the client's configuration, set on a new or reset handle.
     private func configureFixed(_ config: ClientConfiguration, direct: Bool) throws(HTTPContentError) {
         try easy.set(CURLOPT_NOSIGNAL, true)
-        if direct {
+        if let proxy = config.proxy {
+            // Said by the caller: the environment is not consulted (no_proxy neither).
+            try easy.set(CURLOPT_PROXY, proxy)
+            try easy.set(CURLOPT_NOPROXY, config.noProxy ?? "")
+        } else if direct {
             // What libcurl would find in the environment, said once: it skips its reads.
             try easy.set(CURLOPT_PROXY, "")
-            try easy.set(CURLOPT_NOPROXY, "")
+            try easy.set(CURLOPT_NOPROXY, config.noProxy ?? "")
+        } else if let noProxy = config.noProxy {
+            try easy.set(CURLOPT_NOPROXY, noProxy)
         }
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")

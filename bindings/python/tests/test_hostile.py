@@ -243,8 +243,10 @@ def test_tls_is_verified_by_default(tls_server):
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://127.0.0.1:{port}/x", "gopher://127.0.0.1:{port}/x",
                                  "dict://127.0.0.1:{port}/d:x", "telnet://127.0.0.1:{port}/"])
 def test_only_http_and_https_are_spoken(client, hostile, url):
-    e = fails(client, url.format(port=hostile.port), hc.Bytes(), hc.TransportError)
-    assert e.curl_code == 1 and b"root:" not in e.body
+    # Refused before any connection, as the caller's argument, naming the scheme.
+    e = fails(client, url.format(port=hostile.port), hc.Bytes(), hc.InvalidArgument)
+    scheme = url.split(":", 1)[0]
+    assert f'scheme "{scheme}"' in e.message and e.curl_code == 0 and b"root:" not in e.body
 
 
 def test_redirects_are_bounded(hostile):

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HTTPContent
 
 /// Writes a `JSONValue` in the format of Python's `marshal` module (version-independent subset:
 /// None `N`, `T`/`F`, int `i`/`l`, binary float `g`, strings `z`/`a`/`u`, list `[`, dict `{`…`0`,
@@ -580,7 +581,7 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
 
     public func finish() throws -> JSONPythonMarshalBytes? {
         guard let parser, let writer, parser.bytesReceived > 0 else {
-            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, acceptance, head)
             return nil
         }
         do { try parser.finish() } catch { throw HTTPContentError.wrapping(error) }
@@ -596,13 +597,13 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
     }
 }
 
-/// Path streaming batches in Python's marshal format (`JSONItemBatches` with
-/// `format: .pythonMarshal`): each batch is one marshal list of the values, for one
+/// Path streaming batches in Python's marshal format (the writer given to `JSONItemBatches`
+/// by hc_handler_json_batches_pymarshal_new): each batch is one marshal list of the values, for one
 /// `marshal.loads` in Python, giving what `json.loads` gives for the JSON text batch (numbers
 /// read from their text as Python's json module does); handed over under the same rules as
 /// `BatchCapture`'s JSON texts.
 final class PythonMarshalBatchCapture: JSONBatchWriter {
-    typealias Deliver = BatchCapture.Deliver
+    typealias Deliver = JSONBatchDeliver
 
     private let writer: JSONPythonMarshalWriter
     private let batchBytes: Int

@@ -1,0 +1,38 @@
+/*
+ * httpcontent_binding.h — entry points of libhttpcontent that serve one language binding, not
+ * C programs. They are exported and keep the conventions of httpcontent.h (which this includes),
+ * but they are not part of the public C contract: a C program needs none of them.
+ */
+#ifndef HTTPCONTENT_BINDING_H
+#define HTTPCONTENT_BINDING_H
+
+#include "httpcontent.h"
+
+HC_BEGIN_DECL
+
+/* ------------------------------------------------------------------------------------------ */
+/* Python: JSON written in Python's marshal format (bindings/python/httpcontent/jsoncontent.py)*/
+/* ------------------------------------------------------------------------------------------ */
+
+/** As hc_handler_json_batches_new, but each batch is one list in Python's marshal format
+ *  (`json`/`len` are its bytes; marshal.loads gives what json.loads gives for the JSON text
+ *  batch: integers exact at any size, other numbers as float(text)). */
+HC_EXTERN hc_handler *hc_handler_json_batches_pymarshal_new(const char *const *prefixes, size_t count,
+                                                            const hc_json_options *opts, hc_json_batch_cb cb,
+                                                            void *userdata);
+
+/** The tree handler's parse, options, errors and acceptance, but the document is written in
+ *  Python's marshal format while it is parsed, with no tree (read it with
+ *  hc_response_json_pymarshal; marshal.loads gives what json.loads of the document gives with
+ *  the same options). HC_EINVALID_ARG with HC_JSON_KEEP_NUMBER_TEXT. The caller owns the result
+ *  and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_json_pymarshal_new(const hc_json_options *opts);
+
+/** The marshal bytes of a response from hc_handler_json_pymarshal_new, borrowed until the
+ *  response is freed. *data NULL and *len 0 (HC_OK) for an empty body where hc_response_json
+ *  gives NULL. */
+HC_EXTERN hc_code hc_response_json_pymarshal(const hc_response *response, const uint8_t **data, size_t *len);
+
+HC_END_DECL
+
+#endif /* HTTPCONTENT_BINDING_H */
