@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 
 class Headers(Mapping[str, str]):
@@ -20,16 +20,6 @@ class Headers(Mapping[str, str]):
             name, sep, value = line.partition(":")
             if sep:
                 fields.append((name, value.strip()))
-        return cls(fields)
-
-    @classmethod
-    def from_lookup(cls, lookup: Callable[[str], str | None], names: Iterable[str]) -> Headers:
-        """The fields among `names` that `lookup` finds (an error carries only lookups)."""
-        fields = []
-        for name in names:
-            value = lookup(name)
-            if value is not None:
-                fields.append((name, value))
         return cls(fields)
 
     def __getitem__(self, name: str) -> str:

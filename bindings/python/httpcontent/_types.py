@@ -55,6 +55,7 @@ class SendOptions(TypedDict, total=False):
     multipart: Iterable[Any] | None
     timeout: float | None
     follow_redirects: bool | None
+    proxy: str | None
     progress: Progress | None
     cancel: CancelToken | None
 

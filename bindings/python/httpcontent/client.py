@@ -37,7 +37,14 @@ class Client(Handle):
 
     `timeout` and `connect_timeout` are in seconds; `low_speed=(bytes_per_second, seconds)`
     fails a transfer that stays slower than that for that long; `rejected_body_limit` is how
-    much of a rejected response's body an error keeps."""
+    much of a rejected response's body an error keeps.
+
+    `proxy` is a proxy URL for every request (http://, https://, socks4://, socks4a://,
+    socks5://, socks5h://; credentials as scheme://user:password@host:port); "" sends
+    directly whatever the environment says; None (the default) follows the environment's
+    http_proxy/https_proxy/all_proxy. `no_proxy` lists hosts reached directly
+    ("localhost,.example.com,10.0.0.0/8", "*"); None: the environment's, or none when `proxy`
+    is given."""
 
     @staticmethod
     def _free(ptr: int) -> None:
@@ -48,7 +55,8 @@ class Client(Handle):
                  max_redirects: int = 10, user_agent: str | None = None,
                  headers: HeadersInput | None = None,
                  verify: bool = True, ca_file: str | None = None,
-                 rejected_body_limit: int = 65536) -> None:
+                 rejected_body_limit: int = 65536,
+                 proxy: str | None = None, no_proxy: str | None = None) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -72,6 +80,10 @@ class Client(Handle):
             if ca_file is not None:
                 check(lib.hc_client_set_ca_file(self, _ffi.text(ca_file)))
             check(lib.hc_client_set_rejected_body_limit(self, int(rejected_body_limit)))
+            if proxy is not None:
+                check(lib.hc_client_set_proxy(self, _ffi.text(proxy)))
+            if no_proxy is not None:
+                check(lib.hc_client_set_no_proxy(self, _ffi.text(no_proxy)))
         except BaseException:
             self.close()
             raise
@@ -82,6 +94,7 @@ class Client(Handle):
                 params: FormInput | None = None, form: FormInput | None = None, json: Any = None,
                 multipart: Iterable[Any] | None = None,
                 timeout: float | None = None, follow_redirects: bool | None = None,
+                proxy: str | None = None,
                 progress: Progress | None = None, cancel: CancelToken | None = None) -> Response:
         """Sends one request and returns the response, or raises an `hc.Error` subclass.
 
@@ -91,16 +104,17 @@ class Client(Handle):
         of `hc.Field`, `hc.FilePart`, `hc.BytesPart`). `params=` adds query pairs to the URL.
 
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
-        move; returning True from it cancels the transfer. An exception raised by it, by a
+        move; returning True from it cancels the transfer. `proxy` overrides the client's for
+        this request ("": directly). An exception raised by it, by a
         handler of yours or by an upload source stops the transfer and is re-raised here."""
         if (headers is None and data is None and params is None and form is None and json is None
-                and multipart is None and progress is None and cancel is None):
+                and multipart is None and progress is None and cancel is None and proxy is None):
             return self._fetch(method, url, handler, timeout, follow_redirects)
         return self._send(Request(method, url, handler=handler, headers=headers, data=data,
                                   content_type=content_type, params=params, form=form,
                                   json=json, multipart=multipart, timeout=timeout,
-                                  follow_redirects=follow_redirects, progress=progress,
-                                  cancel=cancel))
+                                  follow_redirects=follow_redirects, proxy=proxy,
+                                  progress=progress, cancel=cancel))
 
     def _send(self, request: "Request") -> Response:
         """`request` as a native request (hc_client_send)."""
@@ -316,6 +330,8 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
             check(lib.hc_request_set_timeout_ms(native, _ms(o["timeout"])))
         if o.get("follow_redirects") is not None:
             check(lib.hc_request_set_follow_redirects(native, int(o["follow_redirects"])))
+        if o.get("proxy") is not None:
+            check(lib.hc_request_set_proxy(native, _ffi.text(o["proxy"])))
         if o.get("cancel") is not None:
             check(lib.hc_request_set_cancel(native, o["cancel"]))
         if o.get("progress") is not None:

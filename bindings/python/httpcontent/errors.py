@@ -3,6 +3,7 @@ where there is one, the response it concerns."""
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any, NoReturn
 
 from . import _lib
@@ -19,9 +20,14 @@ class Error(Exception):
 
     def __init__(self, message: str, *, curl_code: int = 0, status: int = 0,
                  headers: Headers | None = None, body: bytes = b"",
-                 server_message: str | None = None, offset: int | None = None) -> None:
+                 server_message: str | None = None, offset: int | None = None,
+                 url: str | None = None, method: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        #: The URL of the request that failed (the final one, after redirects, when a response
+        #: came), and its method; None for a failure not tied to a request.
+        self.url = url
+        self.method = method
         self.curl_code = curl_code
         self.status = status
         self.headers = headers
@@ -93,9 +99,6 @@ _BY_CODE: dict[int, type[Error]] = {cls.code: cls for cls in (
     UnacceptableContentType, DecodeError, TooLarge, Cancelled, LocalIOError, CallbackError)}
 
 
-_ERROR_HEADERS = ("Content-Type", "Content-Length", "Location", "Retry-After", "WWW-Authenticate",
-                  "Content-Encoding")
-
 
 def last_error() -> Error:
     """The calling thread's last library error as an exception object."""
@@ -106,18 +109,23 @@ def last_error() -> Error:
     status = lib.hc_error_status(err)
     headers = None
     if status:
-        # Errors carry only lookups; the common ones are enough to explain a rejection.
-        def lookup(name: str) -> str | None:
-            value = lib.hc_error_header(err, name.encode())
-            return value.decode("latin-1") if value is not None else None
-        headers = Headers.from_lookup(lookup, _ERROR_HEADERS)
+        # Every field of the response, in order, as a response's own Headers.
+        fields = []
+        name, value = ctypes.c_char_p(), ctypes.c_char_p()
+        for i in range(lib.hc_error_header_count(err)):
+            if lib.hc_error_header_at(err, i, ctypes.byref(name), ctypes.byref(value)) == 0:
+                fields.append(((name.value or b"").decode("latin-1"), (value.value or b"").decode("latin-1")))
+        headers = Headers(fields)
+    url, method = lib.hc_error_url(err), lib.hc_error_method(err)
     server = lib.hc_error_server_message(err)
     offset = lib.hc_error_offset(err)
     cls = _BY_CODE.get(code, Error)
     return cls(message, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
                body=_lib.borrowed(lib.hc_error_body, err) or b"",
                server_message=server.decode("utf-8", "replace") if server else None,
-               offset=offset if offset >= 0 else None)
+               offset=offset if offset >= 0 else None,
+               url=url.decode("utf-8", "replace") if url is not None else None,
+               method=method.decode("utf-8", "replace") if method is not None else None)
 
 
 def raise_last() -> NoReturn:
