@@ -289,6 +289,10 @@ HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
                                       A 416 whose Content-Range "bytes * /N" (no space) equals
                                       the part's size means the part is the whole file: it is
                                       renamed into place and the download succeeds. */
+#define HC_FILE_NO_FSYNC 8u      /**< Skip the fsync of the file and its directory before and after
+                                      the rename (faster; a power cut may then leave the renamed
+                                      file short). Default: fsync'd, so a finished download is on
+                                      disk when the send returns. */
 
 /** Downloads the body to `path` (copied) atomically: a temporary file in the same directory is
  *  fsync'd and renamed over `path` only when the whole body arrived; on any failure it is
@@ -405,6 +409,12 @@ HC_EXTERN hc_code hc_client_set_low_speed(hc_client *client, long bytes_per_seco
 
 /** Follow redirects (1, the default) or not (0), and how many at most (default 10). */
 HC_EXTERN hc_code hc_client_set_redirects(hc_client *client, int follow, int max_redirects);
+
+/** libcurl's receive buffer (the most one chunk holds: 1 KiB to 10 MiB) and upload buffer (16 KiB
+ *  to 2 MiB), in bytes; 0 for the default: 256 KiB each for a request sent alone
+ *  (hc_client_send, hc_client_fetch), libcurl's 16 KiB and 64 KiB for batch transfers, which
+ *  may be many at once, each holding its buffers. Out of range: HC_EINVALID_ARG. */
+HC_EXTERN hc_code hc_client_set_buffer_sizes(hc_client *client, size_t receive, size_t upload);
 
 /** The proxy for every request, as a URL (copied): "http://host:port", "https://..." (TLS to
  *  the proxy), "socks4://", "socks4a://", "socks5://", "socks5h://" (names resolved by the

@@ -77,6 +77,14 @@ public func hc_client_set_redirects(_ client: OpaquePointer?, _ follow: Int32, _
     }
 }
 
+@_cdecl("hc_client_set_buffer_sizes")
+public func hc_client_set_buffer_sizes(_ client: OpaquePointer?, _ receive: Int, _ upload: Int) -> Int32 {
+    configure(client) {
+        $0.receiveBufferSize = receive > 0 ? receive : nil
+        $0.uploadBufferSize = upload > 0 ? upload : nil
+    }
+}
+
 @_cdecl("hc_client_set_proxy")
 public func hc_client_set_proxy(_ client: OpaquePointer?, _ proxy: UnsafePointer<CChar>?) -> Int32 {
     let proxy = string(proxy)

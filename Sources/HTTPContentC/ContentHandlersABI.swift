@@ -62,6 +62,7 @@ public func hc_handler_stream_cb_new(_ cb: WriteCallback?, _ userdata: UnsafeMut
 let HC_FILE_MAKE_DIRS: UInt32 = 1
 let HC_FILE_NO_OVERWRITE: UInt32 = 2
 let HC_FILE_RESUME: UInt32 = 4
+let HC_FILE_NO_FSYNC: UInt32 = 8
 
 @_cdecl("hc_handler_file_new")
 public func hc_handler_file_new(_ path: UnsafePointer<CChar>?, _ flags: UInt32) -> OpaquePointer? {
@@ -69,7 +70,7 @@ public func hc_handler_file_new(_ path: UnsafePointer<CChar>?, _ flags: UInt32) 
         nullArgument("path")
         return nil
     }
-    guard flags & ~(HC_FILE_MAKE_DIRS | HC_FILE_NO_OVERWRITE | HC_FILE_RESUME) == 0 else {
+    guard flags & ~(HC_FILE_MAKE_DIRS | HC_FILE_NO_OVERWRITE | HC_FILE_RESUME | HC_FILE_NO_FSYNC) == 0 else {
         fail(.invalidArgument, "hc_handler_file_new: unknown flags 0x\(String(flags, radix: 16))")
         return nil
     }
@@ -78,6 +79,7 @@ public func hc_handler_file_new(_ path: UnsafePointer<CChar>?, _ flags: UInt32) 
         options.makeDirectories = flags & HC_FILE_MAKE_DIRS != 0
         options.overwrite = flags & HC_FILE_NO_OVERWRITE == 0
         options.resume = flags & HC_FILE_RESUME != 0
+        options.fsync = flags & HC_FILE_NO_FSYNC == 0
         options.maxSize = spec.limit.map(Int64.init)
         return FileWriter(path: path, options: options, acceptance: spec.acceptance)
     })

@@ -14,6 +14,10 @@ public final class Client: Sendable {
     /// The configuration's time limits in milliseconds (0: none), converted once.
     let defaultTimeoutMs: Int
     let defaultConnectTimeoutMs: Int
+    /// The receive and upload buffer sizes for a transfer sent alone and for one among many
+    /// (0: libcurl's default), from the configuration.
+    let aloneBuffers: TransferBuffers
+    let multiBuffers: TransferBuffers
     /// No proxy variable was set when the client was made (`ProxyEnvironment`).
     let direct: Bool
     private let executor = Locked<Executor?>(nil)
@@ -23,6 +27,12 @@ public final class Client: Sendable {
             throw HTTPContentError(.transport, "libcurl failed to initialise: \(curlMessage(curlGlobalInit))")
         }
         if let proxy = configuration.proxy { try Request.checkProxy(proxy) }
+        if let size = configuration.receiveBufferSize, !(1024...10 << 20).contains(size) {
+            throw HTTPContentError(.invalidArgument, "receive buffer of \(size) bytes: it must be 1 KiB to 10 MiB")
+        }
+        if let size = configuration.uploadBufferSize, !(16 << 10...2 << 20).contains(size) {
+            throw HTTPContentError(.invalidArgument, "upload buffer of \(size) bytes: it must be 16 KiB to 2 MiB")
+        }
         if let noProxy = configuration.noProxy, noProxy.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw HTTPContentError(.invalidArgument, "invalid no-proxy list \(quoted(noProxy))")
         }
@@ -31,6 +41,10 @@ public final class Client: Sendable {
         defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
         defaultConnectTimeoutMs = configuration.connectTimeout.map(milliseconds) ?? 0
         direct = ProxyEnvironment.namesNoProxy()
+        aloneBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.aloneDefault,
+                                       upload: configuration.uploadBufferSize ?? TransferBuffers.aloneDefault)
+        multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
+                                       upload: configuration.uploadBufferSize ?? 0)
     }
 
     deinit {
@@ -49,7 +63,7 @@ public final class Client: Sendable {
         _ request: consuming Request, handler: Handler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Handler.Content> {
-        let transfer = try start(request, handler: handler, cancel: cancel, progress: progress)
+        let transfer = try start(request, handler: handler, cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
         return try Client.deliver(transfer, handler: handler, code: curl_easy_perform(transfer.easy.raw))
     }
@@ -60,7 +74,7 @@ public final class Client: Sendable {
         _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
-        let transfer = try start(request, handler: handler, cancel: cancel, progress: progress)
+        let transfer = try start(request, handler: handler, cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
         return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
     }
@@ -76,10 +90,11 @@ public final class Client: Sendable {
 
     /// Validates and prepares the request, and binds it to a configured easy handle.
     /// On failure the handler has been cleaned up and no handle is held.
-    /// The request is taken, not copied: it moves into the transfer.
+    /// The request is taken, not copied: it moves into the transfer. `alone`: the transfer runs
+    /// by itself on the calling thread (`send`), not among many in a multi handle.
     func start(
         _ request: consuming Request, handler: any ContentHandler, cancel: CancellationToken?,
-        progress: ((TransferProgress) -> Void)?
+        progress: ((TransferProgress) -> Void)?, alone: Bool = false
     ) throws(HTTPContentError) -> Transfer {
         var prepared = consume request
         let easy = handles.take()
@@ -100,7 +115,8 @@ public final class Client: Sendable {
         do {
             try transfer.configure(configuration, defaultLines: defaultHeaderLines,
                                    defaultTimeoutMs: defaultTimeoutMs,
-                                   defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct)
+                                   defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct,
+                                   buffers: alone ? aloneBuffers : multiBuffers)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer)

@@ -83,8 +83,19 @@ final class EasyHandle: @unchecked Sendable {
 
 /// The options a reusable handle carries from its last transfer. The client's configuration
 /// is fixed for the life of its handle pool, so only what a request can change is recorded.
+/// libcurl's receive and upload buffer sizes for a transfer; 0 leaves libcurl's default.
+struct TransferBuffers: Equatable, Sendable {
+    var receive: Int
+    var upload: Int
+    /// For a request sent alone: measured (BENCHMARKS.md, "Speed to the physical limit") as where
+    /// CPU per byte stops falling on a large download.
+    static let aloneDefault = 256 * 1024
+}
+
 struct AppliedOptions {
     var url: String
+    /// The receive/upload buffer sizes set on the handle.
+    var buffers: TransferBuffers
     var followRedirects: Bool
     var maxRedirects: Int
     /// CURLOPT_TIMEOUT_MS / CURLOPT_CONNECTTIMEOUT_MS as set (0: libcurl's default).

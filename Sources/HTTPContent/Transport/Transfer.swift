@@ -69,7 +69,7 @@ final class Transfer {
     /// `direct`: the environment names no proxy (`ProxyEnvironment`), so libcurl need not look.
     func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil,
                    defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil,
-                   direct: Bool = false) throws(HTTPContentError) {
+                   direct: Bool = false, buffers: TransferBuffers = TransferBuffers(receive: 0, upload: 0)) throws(HTTPContentError) {
         let opts = request.options
         // A request of its own proxy leaves the handle to be reset, as one with a body does.
         let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
@@ -95,6 +95,14 @@ final class Transfer {
             if wait != (previous.map { Transfer.mayMultiplex($0.url) } ?? false) {
                 try easy.set(CURLOPT_PIPEWAIT, wait)
             }
+        }
+        // Set only when they differ from the handle's: a reset handle has libcurl's defaults.
+        let had = previous?.buffers ?? TransferBuffers(receive: 0, upload: 0)
+        if had.receive != buffers.receive {
+            try easy.set(CURLOPT_BUFFERSIZE, buffers.receive == 0 ? 16 * 1024 : buffers.receive)
+        }
+        if had.upload != buffers.upload {
+            try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, buffers.upload == 0 ? 64 * 1024 : buffers.upload)
         }
         let follow = opts.followRedirects ?? config.followRedirects
         if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
@@ -133,7 +141,7 @@ final class Transfer {
             try easy.set(CURLOPT_NOPROGRESS, true)
         }
         if plain {
-            easy.applied = AppliedOptions(url: request.url, followRedirects: follow,
+            easy.applied = AppliedOptions(url: request.url, buffers: buffers, followRedirects: follow,
                                           maxRedirects: maxRedirects, timeoutMs: timeout,
                                           connectTimeoutMs: connectTimeout, head: head,
                                           progress: wantsProgress, headerLines: lines)

@@ -122,6 +122,7 @@ _DECLARATIONS: list[tuple[str, object, list[object]]] = [
     ("hc_handler_empty_methods", c_int, [c_void_p, POINTER(c_char_p), c_size_t]),
     ("hc_client_set_rejected_body_limit", c_int, [c_void_p, c_size_t]),
     ("hc_client_set_proxy", c_int, [c_void_p, c_char_p]),
+    ("hc_client_set_buffer_sizes", c_int, [c_void_p, c_size_t, c_size_t]),
     ("hc_client_set_no_proxy", c_int, [c_void_p, c_char_p]),
     ("hc_handler_text_new", c_void_p, [c_int, c_int]),
     ("hc_handler_image_new", c_void_p, []),

@@ -44,7 +44,9 @@ class Client(Handle):
     directly whatever the environment says; None (the default) follows the environment's
     http_proxy/https_proxy/all_proxy. `no_proxy` lists hosts reached directly
     ("localhost,.example.com,10.0.0.0/8", "*"); None: the environment's, or none when `proxy`
-    is given."""
+    is given. `buffer_size` and `upload_buffer_size` set libcurl's receive buffer (the most one
+    chunk holds; 1 KiB to 10 MiB) and upload buffer (16 KiB to 2 MiB); None: 256 KiB for a
+    request sent alone, libcurl's own for `map`, where many transfers each hold theirs."""
 
     @staticmethod
     def _free(ptr: int) -> None:
@@ -56,7 +58,8 @@ class Client(Handle):
                  headers: HeadersInput | None = None,
                  verify: bool = True, ca_file: str | None = None,
                  rejected_body_limit: int = 65536,
-                 proxy: str | None = None, no_proxy: str | None = None) -> None:
+                 proxy: str | None = None, no_proxy: str | None = None,
+                 buffer_size: int | None = None, upload_buffer_size: int | None = None) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -80,6 +83,8 @@ class Client(Handle):
             if ca_file is not None:
                 check(lib.hc_client_set_ca_file(self, _ffi.text(ca_file)))
             check(lib.hc_client_set_rejected_body_limit(self, int(rejected_body_limit)))
+            if buffer_size is not None or upload_buffer_size is not None:
+                check(lib.hc_client_set_buffer_sizes(self, int(buffer_size or 0), int(upload_buffer_size or 0)))
             if proxy is not None:
                 check(lib.hc_client_set_proxy(self, _ffi.text(proxy)))
             if no_proxy is not None:

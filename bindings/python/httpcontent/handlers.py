@@ -473,7 +473,9 @@ class Download:
 
 class File(Handler):
     """Downloads the body to `path`, atomically: written to a temporary file in the same
-    directory, fsync'd, renamed over `path` only when complete. On any failure the temporary
+    directory, fsync'd (with `fsync=True`, the default: the finished file survives a power
+    cut; `fsync=False` leaves that to the kernel's writeback, faster, and a crash may then
+    leave a renamed file short), renamed over `path` only when complete. On any failure the temporary
     file is removed and an existing file is left untouched; with `resume=True`, `path + ".part"`
     is kept instead and the next request continues it with a Range request. A response with no
     body by definition (HEAD, 204, 205) leaves the file as it was. An unwritable directory raises
@@ -482,10 +484,11 @@ class File(Handler):
     _may_raise = False
 
     def __init__(self, path: str | os.PathLike, *, overwrite: bool = True, make_dirs: bool = False,
-                 resume: bool = False, **options: Any) -> None:
+                 resume: bool = False, fsync: bool = True, **options: Any) -> None:
         super().__init__(**options)
         self.path = os.fspath(path)
-        self.flags = (1 if make_dirs else 0) | (0 if overwrite else 2) | (4 if resume else 0)
+        self.flags = ((1 if make_dirs else 0) | (0 if overwrite else 2) | (4 if resume else 0)
+                      | (0 if fsync else 8))
 
     def _new_native(self) -> int:
         return _ffi.lib().hc_handler_file_new(_ffi.text(self.path), self.flags)

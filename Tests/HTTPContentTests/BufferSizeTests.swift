@@ -1,0 +1,108 @@
+import Testing
+@testable import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private let server = TestServer.shared
+
+/// Records the largest chunk libcurl handed over: its receive buffer bounds it.
+private final class LargestChunk: ContentHandler {
+    var largest = 0
+    var total = 0
+    func accept(_ head: ResponseHead) throws -> Bool { true }
+    func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        largest = max(largest, chunk.count)
+        total += chunk.count
+    }
+    func finish() throws -> Int { largest }
+}
+
+/// The receive buffer (issue 15): 256 KiB for a request sent alone, libcurl's 16 KiB for the
+/// many transfers of a batch, or what the configuration says; the upload buffer likewise.
+@Suite struct BufferSizeTests {
+    // libcurl hands the write callback at most CURL_MAX_WRITE_SIZE (16 KiB) at a time whatever
+    // its receive buffer: a larger buffer saves recv calls, not callbacks, so the default's
+    // effect is seen in the upload reads below (and measured in BENCHMARKS.md), and the receive
+    // side is checked with a buffer smaller than that.
+
+    @Test func theConfiguredSizeBoundsEveryChunk() throws {
+        var config = ClientConfiguration()
+        config.receiveBufferSize = 4096
+        let client = try Client(configuration: config)
+        let r = try client.get(server.url("/bytes/1000000"), handler: LargestChunk())
+        #expect(r.content > 0 && r.content <= 4096)
+        let batch = Batch(client: client)
+        var largest = -1
+        batch.add(.get(server.url("/bytes/1000000")), handler: LargestChunk()) { result in
+            if case .success(let r) = result { largest = r.content }
+        }
+        batch.run()
+        #expect(largest > 0 && largest <= 4096)
+        for bad in [0, 1023, (10 << 20) + 1] {
+            var c = ClientConfiguration()
+            c.receiveBufferSize = bad
+            #expect(throws: HTTPContentError.self) { try Client(configuration: c) }
+        }
+        for bad in [1024, (2 << 20) + 1] {
+            var c = ClientConfiguration()
+            c.uploadBufferSize = bad
+            #expect(throws: HTTPContentError.self) { try Client(configuration: c) }
+        }
+    }
+
+    /// A streamed body of 3 MB whose reads record the largest size libcurl asked for: its
+    /// upload buffer.
+    private final class Reads: @unchecked Sendable {
+        var largest = 0
+        var left = 3_000_000
+        var request: Request {
+            let source = UploadSource.callback(length: 3_000_000) { [self] buffer in
+                largest = max(largest, buffer.count)
+                let n = min(buffer.count, left)
+                if n > 0 { memset(buffer.baseAddress!, 0x61, n) }
+                left -= n
+                return n
+            }
+            return Request("POST", server.url("/echo/raw"), body: .stream(source, contentType: nil))
+        }
+    }
+
+    @Test func aRequestSentAloneHasTheLargeBuffersAndABatchLibcurlsOwn() throws {
+        let client = try Client()
+        let alone = Reads()
+        let r = try client.send(alone.request, handler: LargestChunk())
+        #expect(r.metrics.decodedBytes == 3_000_000)
+        #expect(alone.largest == 256 * 1024)
+
+        let inBatch = Reads()
+        let batch = Batch(client: client)
+        var received = 0
+        batch.add(inBatch.request, handler: LargestChunk()) { result in
+            if case .success(let r) = result { received = Int(r.metrics.decodedBytes) }
+        }
+        batch.run()
+        #expect(received == 3_000_000)
+        #expect(inBatch.largest == 64 * 1024)   // libcurl's default CURLOPT_UPLOAD_BUFFERSIZE
+
+        var config = ClientConfiguration()
+        config.uploadBufferSize = 32 * 1024
+        let configured = Reads()
+        _ = try Client(configuration: config).send(configured.request, handler: Discard())
+        #expect(configured.largest == 32 * 1024)
+    }
+
+    @Test func aDownloadWithoutFsyncIsStillComplete() throws {
+        var template = Array("/tmp/hc-nofsync-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        var options = FileWriter.Options()
+        options.fsync = false
+        let path = dir + "/out.bin"
+        let r = try Client().get(server.url("/bytes/300000"), handler: FileWriter(path: path, options: options))
+        #expect(r.content.size == 300_000)
+        var info = stat()
+        #expect(stat(path, &info) == 0 && info.st_size == 300_000)
+        unlink(path)
+        rmdir(dir)
+    }
+}

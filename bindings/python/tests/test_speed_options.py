@@ -1,0 +1,32 @@
+"""The speed options of issue 15 from Python: libcurl's buffers and downloads without fsync."""
+
+import pytest
+
+import httpcontent as hc
+
+
+class LargestChunk(hc.Handler):
+    def accept(self, head):
+        self.largest = 0
+        return True
+
+    def consume(self, chunk):
+        self.largest = max(self.largest, len(chunk))
+
+    def finish(self):
+        return self.largest
+
+
+def test_the_receive_buffer_bounds_every_chunk(base_url):
+    with hc.Client(timeout=20, buffer_size=4096) as c:
+        assert 0 < c.get(f"{base_url}/bytes/1000000", handler=LargestChunk()).content <= 4096
+    with pytest.raises(hc.InvalidArgument, match="receive buffer"):
+        hc.Client(buffer_size=100)
+    with pytest.raises(hc.InvalidArgument, match="upload buffer"):
+        hc.Client(upload_buffer_size=3 << 20)
+
+
+def test_a_download_without_fsync_is_complete(client, base_url, tmp_path):
+    target = tmp_path / "out.bin"
+    r = client.get(f"{base_url}/bytes/300000", handler=hc.File(target, fsync=False))
+    assert r.content.size == 300000 and target.read_bytes() == bytes(i % 251 for i in range(300000))
