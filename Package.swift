@@ -19,7 +19,9 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CYajl", path: "Sources/CYajl", pkgConfig: "yajl",
                        providers: [.apt(["libyajl-dev"])]),
-        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl"]),
+        .systemLibrary(name: "CXML2", path: "Sources/CXML2", pkgConfig: "libxml-2.0",
+                       providers: [.apt(["libxml2-dev"])]),
+        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CXML2"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [
             "HTTPContent",

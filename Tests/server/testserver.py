@@ -42,6 +42,7 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /cookie               ?set=name=value adds Set-Cookie; JSON {"cookie": <Cookie header or null>}
     /auth-check           JSON {"authorization": <Authorization header or null>}
     /user-agent           body = request User-Agent
+    /xml/...              see xmlroutes.py (documents as hex with a Content-Type, streamed feeds)
     anything else         404 {"error": {"message": "Not Found"}}
 """
 
@@ -58,6 +59,8 @@ import threading
 import time
 import urllib.parse
 import zlib
+
+from xmlroutes import XMLRoutes  # /xml/... endpoints (XML handlers' tests)
 
 PATTERN = bytes(range(251))
 BLOCK = 64 * 1024
@@ -203,7 +206,7 @@ def gzip_body(n, zeros=False):
 
 # ---------------------------------------------------------------- handler
 
-class Handler(http.server.BaseHTTPRequestHandler):
+class Handler(XMLRoutes, http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "httpcontent-testserver/1.0"
     timeout = 120  # idle/blocked connections are dropped after this many seconds
