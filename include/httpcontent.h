@@ -7,7 +7,10 @@
  *  - A function returning `hc_code` returns HC_OK on success; on failure, the code says what went
  *    wrong and hc_error_last() explains it. A function returning a pointer returns NULL on
  *    failure, with hc_error_last() set.
- *  - A NULL handle or required pointer argument gives HC_EINVALID_ARG, never a crash.
+ *  - A NULL handle or required pointer argument gives HC_EINVALID_ARG, never a crash. A getter
+ *    that returns a value rather than a code or a pointer (a status, a count, a kind) has no
+ *    failure to report: for a NULL handle it returns the value its comment gives (0, -1,
+ *    HC_JSON_INVALID...) and leaves hc_error_last() as it was.
  *  - Strings passed in are NUL-terminated UTF-8 and are copied: the caller may free them after
  *    the call. Strings returned are borrowed from the handle they came from, as each comment says.
  *  - Handles may be used from any thread, but one handle by one thread at a time, except where a
@@ -90,17 +93,20 @@ HC_EXTERN hc_code hc_error_code(const hc_error *err);
 /** A one-line, human-readable message. Never NULL. Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_message(const hc_error *err);
 
-/** libcurl's CURLcode behind a transport-level failure, or 0 when libcurl did not fail. */
+/** libcurl's CURLcode behind a transport-level failure, or 0 when libcurl did not fail (or
+ *  err is NULL). */
 HC_EXTERN int hc_error_curl_code(const hc_error *err);
 
-/** The HTTP status of the response the error concerns, or 0 when no response was received. */
+/** The HTTP status of the response the error concerns, or 0 when no response was received
+ *  (or err is NULL). */
 HC_EXTERN int hc_error_status(const hc_error *err);
 
 /** The first value of header `name` (case-insensitive) of the response the error concerns, or
  *  NULL. Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_header(const hc_error *err, const char *name);
 
-/** How many header fields the response the error concerns has (0 when there was none). */
+/** How many header fields the response the error concerns has (0 when there was none, or
+ *  err is NULL). */
 HC_EXTERN size_t hc_error_header_count(const hc_error *err);
 
 /** The `index`th header field of that response, in the order received: sets *name and *value.
@@ -127,7 +133,8 @@ HC_EXTERN hc_code hc_error_body(const hc_error *err, const uint8_t **data, size_
  *  Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_server_message(const hc_error *err);
 
-/** For HC_EDECODE: the byte offset in the body where decoding failed; -1 when not known. */
+/** For HC_EDECODE: the byte offset in the body where decoding failed; -1 when not known (or
+ *  err is NULL). */
 HC_EXTERN int64_t hc_error_offset(const hc_error *err);
 
 /** A short static name for a code ("timeout", "decode"...). Static storage: never freed. */
@@ -486,7 +493,7 @@ HC_EXTERN const char *hc_response_url(const hc_response *response);
  *  Borrowed: valid until the response is freed. */
 HC_EXTERN const char *hc_response_header(const hc_response *response, const char *name);
 
-/** How many header fields the response has. */
+/** How many header fields the response has (0 if response is NULL). */
 HC_EXTERN size_t hc_response_header_count(const hc_response *response);
 
 /** The `index`th header field, in the order received. Sets *name and *value.
@@ -538,12 +545,13 @@ HC_EXTERN hc_code hc_response_image(const hc_response *response, hc_image_format
 HC_EXTERN hc_code hc_response_file(const hc_response *response, const char **path,
                                    int64_t *bytes_written, int64_t *size, int *resumed);
 
-/** The number of bytes a stream handler passed on, or -1 for other handlers. */
+/** The number of bytes a stream handler passed on, or -1 for other handlers (or a NULL
+ *  response). */
 HC_EXTERN int64_t hc_response_streamed(const hc_response *response);
 
-/** For a compound handler: the index of the handler that took the body; -1 otherwise. The
- *  content getters above, and the JSON ones (hc_response_json...), look through the compound
- *  to that handler's content. */
+/** For a compound handler: the index of the handler that took the body; -1 otherwise (and
+ *  for a NULL response). The content getters above, and the JSON ones (hc_response_json...),
+ *  look through the compound to that handler's content. */
 HC_EXTERN int hc_response_handler_index(const hc_response *response);
 
 /** Figures about the transfer: body bytes on the wire, body bytes after decompression, and
@@ -607,7 +615,7 @@ HC_EXTERN hc_code hc_batch_timeout_ms(hc_batch *batch, long *ms);
 HC_EXTERN hc_code hc_batch_fdset(hc_batch *batch, fd_set *read_fds, fd_set *write_fds,
                                  fd_set *except_fds, int *max_fd);
 
-/** How many requests are queued or running. */
+/** How many requests are queued or running (0 if batch is NULL). */
 HC_EXTERN size_t hc_batch_pending(const hc_batch *batch);
 
 /** How many handles of any kind the library has handed out and not had back (a leak check). */
@@ -906,13 +914,14 @@ HC_EXTERN const hc_json *hc_json_get(const hc_json *value, const char *key_path)
  *  Borrowed: valid as long as `value`. */
 HC_EXTERN const hc_json *hc_json_get_path(const hc_json *value, const char *const *components, size_t count);
 
-/** The number of elements of an array (0 for anything else). */
+/** The number of elements of an array (0 for anything else, NULL included). */
 HC_EXTERN size_t hc_json_array_length(const hc_json *value);
 
 /** Element `index` of an array, or NULL with HC_EINVALID_ARG. Borrowed: valid as long as `value`. */
 HC_EXTERN const hc_json *hc_json_array_at(const hc_json *value, size_t index);
 
-/** The number of members of an object, duplicates included (0 for anything else). */
+/** The number of members of an object, duplicates included (0 for anything else, NULL
+ *  included). */
 HC_EXTERN size_t hc_json_object_size(const hc_json *value);
 
 /** Member `index` of an object, in document order: returns its value and sets *key (NUL-terminated)

@@ -94,8 +94,9 @@ public func hc_error_status(_ err: OpaquePointer?) -> Int32 {
 
 @_cdecl("hc_error_header")
 public func hc_error_header(_ err: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone,
-          let name = string(name) else { return nil }
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { nullArgument("err"); return nil }
+    guard let name = string(name) else { nullArgument("name"); return nil }
+    guard !box.isNone else { return nil }
     return box.strings.get("header:" + name.lowercased()) { box.error.response?.headers[name] }
 }
 
@@ -115,7 +116,8 @@ public func hc_error_offset(_ err: OpaquePointer?) -> Int64 {
 
 @_cdecl("hc_error_server_message")
 public func hc_error_server_message(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return nil }
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { nullArgument("err"); return nil }
+    guard !box.isNone else { return nil }
     return box.strings.get("server") { box.error.serverMessage }
 }
 
@@ -142,13 +144,15 @@ public func hc_error_header_at(_ err: OpaquePointer?, _ index: Int,
 
 @_cdecl("hc_error_url")
 public func hc_error_url(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return nil }
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { nullArgument("err"); return nil }
+    guard !box.isNone else { return nil }
     return box.strings.get("url") { box.error.url }
 }
 
 @_cdecl("hc_error_method")
 public func hc_error_method(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return nil }
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { nullArgument("err"); return nil }
+    guard !box.isNone else { return nil }
     return box.strings.get("method") { box.error.method }
 }
 

@@ -40,13 +40,14 @@ public func hc_response_status(_ response: OpaquePointer?) -> Int32 {
 
 @_cdecl("hc_response_url")
 public func hc_response_url(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nil }
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
     return box.strings.get("url") { box.response.url }
 }
 
 @_cdecl("hc_response_header")
 public func hc_response_header(_ response: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(response, as: ResponseBox.self), let name = string(name) else { return nil }
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
+    guard let name = string(name) else { nullArgument("name"); return nil }
     return box.strings.get("header:" + name.lowercased()) { box.response.headers[name] }
 }
 
@@ -82,13 +83,13 @@ public func hc_response_headers_raw(_ response: OpaquePointer?, _ data: UnsafeMu
 
 @_cdecl("hc_response_media_type")
 public func hc_response_media_type(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nil }
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
     return box.strings.get("mediatype") { box.response.contentType?.essence }
 }
 
 @_cdecl("hc_response_charset")
 public func hc_response_charset(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nil }
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
     return box.strings.get("charset") { box.response.contentType?.charset }
 }
 
