@@ -949,7 +949,7 @@ HC_EXTERN const char *hc_json_number_text(const hc_json *value);
 HC_EXTERN hc_code hc_json_bool(const hc_json *value, int *out);
 
 /** The value as JSON text (compact, or indented when `pretty`), in *data and *len (not
- *  NUL-terminated). HC_EINVALID_ARG for nesting deeper than 128 (yajl_gen's limit). The caller
+ *  NUL-terminated). HC_EINVALID_ARG for nesting deeper than 127 (yajl_gen's limit). The caller
  *  owns *data and frees it with hc_buffer_free (it is also NUL-terminated). */
 HC_EXTERN hc_code hc_json_serialize(const hc_json *value, int pretty, uint8_t **data, size_t *len);
 

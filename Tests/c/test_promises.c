@@ -14,6 +14,7 @@
  *    compare with copies saved at the start (valgrind reports a use after free too). */
 #include "testutil.h"
 #include <fcntl.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 static hc_client *client;
@@ -1123,6 +1124,67 @@ static void test_json_getters_give_their_documented_codes(void) {
     hc_json *out = (hc_json *)1;
     CHECK_CODE(hc_json_parse((const uint8_t *)"[1,", 3, NULL, &out), HC_EDECODE);
     CHECK(out == NULL);                                     /* "on failure *out is NULL" */
+
+    /* hc_json_serialize: "HC_EINVALID_ARG for nesting deeper than 127"; 127 itself is written.
+     * (The header said 128: yajl_gen refuses the open that reaches its YAJL_MAX_DEPTH of 128.) */
+    for (int depth = 127; depth <= 128; depth++) {
+        hc_json_builder *b = hc_json_builder_new();
+        for (int k = 0; k < depth; k++) hc_json_builder_begin_array(b);
+        for (int k = 0; k < depth; k++) hc_json_builder_end_array(b);
+        hc_json *nested = NULL;
+        CHECK_CODE(hc_json_builder_finish(b, &nested), HC_OK);
+        uint8_t *text = NULL; size_t text_len = 0;
+        CHECK_CODE(hc_json_serialize(nested, 0, &text, &text_len), depth == 127 ? HC_OK : HC_EINVALID_ARG);
+        CHECK(depth == 128 || text_len == 254);
+        hc_buffer_free(text);
+        hc_json_free(nested);
+        hc_json_builder_free(b);
+    }
+}
+
+/* hc_handler_json_new: sends "Accept: application/json" unless the request sets one; a client
+ * header goes with every request that does not set the same name. */
+static void test_json_accept_header_and_client_headers(void) {
+    hc_client *c = hc_client_new();
+    CHECK_CODE(hc_client_add_header(c, "X-Team", "client"), HC_OK);
+    hc_handler *json = hc_handler_json_new(NULL);
+    hc_request *req = hc_request_new("GET", hc_url("/echo"));
+    hc_request_set_handler(req, json);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_client_send(c, req, &resp), HC_OK);
+    const hc_json *headers = hc_json_get(hc_response_json(resp), "headers");
+    int accept_json = 0, team_client = 0;
+    for (size_t i = 0; i < hc_json_array_length(headers); i++) {
+        const char *k = NULL, *v = NULL; size_t kl, vl;
+        hc_json_string(hc_json_array_at(hc_json_array_at(headers, i), 0), &k, &kl);
+        hc_json_string(hc_json_array_at(hc_json_array_at(headers, i), 1), &v, &vl);
+        if (k && v && strcasecmp(k, "Accept") == 0) accept_json = strcmp(v, "application/json") == 0;
+        if (k && v && strcasecmp(k, "X-Team") == 0) team_client = strcmp(v, "client") == 0;
+    }
+    CHECK(accept_json && team_client);
+    hc_response_free(resp);
+    hc_request_free(req);
+
+    /* The request's own Accept and X-Team win; each is sent once. */
+    req = hc_request_new("GET", hc_url("/echo"));
+    hc_request_add_header(req, "Accept", "application/x-mine+json");
+    hc_request_add_header(req, "X-Team", "request");
+    hc_request_set_handler(req, json);
+    CHECK_CODE(hc_client_send(c, req, &resp), HC_OK);
+    headers = hc_json_get(hc_response_json(resp), "headers");
+    int accepts = 0, teams = 0, mine = 0, team_request = 0;
+    for (size_t i = 0; i < hc_json_array_length(headers); i++) {
+        const char *k = NULL, *v = NULL; size_t kl, vl;
+        hc_json_string(hc_json_array_at(hc_json_array_at(headers, i), 0), &k, &kl);
+        hc_json_string(hc_json_array_at(hc_json_array_at(headers, i), 1), &v, &vl);
+        if (k && v && strcasecmp(k, "Accept") == 0) { accepts++; mine = strcmp(v, "application/x-mine+json") == 0; }
+        if (k && v && strcasecmp(k, "X-Team") == 0) { teams++; team_request = strcmp(v, "request") == 0; }
+    }
+    CHECK(accepts == 1 && mine && teams == 1 && team_request);
+    hc_response_free(resp);
+    hc_request_free(req);
+    hc_handler_free(json);
+    hc_client_free(c);
 }
 
 static void test_form_and_body_codes(void) {
@@ -1229,6 +1291,7 @@ int main(void) {
         test_json_getters_give_their_documented_codes,
         test_form_and_body_codes,
         test_type_acceptance_redirect_override_and_host_limit,
+        test_json_accept_header_and_client_headers,
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
         int64_t before = hc_live_handles();

@@ -5,11 +5,12 @@ import CYajl
 ///
 /// Numbers are written from their text (`.int` in decimal, `.double` as the shortest text that
 /// reads back exactly, `.number` as kept), so nothing is rounded. NaN and infinities are refused.
-/// yajl_gen cannot nest deeper than 128 levels (`YAJL_MAX_DEPTH`): deeper values are refused
-/// with `.invalidArgument`.
+/// yajl_gen cannot nest deeper than 127 levels (it refuses the container that would reach
+/// `YAJL_MAX_DEPTH`, 128): deeper values are refused with `.invalidArgument`.
 public final class JSONGenerator {
-    /// yajl_gen's fixed nesting limit.
-    public static let maxDepth = Int(YAJL_MAX_DEPTH)
+    /// The deepest nesting yajl_gen writes: one less than its fixed `YAJL_MAX_DEPTH` (128), as
+    /// yajl_gen fails the open that brings its depth to YAJL_MAX_DEPTH.
+    public static let maxDepth = Int(YAJL_MAX_DEPTH) - 1
 
     private let gen: yajl_gen?
     @exclusivity(unchecked) private var depth = 0
