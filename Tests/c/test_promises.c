@@ -229,6 +229,7 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_client_set_connect_timeout_ms(NULL, 1));
     NULL_CODE(hc_client_set_low_speed(NULL, 1, 1));
     NULL_CODE(hc_client_set_redirects(NULL, 1, 1));
+    NULL_CODE(hc_client_set_buffer_sizes(NULL, 0, 0));
     NULL_CODE(hc_client_set_proxy(NULL, NULL));
     NULL_CODE(hc_client_set_no_proxy(NULL, NULL));
     NULL_CODE(hc_client_set_user_agent(NULL, "x"));
