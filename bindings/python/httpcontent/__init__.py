@@ -7,6 +7,8 @@
 """
 
 from ._lib import lib as _library
+from ._types import (FormInput, HeadersInput, Metrics, ProgressInfo, RequestOptions, SendOptions,
+                     StatusSpec)
 from .bodies import BytesPart, Field, FilePart, form_encode
 from .client import Client
 from .models import CancelToken, Headers, Request, Response
@@ -23,7 +25,8 @@ __version__ = "0.1.0"
 
 def library_version() -> str:
     """The version of the loaded libhttpcontent."""
-    return _library().hc_version().decode()
+    version: bytes = _library().hc_version()
+    return version.decode()
 
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
@@ -36,6 +39,11 @@ __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler",
            "Cancelled", "LocalIOError", "CallbackError", "library_version"]
 
 
+# The types of options and callbacks, for typed code (see examples/python/typed_example.py).
+__all__ += ["RequestOptions", "SendOptions", "ProgressInfo", "Metrics", "HeadersInput", "FormInput",
+            "StatusSpec"]
+
+
 def live_handles() -> int:
     """How many library handles are alive (a leak check for tests)."""
-    return _library().hc_live_handles()
+    return int(_library().hc_live_handles())

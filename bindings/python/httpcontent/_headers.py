@@ -15,7 +15,7 @@ class Headers(Mapping[str, str]):
 
     @classmethod
     def parse(cls, raw: bytes) -> Headers:
-        fields = []
+        fields: list[tuple[str, str]] = []
         for line in raw.decode("latin-1").split("\r\n"):
             name, sep, value = line.partition(":")
             if sep:
@@ -37,7 +37,7 @@ class Headers(Mapping[str, str]):
         return list(self._fields)
 
     def __iter__(self) -> Iterator[str]:
-        seen = set()
+        seen: set[str] = set()
         for key, _ in self._fields:
             if key.lower() not in seen:
                 seen.add(key.lower())

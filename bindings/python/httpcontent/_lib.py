@@ -17,7 +17,7 @@ import threading
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_int64, c_long, c_size_t,
                     c_ubyte, c_void_p)
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 SONAME = "libhttpcontent.so.0"
 
@@ -55,7 +55,7 @@ def fetch_slot() -> tuple[FetchResult, Any]:
 
 
 # (name, restype, argtypes) for every function the binding uses.
-_DECLARATIONS: list[tuple[str, object, list[object]]] = [
+_DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_version", c_char_p, []),
     ("hc_code_name", c_char_p, [c_int]),
     ("hc_error_last", c_void_p, []),
@@ -193,7 +193,7 @@ def lib() -> ctypes.CDLL:
 
 def _load() -> ctypes.CDLL:
     candidates = _candidates()
-    errors = []
+    errors: list[str] = []
     for path in candidates:
         try:
             loaded = ctypes.CDLL(path)
@@ -217,8 +217,9 @@ def _load() -> ctypes.CDLL:
         "install it with `cmake --install build`, or point HTTPCONTENT_LIBRARY at it.")
 
 
-def declare(name: str, restype: object, argtypes: list[object]) -> None:
-    """Adds declarations from feature modules (JSON, bodies) to the one table."""
+def declare(name: str, restype: Any, argtypes: Any) -> None:
+    """Adds declarations from feature modules (JSON, bodies) to the one table. `argtypes` is a
+    list of ctypes types (typed Any: a loop over mixed declarations infers `object`)."""
     _DECLARATIONS.append((name, restype, argtypes))
     if _lib is not None:
         fn = getattr(_lib, name)

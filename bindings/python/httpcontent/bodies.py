@@ -8,13 +8,12 @@ import io
 import json as _json
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Union
+from typing import Any, Iterable, Iterator, Mapping, cast
 
 from . import _ffi
 from ._handle import Handle
+from ._types import FormInput, PathLike
 from .errors import InvalidArgument, check
-
-FormInput = Union[Mapping[Any, Any], Iterable[tuple]]
 
 _SPACE = {"%20": 0, "+": 1}
 _ARRAYS = {"brackets": 0, "repeat": 1, "indexed": 2}
@@ -22,9 +21,8 @@ _BOOLS = {"numeric": 0, "literal": 1}
 _NULLS = {"dropped": 0, "empty": 1}
 
 _ffi.declare("hc_buffer_free", None, [ctypes.c_void_p])
-for _name, _args in [
-    ("hc_form_new", []), ("hc_multipart_new", [])]:
-    _ffi.declare(_name, ctypes.c_void_p, _args)
+_ffi.declare("hc_form_new", ctypes.c_void_p, [])
+_ffi.declare("hc_multipart_new", ctypes.c_void_p, [])
 _ffi.declare("hc_form_free", None, [ctypes.c_void_p])
 _ffi.declare("hc_multipart_free", None, [ctypes.c_void_p])
 for _name, _args in [
@@ -59,7 +57,7 @@ def _raw(value: Any) -> bytes:
     if isinstance(value, bytes):
         return value
     if isinstance(value, (bytearray, memoryview)):
-        return bytes(value)
+        return bytes(cast("bytearray | memoryview[int]", value))
     return str(value).encode("utf-8")
 
 
@@ -84,8 +82,7 @@ class Form(Handle):
                     raise ValueError(f"{option!r} is not one of {sorted(table)}")
                 check(setter(self, table[option]))
             check(lib.hc_form_set_sort(self, int(sort)))
-            items = pairs.items() if isinstance(pairs, Mapping) else pairs
-            for key, value in items:
+            for key, value in _form_items(pairs):
                 self._add(key, value)
         except BaseException:
             self.close()
@@ -100,12 +97,13 @@ class Form(Handle):
             check(lib.hc_form_add_null(self, k))
         elif isinstance(value, Mapping):
             check(lib.hc_form_open_dict(self, k))
-            for sub_key, sub_value in value.items():
+            members: Mapping[Any, Any] = value  # pyright: ignore[reportUnknownVariableType]
+            for sub_key, sub_value in members.items():
                 self._add(sub_key, sub_value)
             check(lib.hc_form_close(self))
         elif isinstance(value, (list, tuple)):
             check(lib.hc_form_open_array(self, k))
-            for item in value:
+            for item in cast("Iterable[Any]", value):
                 self._add(None, item)
             check(lib.hc_form_close(self))
         else:
@@ -143,7 +141,7 @@ class Field:
 class FilePart:
     """A file of a multipart body, read from `path` when the request is sent."""
     name: str
-    path: str | os.PathLike
+    path: PathLike
     content_type: str | None = None
     filename: str | None = None
 
@@ -163,13 +161,21 @@ class _Multipart(Handle):
         _ffi.lib().hc_multipart_free(ptr)
 
 
+def _form_items(pairs: FormInput) -> Iterable[tuple[Any, Any]]:
+    """The (key, value) pairs of a mapping or of an iterable of pairs."""
+    if isinstance(pairs, Mapping):
+        # pyright narrows to Mapping[Unknown, Unknown]: the keys and values are Any here.
+        return pairs.items()  # pyright: ignore[reportUnknownVariableType, reportUnknownMemberType]
+    return pairs
+
+
 def _text(v: Any) -> bytes | None:
-    return _ffi.text(os.fspath(v) if isinstance(v, os.PathLike) else v)
+    return _ffi.text(os.fspath(cast("os.PathLike[str]", v)) if isinstance(v, os.PathLike) else v)
 
 
-def apply_body(req: Any, keep: list, *, params: FormInput | None, form: FormInput | None,
+def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: FormInput | None,
                json: Any, data: Any, multipart: Iterable[Any] | None,
-               content_type: str | None, raised: list) -> None:
+               content_type: str | None, raised: list[BaseException]) -> None:
     """Sets the body (and query) of a native request from `Client.request`'s arguments.
     `keep` holds what C must still call during the send; `raised` collects exceptions."""
     lib = _ffi.lib()
@@ -208,7 +214,8 @@ def apply_body(req: Any, keep: list, *, params: FormInput | None, form: FormInpu
         _apply_data(req, keep, data, content_type, raised)
 
 
-def _apply_data(req: Any, keep: list, data: Any, content_type: str | None, raised: list) -> None:
+def _apply_data(req: Any, keep: list[Any], data: Any, content_type: str | None,
+                raised: list[BaseException]) -> None:
     lib = _ffi.lib()
     ctype = _ffi.text(content_type)
     if isinstance(data, str):
@@ -217,7 +224,7 @@ def _apply_data(req: Any, keep: list, data: Any, content_type: str | None, raise
         check(lib.hc_request_set_body(req, body, len(body), ctype or b"text/plain; charset=utf-8"))
         return
     if isinstance(data, (bytes, bytearray, memoryview)):
-        body = bytes(data)
+        body = bytes(cast("bytes | bytearray | memoryview[int]", data))
         check(lib.hc_request_set_body(req, body, len(body), ctype))
         return
     fileno = _real_fileno(data)
@@ -248,7 +255,7 @@ def _apply_data(req: Any, keep: list, data: Any, content_type: str | None, raise
     # offset, rather than re-slicing the rest of the chunk on every read, copies each byte once.
     state: dict[str, Any] = {"chunk": b"", "base": 0, "at": 0}
 
-    def read(_userdata, buf, cap, written):
+    def read(_userdata: int | None, buf: int, cap: int, written: Any) -> int:
         try:
             while state["at"] >= len(state["chunk"]):
                 piece = next(chunks, None)
@@ -256,7 +263,8 @@ def _apply_data(req: Any, keep: list, data: Any, content_type: str | None, raise
                     written[0] = 0
                     return 0
                 piece = piece if type(piece) is bytes else bytes(piece)
-                state.update(chunk=piece, base=ctypes.cast(piece, ctypes.c_void_p).value, at=0)
+                state.update(chunk=piece, base=ctypes.cast(piece, ctypes.c_void_p).value,  # type: ignore[arg-type]
+                             at=0)
             n = min(cap, len(state["chunk"]) - state["at"])
             ctypes.memmove(buf, state["base"] + state["at"], n)
             state["at"] += n
@@ -275,7 +283,8 @@ def _real_fileno(data: Any) -> int | None:
     if isinstance(data, io.BytesIO) or not hasattr(data, "fileno"):
         return None
     try:
-        return data.fileno()
+        fileno: int = data.fileno()
+        return fileno
     except (OSError, io.UnsupportedOperation, ValueError):
         return None
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, cast
 
 from . import _ffi, _lib
 from ._handle import Handle
@@ -128,7 +128,9 @@ class Client(Handle):
         with prepared.native as req:
             out = ctypes.c_void_p()
             code = _ffi.lib().hc_client_send(self, req, ctypes.byref(out))
-            return prepared.outcome(code, out.value, raise_errors=True)
+            response = prepared.outcome(code, out.value, raise_errors=True)
+            assert isinstance(response, Response)  # errors were raised
+            return response
 
     def _fetch(self, method: str, url: str, handler: Handler | None, timeout: float | None,
                follow_redirects: bool | None) -> Response:
@@ -282,7 +284,8 @@ class _Prepared:
 
     __slots__ = ("native", "handler", "keep", "raised")
 
-    def __init__(self, native: "_Request", handler: Handler, keep: list, raised: list) -> None:
+    def __init__(self, native: _Request, handler: Handler, keep: list[Any],
+                 raised: list[BaseException]) -> None:
         self.native = native
         self.handler = handler
         self.keep = keep
@@ -318,7 +321,7 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
     handler = o.get("handler") or default
     native = _Request(lib.hc_request_new(_ffi.text(request.method), _ffi.text(request.url)))
     raised: list[BaseException] = []
-    keep: list = []
+    keep: list[Any] = []
     try:
         for name, value in _pairs(o.get("headers")):
             check(lib.hc_request_add_header(native, _ffi.text(name), _ffi.text(value)))
@@ -331,16 +334,21 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
         native_handler = handler._native_for(raised)
         keep.append(native_handler)
         check(lib.hc_request_set_handler(native, native_handler))
-        if o.get("timeout") is not None:
-            check(lib.hc_request_set_timeout_ms(native, _ms(o["timeout"])))
-        if o.get("follow_redirects") is not None:
-            check(lib.hc_request_set_follow_redirects(native, int(o["follow_redirects"])))
-        if o.get("proxy") is not None:
-            check(lib.hc_request_set_proxy(native, _ffi.text(o["proxy"])))
-        if o.get("cancel") is not None:
-            check(lib.hc_request_set_cancel(native, o["cancel"]))
-        if o.get("progress") is not None:
-            callback = _progress_callback(o["progress"], raised)
+        timeout = o.get("timeout")
+        if timeout is not None:
+            check(lib.hc_request_set_timeout_ms(native, _ms(timeout)))
+        follow = o.get("follow_redirects")
+        if follow is not None:
+            check(lib.hc_request_set_follow_redirects(native, int(follow)))
+        proxy = o.get("proxy")
+        if proxy is not None:
+            check(lib.hc_request_set_proxy(native, _ffi.text(proxy)))
+        cancel = o.get("cancel")
+        if cancel is not None:
+            check(lib.hc_request_set_cancel(native, cancel))
+        progress = o.get("progress")
+        if progress is not None:
+            callback = _progress_callback(progress, raised)
             keep.append(callback)
             check(lib.hc_request_set_progress(native, callback, None))
     except BaseException:
@@ -379,7 +387,7 @@ def _pairs(headers: HeadersInput | None) -> list[tuple[str, str]]:
     if headers is None:
         return []
     if isinstance(headers, Mapping):
-        return list(headers.items())
+        return list(cast("Mapping[str, str]", headers).items())
     return list(headers)
 
 

@@ -110,7 +110,7 @@ def last_error() -> Error:
     headers = None
     if status:
         # Every field of the response, in order, as a response's own Headers.
-        fields = []
+        fields: list[tuple[str, str]] = []
         name, value = ctypes.c_char_p(), ctypes.c_char_p()
         for i in range(lib.hc_error_header_count(err)):
             if lib.hc_error_header_at(err, i, ctypes.byref(name), ctypes.byref(value)) == 0:

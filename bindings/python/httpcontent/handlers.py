@@ -18,14 +18,14 @@ import ctypes
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Callable, Iterable, cast
 
 from . import _ffi
 from ._handle import Handle
 from ._headers import Headers
+from ._types import PathLike, StatusSpec
 from .errors import Error, check
 
-StatusSpec = Union[int, range, tuple, str]
 
 # A bytes object of a given size, to be filled before anyone else sees it (CPython's own way
 # of building bytes).
@@ -37,8 +37,8 @@ _MAKING = threading.RLock()  # held while a handler makes its native handler (Ha
 
 
 def _status_ranges(spec: Iterable[StatusSpec]) -> list[tuple[int, int]]:
-    ranges = []
-    for item in spec:
+    ranges: list[tuple[int, int]] = []
+    for item in cast("Iterable[object]", spec):  # checked one by one: any object may come
         if isinstance(item, bool):
             raise TypeError("accept_status takes status codes, not booleans")
         if isinstance(item, int):
@@ -46,11 +46,12 @@ def _status_ranges(spec: Iterable[StatusSpec]) -> list[tuple[int, int]]:
         elif isinstance(item, range):
             if len(item):
                 ranges.append((item[0], item[-1]))
-        elif isinstance(item, tuple) and len(item) == 2:
-            ranges.append((int(item[0]), int(item[1])))
+        elif isinstance(item, tuple) and len(item) == 2:  # pyright: ignore[reportUnknownArgumentType]
+            pair: tuple[Any, ...] = item  # pyright: ignore[reportUnknownVariableType]
+            ranges.append((int(pair[0]), int(pair[1])))
         elif isinstance(item, str):
-            low, _, high = item.partition("-")
-            ranges.append((int(low), int(high or low)))
+            first, _, last = item.partition("-")
+            ranges.append((int(first), int(last or first)))
         else:
             raise TypeError(f"accept_status: cannot read {item!r} as a status code or range")
     return ranges
@@ -105,6 +106,8 @@ class _NativeHandler(Handle):
     @staticmethod
     def _free(ptr: int) -> None:
         _ffi.lib().hc_handler_free(ptr)
+
+    keep: Any  # the Python callbacks C may call, kept alive with the native handler
 
     def __init__(self, handle: int | None) -> None:
         super().__init__(handle)
@@ -177,8 +180,9 @@ class Handler:
         pass
 
     # -- how built-ins plug in
-    def _new_native(self) -> int:
-        """The native handler. By default, a custom one calling this object's methods."""
+    def _new_native(self) -> int | None:
+        """The native handler (None: the library's error). By default, a custom one calling this
+        object's methods. A `_shared` handler's takes the request's exception list, `sink`."""
         return self._new_custom()
 
     def _content(self, response_ptr: int) -> Any:
@@ -207,10 +211,11 @@ class Handler:
         gets a native per request, so an exception reaches the request it was raised for."""
         if not self._shared:
             return self._handle()
+        make: Callable[[list[BaseException]], int | None] = self._new_native  # type: ignore[assignment]
         with _MAKING:
-            return self._configured(self._new_native(sink))
+            return self._configured(make(sink))
 
-    def _configured(self, ptr: int) -> _NativeHandler:
+    def _configured(self, ptr: int | None) -> _NativeHandler:
         """`ptr`, just made by `_new_native`, owned and configured with the acceptance options.
         Called under `_MAKING`: `_keep` is the callbacks that `_new_native` made for it."""
         native = _NativeHandler(ptr)
@@ -256,9 +261,9 @@ class Handler:
             (self._raised if sink is None else sink).append(exc)
             return exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
 
-    def _new_custom(self) -> int:
-        def accept(_userdata, head_ptr):
-            def run():
+    def _new_custom(self) -> int | None:
+        def accept(_userdata: int | None, head_ptr: int) -> int:
+            def run() -> int:
                 self._result = None
                 self._raised = []
                 raw = _ffi.borrowed_bytes(_ffi.lib().hc_response_headers_raw, head_ptr)
@@ -267,22 +272,29 @@ class Handler:
                 return 0 if self.accept(head) else 5  # HC_EUNACCEPTABLE_STATUS
             return self._guard(run)
 
-        def consume(_userdata, buf, size):
-            return self._guard(lambda: (self.consume(ctypes.string_at(buf, size)), 0)[1])
+        def consume(_userdata: int | None, buf: int, size: int) -> int:
+            def run() -> int:
+                self.consume(ctypes.string_at(buf, size))
+                return 0
+            return self._guard(run)
 
-        def finish(_userdata):
-            def run():
+        def finish(_userdata: int | None) -> int:
+            def run() -> int:
                 self._result = self.finish()
                 return 0
             return self._guard(run)
 
-        def cleanup(_userdata, failed):
-            self._guard(lambda: (self.cleanup(bool(failed)), 0)[1])
+        def cleanup(_userdata: int | None, failed: int) -> None:
+            def run() -> int:
+                self.cleanup(bool(failed))
+                return 0
+            self._guard(run)
 
         vtable = _ffi.HandlerVTable(1, _ffi.ACCEPT_CB(accept), _ffi.WRITE_CB(consume),
                                     _ffi.FINISH_CB(finish), _ffi.CLEANUP_CB(cleanup))
-        self._keep = vtable
-        return _ffi.lib().hc_handler_custom_new(ctypes.byref(vtable), None)
+        self._keep: Any = vtable
+        native: int | None = _ffi.lib().hc_handler_custom_new(ctypes.byref(vtable), None)
+        return native
 
 
 class Discard(Handler):
@@ -290,8 +302,9 @@ class Discard(Handler):
 
     _may_raise = False
 
-    def _new_native(self) -> int:
-        return _ffi.lib().hc_handler_discard_new()
+    def _new_native(self) -> int | None:
+        native: int | None = _ffi.lib().hc_handler_discard_new()
+        return native
 
     def _content(self, response_ptr: int) -> None:
         return None
@@ -306,17 +319,18 @@ _LEND_MIN = 65536
 _lent: dict[int, bytes] = {}
 
 
-def _allocate(_userdata, size):
+def _allocate(_userdata: int | None, size: int) -> int | None:
     try:
         body = _new_bytes(None, size)
     except (MemoryError, OverflowError):  # the size is the server's claim: it may be absurd
         return None  # the library then uses its own memory, grown as the body arrives
     address = ctypes.cast(body, ctypes.c_void_p).value
+    assert address is not None
     _lent[address] = body
     return address
 
 
-def _release(_userdata, memory):
+def _release(_userdata: int | None, memory: int) -> None:
     _lent.pop(memory, None)
 
 
@@ -335,8 +349,8 @@ class Bytes(Handler):
         cls = type(self)
         self._plain_bytes = cls.convert is Bytes.convert and cls._fetched_content is Bytes._fetched_content
 
-    def _new_native(self) -> int:
-        native = _ffi.lib().hc_handler_bytes_new(self.max_size or 0)
+    def _new_native(self) -> int | None:
+        native: int | None = _ffi.lib().hc_handler_bytes_new(self.max_size or 0)
         if native:
             check(_ffi.lib().hc_handler_bytes_set_allocator(native, _LEND_MIN, *_LENDING, None))
         return native
@@ -392,8 +406,9 @@ class Text(Handler):
                 raise ValueError(f"encoding {encoding!r} is not one the library decodes")
             self._code = _ENCODINGS[name]
 
-    def _new_native(self) -> int:
-        return _ffi.lib().hc_handler_text_new(self._code, int(self.errors == "strict"))
+    def _new_native(self) -> int | None:
+        native: int | None = _ffi.lib().hc_handler_text_new(self._code, int(self.errors == "strict"))
+        return native
 
     def _content(self, response_ptr: int) -> str:
         data = ctypes.c_void_p()
@@ -423,8 +438,9 @@ class Image(Handler):
     _any_type_by_default = False
     _may_raise = False
 
-    def _new_native(self) -> int:
-        return _ffi.lib().hc_handler_image_new()
+    def _new_native(self) -> int | None:
+        native: int | None = _ffi.lib().hc_handler_image_new()
+        return native
 
     def _content(self, response_ptr: int) -> ImageContent | None:
         lib = _ffi.lib()
@@ -451,14 +467,18 @@ class Stream(Handler):
             raise TypeError("Stream needs a writable file object or a callable")
         self._write = write if write is not None else target
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
-        def on_chunk(_userdata, buf, size):
-            return self._guard(lambda: (self._write(ctypes.string_at(buf, size)), 0)[1], sink)
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+        def on_chunk(_userdata: int | None, buf: int, size: int) -> int:
+            def run() -> int:
+                self._write(ctypes.string_at(buf, size))
+                return 0
+            return self._guard(run, sink)
         self._keep = _ffi.WRITE_CB(on_chunk)
-        return _ffi.lib().hc_handler_stream_cb_new(self._keep, None)
+        native: int | None = _ffi.lib().hc_handler_stream_cb_new(self._keep, None)
+        return native
 
     def _content(self, response_ptr: int) -> int:
-        return _ffi.lib().hc_response_streamed(response_ptr)
+        return int(_ffi.lib().hc_response_streamed(response_ptr))
 
 
 @dataclass(frozen=True)
@@ -483,22 +503,23 @@ class File(Handler):
 
     _may_raise = False
 
-    def __init__(self, path: str | os.PathLike, *, overwrite: bool = True, make_dirs: bool = False,
+    def __init__(self, path: PathLike, *, overwrite: bool = True, make_dirs: bool = False,
                  resume: bool = False, fsync: bool = True, **options: Any) -> None:
         super().__init__(**options)
         self.path = os.fspath(path)
         self.flags = ((1 if make_dirs else 0) | (0 if overwrite else 2) | (4 if resume else 0)
                       | (0 if fsync else 8))
 
-    def _new_native(self) -> int:
-        return _ffi.lib().hc_handler_file_new(_ffi.text(self.path), self.flags)
+    def _new_native(self) -> int | None:
+        native: int | None = _ffi.lib().hc_handler_file_new(_ffi.text(self.path), self.flags)
+        return native
 
     def _content(self, response_ptr: int) -> Download:
         path, written, size, resumed = (ctypes.c_char_p(), ctypes.c_int64(), ctypes.c_int64(),
                                         ctypes.c_int())
         check(_ffi.lib().hc_response_file(response_ptr, ctypes.byref(path), ctypes.byref(written),
                                           ctypes.byref(size), ctypes.byref(resumed)))
-        return Download(path.value.decode(), written.value, size.value, bool(resumed.value))
+        return Download((path.value or b"").decode(), written.value, size.value, bool(resumed.value))
 
 
 class Compound(Handler):
@@ -514,16 +535,20 @@ class Compound(Handler):
             raise ValueError("Compound needs at least one handler")
         self._shared = any(h._shared for h in self.handlers)  # then one compound per request
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
         # The compound keeps its own references to these natives; its own native keeps their
         # Python objects, and with them the callbacks the natives call (a handler closed and
         # used again makes new ones, and its old ones must live as long as this compound).
-        self._keep = [h._handle() if sink is None else h._native_for(sink) for h in self.handlers]
-        natives = (ctypes.c_void_p * len(self._keep))(*[n._as_parameter_ for n in self._keep])
-        return _ffi.lib().hc_handler_compound_new(natives, len(self._keep))
+        keep = [h._handle() if sink is None else h._native_for(sink) for h in self.handlers]
+        self._keep = keep
+        natives = (ctypes.c_void_p * len(keep))(*[n._as_parameter_ for n in keep])
+        native: int | None = _ffi.lib().hc_handler_compound_new(natives, len(keep))
+        return native
 
     def _content(self, response_ptr: int) -> Any:
-        return self.handlers[_ffi.lib().hc_response_handler_index(response_ptr)]._content(response_ptr)
+        index: int = _ffi.lib().hc_response_handler_index(response_ptr)
+        taker: Handler = self.handlers[index]
+        return taker._content(response_ptr)
 
     def _take_exception(self) -> BaseException | None:
         found = [e for e in (h._take_exception() for h in self.handlers) if e is not None]

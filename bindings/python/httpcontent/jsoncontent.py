@@ -16,7 +16,7 @@ from . import _ffi
 from ._handle import Handle
 from .errors import check
 from .handlers import Handler
-from . import bodies as _bodies  # noqa: F401  (declares hc_buffer_free)
+from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport] (declares hc_buffer_free)
 
 _ITEMS_BATCH_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                                    ctypes.c_size_t, ctypes.c_size_t)
@@ -107,14 +107,17 @@ class JSON(Handler):
                              max_size=max_size, strict_utf8=strict_utf8,
                              keep_number_text=keep_number_text, allow_empty=allow_empty)
 
-    def _new_native(self) -> int:
+    def _new_native(self) -> int | None:
         with _Options(**self._options) as opts:
+            native: int | None
             if self._options["keep_number_text"]:
-                return _ffi.lib().hc_handler_json_new(opts)
+                native = _ffi.lib().hc_handler_json_new(opts)
+                return native
             # Without keep_number_text, the document is written in Python's marshal format while
             # it is parsed (no tree), and marshal.loads makes the objects about three times
             # faster than json.loads would from text.
-            return _ffi.lib().hc_handler_json_pymarshal_new(opts)
+            native = _ffi.lib().hc_handler_json_pymarshal_new(opts)
+            return native
 
     def _content(self, response_ptr: int) -> Any:
         lib = _ffi.lib()
@@ -165,11 +168,12 @@ class JSONItems(Handler):
                              require_prefix=require_prefix, multiple_values=multiple_values,
                              allow_comments=allow_comments, max_depth=max_depth, max_size=max_size)
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
         several = len(self.prefixes) > 1
 
-        def on_batch(_userdata, prefix_index, data, size, _count):
-            def run():
+        def on_batch(_userdata: int | None, prefix_index: int, data: int, size: int,
+                     _count: int) -> int:
+            def run() -> int:
                 # One list in marshal's format per batch (read in place: valid during the call).
                 for value in marshal.loads((ctypes.c_char * size).from_address(data)):
                     stop = (self.on_item(self.prefixes[prefix_index], value) if several
@@ -182,8 +186,9 @@ class JSONItems(Handler):
         self._keep = _ITEMS_BATCH_CB(on_batch)
         names = (ctypes.c_char_p * len(self.prefixes))(*[p.encode() for p in self.prefixes])
         with _Options(**self._options) as opts:
-            return _ffi.lib().hc_handler_json_batches_pymarshal_new(names, len(self.prefixes), opts,
-                                                                   self._keep, None)
+            native: int | None = _ffi.lib().hc_handler_json_batches_pymarshal_new(
+                names, len(self.prefixes), opts, self._keep, None)
+            return native
 
     def _content(self, response_ptr: int) -> int:
         count = ctypes.c_size_t()
@@ -196,7 +201,7 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
     """Yields each value under `prefix` while the body is still arriving. The transfer runs in
     a worker thread; at most `buffer` batches wait between it and you, so memory stays bounded
     however large the document. Stopping the iteration early stops the transfer."""
-    batches: queue.Queue = queue.Queue(maxsize=max(1, buffer))
+    batches: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer))
     stopping = threading.Event()
     done = object()
     options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
@@ -204,8 +209,9 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
         "max_depth", "max_size", "accept_status", "accept_types")}
 
     class _Feeder(JSONItems):
-        def _new_native(self, sink: list[BaseException] | None = None) -> int:  # never raises
-            def on_batch(_userdata, _prefix_index, data, size, _count):
+        def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
+            def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
+                         _count: int) -> int:
                 text = ctypes.string_at(data, size)
                 while not stopping.is_set():
                     try:
@@ -217,9 +223,14 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
             self._keep = _ITEMS_BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(prefix.encode())
             with _Options(**self._options) as opts:
-                return _ffi.lib().hc_handler_json_batches_pymarshal_new(names, 1, opts, self._keep, None)
+                native: int | None = _ffi.lib().hc_handler_json_batches_pymarshal_new(
+                    names, 1, opts, self._keep, None)
+                return native
 
-    handler = _Feeder(prefix, lambda _v: None, **options)
+    def ignore(_value: Any) -> None:
+        return None
+
+    handler = _Feeder(prefix, ignore, **options)
     failure: list[BaseException] = []
 
     def run() -> None:

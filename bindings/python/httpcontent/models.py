@@ -73,16 +73,18 @@ class Response(Handle):
 
     @property
     def url(self) -> str:
-        if self._url is None:
-            self._url = _ffi.lib().hc_response_url(self._native()).decode("utf-8", "replace")
-        return self._url
+        url = self._url
+        if url is None:
+            url = self._url = _ffi.lib().hc_response_url(self._native()).decode("utf-8", "replace")
+        return url
 
     @property
     def headers(self) -> Headers:
-        if self._headers is None:
+        headers = self._headers
+        if headers is None:
             raw = _ffi.borrowed_bytes(_ffi.lib().hc_response_headers_raw, self._native())
-            self._headers = Headers.parse(raw)
-        return self._headers
+            headers = self._headers = Headers.parse(raw)
+        return headers
 
     def _content_type(self) -> tuple[str | None, str | None]:
         if self._media is None:
