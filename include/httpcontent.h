@@ -618,6 +618,40 @@ HC_EXTERN hc_code hc_batch_fdset(hc_batch *batch, fd_set *read_fds, fd_set *writ
 /** How many requests are queued or running (0 if batch is NULL). */
 HC_EXTERN size_t hc_batch_pending(const hc_batch *batch);
 
+/* Driving a batch from an event loop of yours socket by socket (epoll, libuv, asyncio), as
+ * libcurl's multi_socket API does: the batch says which sockets to watch and when its timer
+ * is due; you say which socket is ready. Each transfer costs nothing while it waits, however
+ * many are in flight (hc_batch_fdset is limited to FD_SETSIZE descriptors). */
+
+#define HC_WATCH_IN 1       /**< Watch the socket for reading. */
+#define HC_WATCH_OUT 2      /**< ... for writing. */
+#define HC_WATCH_INOUT 3    /**< ... for both. */
+#define HC_WATCH_REMOVE 4   /**< Stop watching it. */
+#define HC_EVENT_IN 1       /**< hc_batch_socket_action: the socket is readable, */
+#define HC_EVENT_OUT 2      /**< writable, */
+#define HC_EVENT_ERR 4      /**< or in error. */
+#define HC_SOCKET_TIMEOUT (-1) /**< hc_batch_socket_action's fd when the timer expired. */
+
+/** Watch `fd` as `what` says (HC_WATCH_*), replacing what was watched on it before. */
+typedef void (*hc_socket_watch_cb)(void *userdata, int fd, int what);
+/** Call hc_batch_socket_action(batch, HC_SOCKET_TIMEOUT, 0, ...) once `timeout_ms` have passed
+ *  (0: as soon as your loop turns), replacing the timer set before; -1 cancels it. */
+typedef void (*hc_timer_watch_cb)(void *userdata, long timeout_ms);
+
+/** Hands socket and timer watching to your loop; call it before the first hc_batch_add. The
+ *  callbacks run during hc_batch_add and hc_batch_socket_action on your loop's thread, and must
+ *  not call hc_batch_socket_action themselves (schedule it). From then on drive the batch with
+ *  hc_batch_socket_action only, not hc_batch_run, _perform or _wait. `userdata` must stay
+ *  valid while the batch lives. HC_EINVALID_ARG after requests were added. */
+HC_EXTERN hc_code hc_batch_watch(hc_batch *batch, hc_socket_watch_cb socket, hc_timer_watch_cb timer,
+                                 void *userdata);
+
+/** Tells the batch that `fd` is ready (`events`: HC_EVENT_* combined), or with fd
+ *  HC_SOCKET_TIMEOUT that its timer expired. The done callbacks of requests that completed run
+ *  during the call; *pending (may be NULL) is set to how many remain. After hc_cancel_cancel
+ *  on a request's token, call it with HC_SOCKET_TIMEOUT: a token wakes no one. */
+HC_EXTERN hc_code hc_batch_socket_action(hc_batch *batch, int fd, int events, size_t *pending);
+
 /** How many handles of any kind the library has handed out and not had back (a leak check). */
 HC_EXTERN int64_t hc_live_handles(void);
 

@@ -47,5 +47,17 @@ static inline CURLcode hc_curl_getinfo_double(CURL *h, CURLINFO i, double *v) {
 static inline CURLMcode hc_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) {
     return curl_multi_setopt(m, o, v);
 }
+static inline CURLMcode hc_curl_multi_setopt_ptr(CURLM *m, CURLMoption o, void *v) {
+    return curl_multi_setopt(m, o, v);
+}
+/* The socket-action callbacks (an event loop of the caller's watches the sockets). */
+typedef int (*hc_curl_socket_fn)(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp);
+typedef int (*hc_curl_timer_fn)(CURLM *multi, long timeout_ms, void *userp);
+static inline CURLMcode hc_curl_multi_setopt_socket_fn(CURLM *m, hc_curl_socket_fn f) {
+    return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f);
+}
+static inline CURLMcode hc_curl_multi_setopt_timer_fn(CURLM *m, hc_curl_timer_fn f) {
+    return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f);
+}
 
 #endif

@@ -108,6 +108,32 @@ public func hc_batch_fdset(_ batch: OpaquePointer?, _ read: UnsafeMutablePointer
     return HC_OK
 }
 
+public typealias SocketWatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int32, Int32) -> Void
+public typealias TimerWatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int) -> Void
+
+@_cdecl("hc_batch_watch")
+public func hc_batch_watch(_ batch: OpaquePointer?, _ socket: SocketWatchCallback?, _ timer: TimerWatchCallback?,
+                           _ userdata: UnsafeMutableRawPointer?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let socket, let timer else { return nullArgument("socket or timer") }
+    guard box.batch.pending == 0 else {
+        return fail(.invalidArgument, "hc_batch_watch: call it before adding requests")
+    }
+    box.batch.watch(socket: { fd, what in socket(userdata, fd, what.rawValue) },
+                    timer: { ms in timer(userdata, ms) })
+    return HC_OK
+}
+
+@_cdecl("hc_batch_socket_action")
+public func hc_batch_socket_action(_ batch: OpaquePointer?, _ fd: Int32, _ events: Int32,
+                                   _ pending: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    let left = box.batch.socketAction(fd: fd < 0 ? nil : fd, readable: events & 1 != 0,
+                                      writable: events & 2 != 0, error: events & 4 != 0)
+    pending?.pointee = left
+    return HC_OK
+}
+
 @_cdecl("hc_batch_pending")
 public func hc_batch_pending(_ batch: OpaquePointer?) -> Int {
     borrowHandle(batch, as: BatchBox.self)?.batch.pending ?? 0

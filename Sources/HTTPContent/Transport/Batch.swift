@@ -118,6 +118,36 @@ public final class Batch {
         return maxFd
     }
 
+    // MARK: - Driven by the caller's event loop, socket by socket
+
+    /// What libcurl asks of an event loop (asyncio, libuv, epoll): watch `fd` for `SocketWatch`
+    /// events, or stop watching it; call back after a timer.
+    public enum SocketWatch: Int32, Sendable {
+        case readable = 1, writable = 2, both = 3, remove = 4
+    }
+
+    /// Hands the watching of sockets and of libcurl's timer to the caller's event loop, before
+    /// any request is added: `socket(fd, what)` says what to watch (or to stop), `timer(ms)`
+    /// asks for `socketAction(fd: nil)` after `ms` milliseconds (-1: cancel the timer, 0: as
+    /// soon as the loop turns; never call `socketAction` from inside either callback). From then
+    /// on, drive the batch with `socketAction` only (not `run`, `perform` or `wait`). Each
+    /// transfer then costs nothing until its socket is ready, however many are in flight.
+    public func watch(socket: @escaping (_ fd: Int32, _ what: SocketWatch) -> Void,
+                      timer: @escaping (_ milliseconds: Int) -> Void) {
+        driver.watch(MultiDriver.Watchers(socket: { fd, what in
+            if let w = SocketWatch(rawValue: what) { socket(fd, w) }
+        }, timer: timer))
+    }
+
+    /// Tells the batch that `fd` is ready (`readable`/`writable`/`error`), or with `fd` nil that
+    /// the timer expired. Completions of finished requests run during the call. Returns how
+    /// many requests remain. After setting a request's cancellation token, call it with nil: a
+    /// token wakes no one.
+    @discardableResult
+    public func socketAction(fd: Int32?, readable: Bool = false, writable: Bool = false, error: Bool = false) -> Int {
+        driver.socketAction(fd: fd, events: (readable ? 1 : 0) | (writable ? 2 : 0) | (error ? 4 : 0))
+    }
+
     /// Completes every pending request with `.cancelled`.
     public func cancelAll() { driver.cancelAll() }
 }

@@ -97,6 +97,12 @@ final class MultiDriver {
     func perform() -> Int {
         var running: Int32 = 0
         curl_multi_perform(multi, &running)
+        return completeFinished()
+    }
+
+    /// Completes the transfers libcurl finished and those whose token is set, then starts
+    /// those waiting. Returns how many remain pending.
+    private func completeFinished() -> Int {
         var left: Int32 = 0
         var completed = 0
         while let msg = curl_multi_info_read(multi, &left) {
@@ -192,6 +198,51 @@ final class MultiDriver {
         while perform() > 0 {
             if completedByLastPerform == 0 { wait(timeoutMs: 1000) }
         }
+    }
+
+    // MARK: - Socket-action mode: the caller's event loop watches the sockets
+
+    /// Receives what libcurl wants watched: a socket and `SocketEvents.what` (1 in, 2 out,
+    /// 3 both, 4 stop watching), or a timer in milliseconds (-1: none) after which
+    /// `socketAction(fd: nil)` must be called. Set with `watch`.
+    struct Watchers {
+        let socket: (_ fd: Int32, _ what: Int32) -> Void
+        let timer: (_ ms: Int) -> Void
+    }
+
+    /// Set by `watch`: from then on the caller's loop drives the transfers with `socketAction`
+    /// (never `perform`, `wait` or `run`).
+    @exclusivity(unchecked) private(set) var watchers: Watchers?
+
+    /// Hands socket and timer watching to the caller (libcurl's CURLMOPT_SOCKETFUNCTION and
+    /// CURLMOPT_TIMERFUNCTION), as an asyncio or libuv loop needs: each transfer then costs
+    /// nothing until its socket is ready, however many are in flight.
+    func watch(_ watchers: Watchers) {
+        self.watchers = watchers
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = hc_curl_multi_setopt_ptr(multi, CURLMOPT_SOCKETDATA, me)
+        _ = hc_curl_multi_setopt_ptr(multi, CURLMOPT_TIMERDATA, me)
+        _ = hc_curl_multi_setopt_socket_fn(multi) { _, fd, what, userp, _ in
+            guard let userp else { return 0 }
+            Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue().watchers?.socket(fd, what)
+            return 0
+        }
+        _ = hc_curl_multi_setopt_timer_fn(multi) { _, ms, userp in
+            guard let userp else { return 0 }
+            Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue().watchers?.timer(ms)
+            return 0
+        }
+    }
+
+    /// Tells libcurl that `fd` is ready (`events`: 1 readable, 2 writable, 4 error), or, with
+    /// `fd` nil, that its timer expired; completes what finished (their completions run here)
+    /// and starts what waits. Returns how many remain pending. Call it after setting a
+    /// transfer's token too: a token wakes no one, so the caller says when to look.
+    @discardableResult
+    func socketAction(fd: Int32?, events: Int32) -> Int {
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, fd ?? CURL_SOCKET_TIMEOUT, fd == nil ? 0 : events, &running)
+        return completeFinished()
     }
 
     /// Completes every pending transfer with "aborted".

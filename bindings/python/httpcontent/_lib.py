@@ -31,6 +31,8 @@ ALLOC_CB = CFUNCTYPE(c_void_p, c_void_p, c_size_t)
 RELEASE_CB = CFUNCTYPE(None, c_void_p, c_void_p)
 DONE_CB = CFUNCTYPE(None, c_void_p, c_int, c_void_p)
 READ_CB = CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, POINTER(c_size_t))
+SOCKET_WATCH_CB = CFUNCTYPE(None, c_void_p, c_int, c_int)
+TIMER_WATCH_CB = CFUNCTYPE(None, c_void_p, c_long)
 
 
 class HandlerVTable(ctypes.Structure):
@@ -144,6 +146,8 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_batch_add", c_int, [c_void_p, c_void_p, DONE_CB, c_void_p]),
     ("hc_batch_run", c_int, [c_void_p]),
     ("hc_batch_pending", c_size_t, [c_void_p]),
+    ("hc_batch_watch", c_int, [c_void_p, SOCKET_WATCH_CB, TIMER_WATCH_CB, c_void_p]),
+    ("hc_batch_socket_action", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
     ("hc_live_handles", c_int64, []),
 ]
 

@@ -11,6 +11,7 @@ import ctypes
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, cast
 
 from . import _ffi, _lib
+from ._aio import LoopDriver
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
 from .bodies import apply_body
@@ -68,6 +69,7 @@ class Client(Handle):
         # one, and calls from several threads each take their own.
         self._results: list[tuple[_ffi.FetchResult, Any]] = []
         self._bytes: Bytes | None = None  # see _default_bytes
+        self._drivers: dict[int, LoopDriver] = {}  # see _loop_driver, by id(loop)
         try:
             if timeout is not None:
                 check(lib.hc_client_set_timeout_ms(self, _ms(timeout)))
@@ -182,6 +184,9 @@ class Client(Handle):
         return response
 
     def close(self) -> None:
+        drivers, self._drivers = getattr(self, "_drivers", {}), {}
+        for driver in drivers.values():
+            driver.close()
         super().close()
         shared, self._bytes = self._bytes, None
         if shared is not None:
@@ -241,15 +246,55 @@ class Client(Handle):
         return _iter_json(self, url, prefix, **kwargs)
 
     async def arequest(self, method: str, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
-        """`request` without blocking the event loop: the transfer runs in a worker thread,
-        with the GIL released while it waits on the network."""
-        return await asyncio.to_thread(self.request, method, url, **kwargs)
+        """`request` on the running event loop, with no thread: the loop watches the transfer's
+        socket (see _aio.py), so thousands may be in flight at once. Cancelling the task
+        cancels the transfer. Handlers' callbacks run on the loop's thread."""
+        return await self._await(self._loop_driver(), Request(method, url, **kwargs))
 
     async def amap(self, requests: Iterable[Request], *, concurrency: int = 16,
                    host_limit: int = 0) -> list[Any]:
-        """`map` without blocking the event loop."""
-        return await asyncio.to_thread(self.map, list(requests), concurrency=concurrency,
-                                       host_limit=host_limit)
+        """`map` on the running event loop, with no thread: in order, a `Response` or the
+        error of each request. Cancelling the task cancels every transfer."""
+        self._check_open()
+        driver = LoopDriver(self, asyncio.get_running_loop(), concurrency=concurrency,
+                            host_limit=host_limit)
+        try:
+            results = await asyncio.gather(*(self._await(driver, r) for r in requests),
+                                           return_exceptions=True)
+        finally:
+            driver.close()
+        return list(results)
+
+    def _loop_driver(self) -> LoopDriver:
+        """The client's batch on the running loop, made on first use (no limit on transfers
+        in flight: they cost nothing while they wait)."""
+        self._check_open()
+        loop = asyncio.get_running_loop()
+        drivers = self._drivers
+        driver = drivers.get(id(loop))
+        if driver is None or driver.loop is not loop or driver.closed:
+            for key, old in list(drivers.items()):   # those of loops since closed
+                if old.loop.is_closed():
+                    old.close()
+                    del drivers[key]
+            driver = drivers[id(loop)] = LoopDriver(self, loop)
+        return driver
+
+    async def _await(self, driver: LoopDriver, request: Request) -> Any:
+        """Adds `request` to `driver` and waits for its outcome; a cancelled wait cancels the
+        transfer (with a token of its own unless the request brought one)."""
+        token = request.options.get("cancel")
+        if token is None:
+            token = CancelToken()
+            request = Request(request.method, request.url, **{**request.options, "cancel": token})
+        future = driver.add(_prepare(request, self._bytes or self._default_bytes()))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if not future.done():
+                token.cancel()
+                driver.poke()
+            raise
 
     def get(self, url: str, *, handler: Handler | None = None,
             **kwargs: Unpack[SendOptions]) -> Response:

@@ -1,0 +1,110 @@
+"""Client.arequest and Client.amap on the event loop itself (issue 15): no worker thread, the
+loop watches the sockets, cancelling a task cancels its transfer, and many slow requests wait at
+once on one thread."""
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+import httpcontent as hc
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_arequest_runs_on_the_loop_thread_with_no_worker(base_url):
+    seen = []
+
+    class Where(hc.Handler):
+        def accept(self, head):
+            seen.append(threading.get_ident())
+            return True
+
+        def consume(self, chunk):
+            pass
+
+        def finish(self):
+            return threading.get_ident()
+
+    async def main():
+        with hc.Client(timeout=20) as c:
+            r = await c.arequest("GET", f"{base_url}/bytes/300000")
+            assert r.status == 200 and r.content == bytes(i % 251 for i in range(300000))
+            where = await c.arequest("GET", f"{base_url}/bytes/10", handler=Where())
+            # asyncio.to_thread would have made the loop's default executor.
+            return where.content, asyncio.get_running_loop()._default_executor
+
+    ident, executor = run(main())
+    assert ident == threading.get_ident() and seen == [ident]   # the loop's thread: this one
+    assert executor is None
+
+
+def test_amap_keeps_order_and_gives_each_request_its_outcome(base_url):
+    async def main():
+        with hc.Client(timeout=20) as c:
+            return await c.amap([hc.Request("GET", f"{base_url}/bytes/{n}") for n in (5, 7, 9)]
+                                + [hc.Request("GET", f"{base_url}/status/404")], concurrency=2)
+
+    results = run(main())
+    assert [len(r.content) for r in results[:3]] == [5, 7, 9]
+    assert isinstance(results[3], hc.UnacceptableStatus) and results[3].status == 404
+
+
+def test_many_requests_wait_at_once_on_one_thread(base_url):
+    # 200 requests that each take 0.5 s: at once they end in about 0.5 s, not 100 s (and not
+    # in 0.5 s x 200 / workers, as with threads).
+    async def main():
+        with hc.Client(timeout=30) as c:
+            start = time.monotonic()
+            rs = await asyncio.gather(*(c.arequest("GET", f"{base_url}/slow?bytes=10&delay=0.5&chunk=10")
+                                        for _ in range(200)))
+            return time.monotonic() - start, rs
+
+    elapsed, rs = run(main())
+    assert all(r.content == bytes(range(10)) for r in rs)
+    assert elapsed < 15
+
+
+def test_cancelling_the_task_cancels_the_transfer(base_url):
+    async def main():
+        with hc.Client(timeout=30) as c:
+            task = asyncio.ensure_future(c.arequest("GET", f"{base_url}/stall?bytes=10"))
+            await asyncio.sleep(0.3)
+            start = time.monotonic()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            cancelled_in = time.monotonic() - start
+            # The client goes on serving: the cancelled transfer left nothing behind.
+            r = await c.arequest("GET", f"{base_url}/bytes/3")
+            return cancelled_in, r.content, c._drivers
+
+    cancelled_in, content, drivers = run(main())
+    assert cancelled_in < 1 and content == bytes(range(3))
+    assert all(d.closed for d in drivers.values()) or not drivers
+
+
+def test_an_error_and_a_handler_exception_come_back_as_exceptions(base_url):
+    class Boom(hc.Handler):
+        def accept(self, head):
+            return True
+
+        def consume(self, chunk):
+            raise KeyError("mine")
+
+        def finish(self):
+            return None
+
+    async def main():
+        with hc.Client(timeout=20) as c:
+            with pytest.raises(hc.UnacceptableStatus):
+                await c.arequest("GET", f"{base_url}/status/500")
+            with pytest.raises(KeyError, match="mine"):
+                await c.arequest("GET", f"{base_url}/bytes/100", handler=Boom())
+            with pytest.raises(hc.InvalidArgument):
+                await c.arequest("GET", "ftp://127.0.0.1/x")
+
+    run(main())
