@@ -6,6 +6,11 @@ for context through the Python HTTP clients that are installed.
 MODE:
   hc-discard      httpcontent, hc.Discard()   (one Client, one handler, reused)
   hc-bytes        httpcontent, hc.Bytes()     (response.content is a Python bytes object)
+  hc-file         httpcontent, hc.File(BENCH_FILE)              (atomic, fsync'd: the default)
+  hc-file-nofsync httpcontent, hc.File(BENCH_FILE, fsync=False) (atomic, left to writeback)
+  requests-file   requests, iter_content(1 MiB) + f.write into BENCH_FILE, then f.flush() and
+                  os.fsync (as durable as hc-file)
+  requests-file-nofsync  the same without the fsync
   urllib3         urllib3.PoolManager().request(...).data    (whole body as bytes)
   requests        requests.Session().get(...).content        (whole body as bytes)
   pycurl-discard  pycurl, a Python WRITEFUNCTION that keeps nothing
@@ -27,7 +32,16 @@ import time
 def make_hc(mode: str, url: str):
     import httpcontent as hc
 
+    import os
     client = hc.Client()
+    if mode.startswith("hc-file"):
+        handler = hc.File(os.environ["BENCH_FILE"], fsync=mode == "hc-file")
+
+        def fetch() -> int:
+            r = client.get(url, handler=handler)
+            assert r.status == 200, r.status
+            return r.content.bytes_written
+        return fetch
     handler = hc.Discard() if mode == "hc-discard" else hc.Bytes()
 
     if mode == "hc-discard":
@@ -64,6 +78,28 @@ def make_requests(url: str):
         r = session.get(url)
         assert r.status_code == 200, r.status_code
         return len(r.content)
+    return fetch
+
+
+def make_requests_file(mode: str, url: str):
+    import os
+
+    import requests
+
+    session = requests.Session()
+    path = os.environ["BENCH_FILE"]
+
+    def fetch() -> int:
+        n = 0
+        with session.get(url, stream=True) as r, open(path, "wb") as f:
+            assert r.status_code == 200, r.status_code
+            for chunk in r.iter_content(1 << 20):
+                f.write(chunk)
+                n += len(chunk)
+            if mode == "requests-file":
+                f.flush()
+                os.fsync(f.fileno())
+        return n
     return fetch
 
 
@@ -104,12 +140,14 @@ def main() -> int:
         return 2
     mode, url, count, expected = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     try:
-        if mode in ("hc-discard", "hc-bytes"):
+        if mode in ("hc-discard", "hc-bytes", "hc-file", "hc-file-nofsync"):
             fetch = make_hc(mode, url)
         elif mode == "urllib3":
             fetch = make_urllib3(url)
         elif mode == "requests":
             fetch = make_requests(url)
+        elif mode in ("requests-file", "requests-file-nofsync"):
+            fetch = make_requests_file(mode, url)
         elif mode in ("pycurl-discard", "pycurl-bytes"):
             fetch = make_pycurl(mode, url)
         else:

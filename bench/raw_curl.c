@@ -1,11 +1,13 @@
 /* raw_curl.c — the baseline: a minimal libcurl program downloading one URL COUNT times with one
  * reused easy handle, timed as one measurement.
  *
- *   raw_curl discard|accumulate URL COUNT EXPECTED_BYTES
+ *   raw_curl discard|accumulate|file URL COUNT EXPECTED_BYTES
  *
  * discard:    the write callback takes every byte and keeps nothing.
  * accumulate: the write callback appends into a realloc-grown buffer (doubling), freed after each
  *             download, as a caller keeping the body in memory would.
+ * file:       the write callback write(2)s each chunk to RAW_FILE (truncated per download);
+ *             with RAW_FSYNC=1 the file is fsync'd at the end of each download.
  * Prints one line: "MBPS <value> bytes=<total> seconds=<elapsed> cpu=<user+sys seconds>"
  * (MB = 10^6 bytes).
  * Exits non-zero if a download fails or does not deliver EXPECTED_BYTES.
@@ -15,6 +17,8 @@
  * the tuned anchor, as a libcurl expert would set it for large bodies.
  */
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +30,21 @@ struct sink {
     unsigned char *data;
     size_t len;
     size_t cap;
-    size_t total; /* bytes seen, both modes */
+    size_t total; /* bytes seen, every mode */
+    int fd;       /* file mode */
 };
+
+static size_t write_file(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    struct sink *s = userdata;
+    size_t n = size * nmemb, done = 0;
+    while (done < n) {
+        ssize_t w = write(s->fd, ptr + done, n - done);
+        if (w <= 0) return 0;
+        done += (size_t)w;
+    }
+    s->total += n;
+    return n;
+}
 
 static size_t write_discard(char *ptr, size_t size, size_t nmemb, void *userdata) {
     (void)ptr;
@@ -59,10 +76,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: %s discard|accumulate URL COUNT EXPECTED_BYTES\n", argv[0]);
         return 2;
     }
-    int accumulate;
+    int accumulate = 0, file = 0;
     if (strcmp(argv[1], "discard") == 0) accumulate = 0;
     else if (strcmp(argv[1], "accumulate") == 0) accumulate = 1;
+    else if (strcmp(argv[1], "file") == 0) file = 1;
     else { fprintf(stderr, "unknown mode %s\n", argv[1]); return 2; }
+    const char *path = getenv("RAW_FILE");
+    int want_fsync = getenv("RAW_FSYNC") && strcmp(getenv("RAW_FSYNC"), "1") == 0;
+    if (file && !path) { fprintf(stderr, "file mode needs RAW_FILE\n"); return 2; }
     const char *url = argv[2];
     long count = atol(argv[3]);
     unsigned long long expected = strtoull(argv[4], NULL, 10);
@@ -76,7 +97,7 @@ int main(int argc, char **argv) {
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, accumulate ? write_accumulate : write_discard);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, file ? write_file : accumulate ? write_accumulate : write_discard);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
     const char *bufsize = getenv("RAW_BUFFERSIZE");
     if (bufsize && atol(bufsize) > 0) curl_easy_setopt(h, CURLOPT_BUFFERSIZE, atol(bufsize));
@@ -87,7 +108,15 @@ int main(int argc, char **argv) {
     for (long i = 0; i < count; i++) {
         s.len = 0;
         s.total = 0;
+        if (file && (s.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+            perror(path);
+            return 1;
+        }
         CURLcode rc = curl_easy_perform(h);
+        if (file) {
+            if (want_fsync && fsync(s.fd) != 0) { perror("fsync"); return 1; }
+            close(s.fd);
+        }
         long status = 0;
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
         if (rc != CURLE_OK || status != 200) {

@@ -2,7 +2,7 @@
 # Download-throughput benchmark (issue 2): a large file from a local nginx, through a raw libcurl C
 # program, through libhttpcontent from C and from Python, and through Python HTTP clients for
 # context, interleaved round-robin in one run. Writes the medians and ratios into the section
-# "## Download throughput (issue 2)" of BENCHMARKS.md. See bench/README.md.
+# "## Download throughput (issues 2 and 15)" of BENCHMARKS.md. See bench/README.md.
 #
 #   bash bench/run.sh
 #
@@ -73,9 +73,22 @@ if [ "$WANT_PYCURL" != 0 ]; then
 fi
 
 # Contestants: id|command (the command gets COUNT and EXPECTED appended after the URL).
+# The anchor is libcurl tuned as its expert would: CURLOPT_BUFFERSIZE at RAW_TUNED_BUFFER (256 KiB,
+# where CPU per byte stops falling here); the untuned programs are kept for context. Files are
+# written to $TMP (the same disk for every contestant).
+TUNED=${RAW_TUNED_BUFFER:-262144}
+export BENCH_FILE="$TMP/out.bin" RAW_FILE="$TMP/out.bin"
 CONTESTANTS=(
     "raw-discard|$TMP/raw_curl discard"
     "raw-accumulate|$TMP/raw_curl accumulate"
+    "raw-tuned-discard|env RAW_BUFFERSIZE=$TUNED $TMP/raw_curl discard"
+    "raw-tuned-accumulate|env RAW_BUFFERSIZE=$TUNED $TMP/raw_curl accumulate"
+    "raw-tuned-file|env RAW_BUFFERSIZE=$TUNED $TMP/raw_curl file"
+    "raw-tuned-file-fsync|env RAW_BUFFERSIZE=$TUNED RAW_FSYNC=1 $TMP/raw_curl file"
+    "hc-py-file|$PYTHON $HERE/hc_bench.py hc-file"
+    "hc-py-file-nofsync|$PYTHON $HERE/hc_bench.py hc-file-nofsync"
+    "requests-file|$PYTHON $HERE/hc_bench.py requests-file"
+    "requests-file-nofsync|$PYTHON $HERE/hc_bench.py requests-file-nofsync"
     "hc-c-discard|$TMP/hc_bench discard"
     "hc-c-bytes|$TMP/hc_bench bytes"
     "hc-py-discard|$PYTHON $HERE/hc_bench.py hc-discard"
