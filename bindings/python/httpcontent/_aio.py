@@ -46,6 +46,10 @@ class LoopDriver:
         self._timer: asyncio.TimerHandle | None = None
         self._waiting: dict[int, tuple[Prepared, asyncio.Future[Any]]] = {}
         self._next = 1
+        # While paused (a consumer is behind), the loop watches none of the batch's sockets and
+        # libcurl is not called: nothing more is read, and TCP holds the server back.
+        self._paused = False
+        self._missed_timer = False
         try:
             check(lib.hc_batch_set_concurrency(self._batch, max(0, int(concurrency))))
             check(lib.hc_batch_set_host_limit(self._batch, max(0, int(host_limit))))
@@ -76,6 +80,29 @@ class LoopDriver:
             raise
         return future
 
+    def pause(self) -> None:
+        """Stops reading: the sockets are no longer watched (use with one request)."""
+        if self._paused or self._batch.closed:
+            return
+        self._paused = True
+        for fd, what in self._watched.items():
+            if what & _WATCH_IN:
+                self.loop.remove_reader(fd)
+            if what & _WATCH_OUT:
+                self.loop.remove_writer(fd)
+
+    def resume(self) -> None:
+        """Reads again: the sockets are watched as libcurl last asked, and its timer runs."""
+        if not self._paused or self._batch.closed:
+            return
+        self._paused = False
+        for fd, what in self._watched.items():
+            if what & _WATCH_IN:
+                self.loop.add_reader(fd, self._act, fd, _EVENT_IN)
+            if what & _WATCH_OUT:
+                self.loop.add_writer(fd, self._act, fd, _EVENT_OUT)
+        self.loop.call_soon(self._act, _SOCKET_TIMEOUT, 0)   # data may be waiting already
+
     def poke(self) -> None:
         """Has the batch look at its transfers soon (after a cancellation token was set)."""
         self.loop.call_soon(self._act, _SOCKET_TIMEOUT, 0)
@@ -97,6 +124,9 @@ class LoopDriver:
                 self._unwatch(fd)
                 return
             had = self._watched.get(fd, 0)
+            if self._paused:   # remembered, watched on resume
+                self._watched[fd] = what
+                return
             if what & _WATCH_IN and not had & _WATCH_IN:
                 self.loop.add_reader(fd, self._act, fd, _EVENT_IN)
             elif had & _WATCH_IN and not what & _WATCH_IN:
@@ -111,7 +141,8 @@ class LoopDriver:
                                               "exception": exc})
 
     def _unwatch(self, fd: int) -> None:
-        had = self._watched.pop(fd, 0)
+        had = 0 if self._paused else self._watched.get(fd, 0)
+        self._watched.pop(fd, None)
         if had & _WATCH_IN:
             self.loop.remove_reader(fd)
         if had & _WATCH_OUT:
@@ -147,6 +178,8 @@ class LoopDriver:
         self._act(_SOCKET_TIMEOUT, 0)
 
     def _act(self, fd: int, events: int) -> None:
+        if self._paused:
+            return   # resume() calls the batch once it reads again
         if not self._batch.closed:
             _lib.lib().hc_batch_socket_action(self._batch, fd, events, None)
 

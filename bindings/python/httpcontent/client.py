@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, cast
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator, Mapping, cast
 
 from . import _ffi, _lib
 from ._aio import LoopDriver
@@ -17,6 +17,7 @@ from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, Pro
 from .bodies import apply_body
 from .errors import CallbackError, check, last_error
 from .handlers import _LEND_MIN, Bytes, Handler
+from .jsoncontent import aiter_json as _aiter_json
 from .jsoncontent import iter_json as _iter_json
 from .models import CancelToken, Headers, Request, Response
 
@@ -244,6 +245,17 @@ class Client(Handle):
         document of an NDJSON stream with `multiple_values=True`) while the body is still
         arriving, in bounded memory. Stopping early stops the transfer."""
         return _iter_json(self, url, prefix, **kwargs)
+
+    def aiter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> AsyncIterator[Any]:
+        """`iter_json` on the running event loop, with no thread: `async for value in
+        client.aiter_json(url, "results.item")`. At most `buffer` (4) batches wait for you; the
+        loop then stops reading the socket until you catch up. Leaving early stops the transfer."""
+        self._check_open()
+
+        async def send(handler: Handler, driver: LoopDriver, *, method: str, url: str, **options: Any) -> Any:
+            return await self._await(driver, Request(method, url, handler=handler, **options))
+
+        return _aiter_json(self, send, url, prefix, **kwargs)
 
     async def arequest(self, method: str, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         """`request` on the running event loop, with no thread: the loop watches the transfer's

@@ -3,6 +3,8 @@ prefixes) that yields values one by one in bounded memory."""
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import ctypes
 import decimal
 import gc
@@ -10,7 +12,7 @@ import json as _json
 import marshal
 import queue
 import threading
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 
 from . import _ffi
 from ._handle import Handle
@@ -267,4 +269,69 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
         handler.close()
 
 
-__all__ = ["JSON", "JSONItems", "iter_json"]
+async def aiter_json(client: Any, send: Callable[[Handler, Any], Awaitable[Any]], url: str,
+                     prefix: str = "item", *, method: str = "GET", buffer: int = 4,
+                     **kwargs: Any) -> AsyncIterator[Any]:
+    """`iter_json` on the running event loop, with no thread: the transfer's socket is watched
+    by the loop (`send(handler, driver)` runs it, see Client.aiter_json). When `buffer` batches
+    wait for you, the loop stops reading the socket until you catch up, so memory stays
+    bounded. Leaving the loop early cancels the transfer."""
+    from ._aio import LoopDriver
+
+    loop = asyncio.get_running_loop()
+    driver = LoopDriver(client, loop)
+    batches: collections.deque[bytes] = collections.deque()
+    arrived = asyncio.Event()
+    options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
+        "limit", "stop_when_closed", "require_prefix", "multiple_values", "allow_comments",
+        "max_depth", "max_size", "accept_status", "accept_types")}
+    limit = max(1, buffer)
+
+    class _Feeder(JSONItems):
+        def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
+            def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
+                         _count: int) -> int:
+                batches.append(ctypes.string_at(data, size))
+                arrived.set()
+                if len(batches) >= limit:
+                    driver.pause()
+                return 0
+            self._keep = _ITEMS_BATCH_CB(on_batch)
+            names = (ctypes.c_char_p * 1)(prefix.encode())
+            with _Options(**self._options) as opts:
+                native: int | None = _ffi.lib().hc_handler_json_batches_pymarshal_new(
+                    names, 1, opts, self._keep, None)
+                return native
+
+    handler = _Feeder(prefix, lambda _value: None, **options)
+    transfer = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
+    try:
+        while True:
+            if batches:
+                text = batches.popleft()
+                if len(batches) < limit:
+                    driver.resume()
+                for value in marshal.loads(text):
+                    yield value
+                continue
+            if transfer.done():
+                transfer.result()   # raises the request's error
+                return
+            arrived.clear()
+            waiter = asyncio.ensure_future(arrived.wait())
+            try:
+                await asyncio.wait({transfer, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+    finally:
+        if not transfer.done():
+            transfer.cancel()
+            try:
+                await transfer
+            except BaseException:  # noqa: BLE001 - ours: the transfer was stopped
+                pass
+        driver.close()
+        handler.close()
+
+
+__all__ = ["JSON", "JSONItems", "iter_json", "aiter_json"]

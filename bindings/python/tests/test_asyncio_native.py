@@ -108,3 +108,29 @@ def test_an_error_and_a_handler_exception_come_back_as_exceptions(base_url):
                 await c.arequest("GET", "ftp://127.0.0.1/x")
 
     run(main())
+
+
+def test_aiter_json_yields_items_as_they_come_and_stops_when_left(base_url):
+    async def main():
+        with hc.Client(timeout=30) as c:
+            items = [v async for v in c.aiter_json(f"{base_url}/big-json-array?n=5000")]
+            first = []
+            async for v in c.aiter_json(f"{base_url}/big-json-array?n=200000", buffer=1):
+                first.append(v)
+                if len(first) == 3:
+                    break
+            # A slow consumer: the loop stops reading while batches wait, yet all arrive.
+            slow = []
+            async for v in c.aiter_json(f"{base_url}/big-json-array?n=20000", buffer=1):
+                slow.append(v)
+                if len(slow) % 5000 == 0:
+                    await asyncio.sleep(0.05)
+            with pytest.raises(hc.UnacceptableStatus):
+                async for _ in c.aiter_json(f"{base_url}/status/404"):
+                    pass
+            return items, first, slow
+
+    items, first, slow = run(main())
+    assert items == [{"id": j, "name": f"item {j}", "tags": ["a", "b"], "value": j * 1.5} for j in range(5000)]
+    assert [v["id"] for v in first] == [0, 1, 2]
+    assert [v["id"] for v in slow] == list(range(20000))
