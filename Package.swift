@@ -21,7 +21,12 @@ let package = Package(
                        providers: [.apt(["libyajl-dev"])]),
         .systemLibrary(name: "CXML2", path: "Sources/CXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
-        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CXML2"]),
+        // The image codecs' push decoders (libpng, libjpeg-turbo, giflib, libwebp): C, because
+        // libpng and libjpeg report errors by longjmp, which Swift frames must never see.
+        .target(name: "CImageCodecs", path: "Sources/CImageCodecs",
+                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("gif"),
+                                 .linkedLibrary("webp")]),
+        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CXML2", "CImageCodecs"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [
             "HTTPContent",

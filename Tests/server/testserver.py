@@ -43,6 +43,7 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /auth-check           JSON {"authorization": <Authorization header or null>}
     /user-agent           body = request User-Agent
     /xml/...              see xmlroutes.py (documents as hex with a Content-Type, streamed feeds)
+    /pixels/..., /pixels-expected/...   decoded-image corpus and Pillow's pixels (imageserver.py)
     anything else         404 {"error": {"message": "Not Found"}}
 """
 
@@ -573,6 +574,13 @@ class Handler(XMLRoutes, http.server.BaseHTTPRequestHandler):
 
     def h_user_agent(self, args):
         self._send(200, self.headers.get("User-Agent", ""))
+
+
+# Decoded-image endpoints (issue 17): a module of their own.
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+import imageserver  # noqa: E402
+
+imageserver.install(Handler)
 
 
 # ---------------------------------------------------------------- server
