@@ -1416,6 +1416,62 @@ static void test_threads_and_callbacks_keep_their_promises(void) {
     hc_error_clear();
 }
 
+/* hc_handler_bytes_set_allocator: "return NULL to let the library use its own"; `release` "may
+ * be NULL"; "NULL allocate restores the default". */
+struct lender { int allocs, releases, declines; size_t asked; void *given; };
+static void *lend_memory(void *u, size_t size) {
+    struct lender *l = u;
+    l->allocs++;
+    l->asked = size;
+    if (l->declines) return NULL;
+    l->given = malloc(size);
+    return l->given;
+}
+static void take_memory_back(void *u, void *memory) {
+    struct lender *l = u;
+    l->releases++;
+    if (memory == l->given) l->given = NULL;
+    free(memory);
+}
+static uint8_t static_pool[4096];
+static void *lend_static(void *u, size_t size) { (*(int *)u)++; return size <= sizeof static_pool ? static_pool : NULL; }
+
+static int body_is_pattern(hc_response *resp, size_t n, const uint8_t **where) {
+    const uint8_t *d = NULL; size_t len = 0;
+    if (hc_response_bytes(resp, &d, &len) != HC_OK || len != n) return 0;
+    for (size_t i = 0; i < n; i++) if (d[i] != i % 251) return 0;
+    if (where) *where = d;
+    return 1;
+}
+
+static void test_lent_memory_promises(void) {
+    /* Declined: the library's own memory, nothing to release. */
+    struct lender declined = {0, 0, 1, 0, NULL};
+    hc_handler *h = hc_handler_bytes_new(0);
+    CHECK_CODE(hc_handler_bytes_set_allocator(h, 1, lend_memory, take_memory_back, &declined), HC_OK);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/bytes/3000", h, &resp), HC_OK);
+    CHECK(body_is_pattern(resp, 3000, NULL));
+    hc_response_free(resp);
+    CHECK(declined.allocs == 1 && declined.asked == 3000 && declined.releases == 0);
+    hc_handler_free(h);
+
+    const uint8_t *where = NULL;
+    /* NULL release: the memory is the caller's to manage; the body is still right. */
+    int lent = 0;
+    h = hc_handler_bytes_new(0);
+    CHECK_CODE(hc_handler_bytes_set_allocator(h, 100, lend_static, NULL, &lent), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", "/bytes/2000", h, &resp), HC_OK);
+    CHECK(lent == 1 && body_is_pattern(resp, 2000, &where) && where == static_pool);   /* that very memory */
+    hc_response_free(resp);
+    /* NULL allocate: the default again, the allocator is never asked. */
+    CHECK_CODE(hc_handler_bytes_set_allocator(h, 100, NULL, NULL, NULL), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", "/bytes/2000", h, &resp), HC_OK);
+    CHECK(lent == 1 && body_is_pattern(resp, 2000, &where) && where != static_pool);
+    hc_response_free(resp);
+    hc_handler_free(h);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -1439,6 +1495,7 @@ int main(void) {
         test_type_acceptance_redirect_override_and_host_limit,
         test_json_accept_header_and_client_headers,
         test_threads_and_callbacks_keep_their_promises,
+        test_lent_memory_promises,
     };
     for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
         int64_t before = hc_live_handles();
