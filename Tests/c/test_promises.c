@@ -1021,6 +1021,19 @@ static void test_handles_given_away_are_kept_by_the_receiver(void) {
     CHECK(log.accepts == 1 && log.chunks >= 1 && log.bytes == 5000 && log.finishes == 1 && log.cleanups == 1);
     hc_response_free(resp);
     hc_handler_free(custom);
+    /* "Every pointer may be NULL": a vtable of no callbacks takes the body and succeeds; a
+     * vtable of another version is refused. */
+    hc_handler_vtable empty = {HC_HANDLER_VTABLE_VERSION, NULL, NULL, NULL, NULL};
+    hc_handler *nothing = hc_handler_custom_new(&empty, NULL);
+    CHECK(nothing != NULL);
+    CHECK_CODE(hc_test_send(client, "GET", "/bytes/100", nothing, &resp), HC_OK);
+    CHECK(hc_response_status(resp) == 200);
+    hc_response_free(resp);
+    CHECK_CODE(hc_test_send(client, "GET", "/status/404", nothing, &resp), HC_EUNACCEPTABLE_STATUS);   /* acceptance first */
+    hc_handler_free(nothing);
+    hc_handler_vtable future = {HC_HANDLER_VTABLE_VERSION + 1, c_accept, c_consume, c_finish, c_cleanup};
+    CHECK(hc_handler_custom_new(&future, &log) == NULL);
+    CHECK_CODE(hc_error_code(hc_error_last()), HC_EINVALID_ARG);
 
     /* hc_batch_add: the request is freed right after the call, then the batch runs it. */
     hc_batch *batch = hc_batch_new(client);
