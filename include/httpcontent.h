@@ -1125,6 +1125,129 @@ HC_EXTERN hc_code hc_response_image_encoded(const hc_response *response, const u
 HC_EXTERN hc_code hc_image_encode_png(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
                                       size_t stride, uint8_t **out, size_t *len);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Record streams: lines, JSON records (JSON Lines, NDJSON, RFC 7464 sequences, concatenated   */
+/* JSON), Server-Sent Events                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A body that is a stream of records, each handed to a callback as soon as it is complete,
+ * however the body is cut into chunks (a record may span many chunks, a chunk may hold many
+ * records). Only the record being read is held: memory stays flat over an endless stream.
+ * Callbacks return 0 to continue, HC_RECORDS_STOP to end the transfer early with success, and
+ * anything else to abort it with HC_ECALLBACK. Every lent pointer is valid during the call only. */
+
+/** Returned by a record callback to stop the transfer early with success. */
+#define HC_RECORDS_STOP (-1)
+
+/** The version of hc_records_options this header describes. */
+#define HC_RECORDS_OPTIONS_VERSION 1
+
+/** How JSON records are laid out (hc_records_options.framing). */
+typedef enum hc_json_framing {
+    HC_JSON_LINES = 0,                  /**< JSON Lines / NDJSON: one value per line (LF or CRLF), blank lines skipped. */
+    HC_JSON_SEQ = 1,                    /**< RFC 7464 (application/json-seq): RS before each record; a top-level number,
+                                             true, false or null not followed by whitespace is a truncated (bad) record. */
+    HC_JSON_CONCATENATED = 2            /**< Values one after another ({..}{..}), whitespace optional; a bad one always fails. */
+} hc_json_framing;
+
+/** Options of the record handlers and hc_client_events; a handler ignores the fields it does not
+ *  use. Fill it with hc_records_options_init first, then change fields. Copied by the function
+ *  it is given to. */
+typedef struct hc_records_options {
+    unsigned int version;               /**< HC_RECORDS_OPTIONS_VERSION. */
+    size_t max_line_size;               /**< Lines, SSE: longest line in bytes (HC_ETOO_LARGE beyond); 0: none. Default 1048576. */
+    size_t max_record_size;             /**< JSON: largest record; SSE: largest event (data and type), in bytes
+                                             (HC_ETOO_LARGE beyond); 0: none. Default 16777216. */
+    int framing;                        /**< JSON: an hc_json_framing. Default HC_JSON_LINES. */
+    int skip_bad_records;               /**< JSON: a bad record goes to the skip callback and the stream goes on (1),
+                                             or fails the transfer with HC_EDECODE (0). Default 0. */
+    int strict;                         /**< Lines: bytes invalid in the charset fail with HC_EDECODE (1) or become
+                                             U+FFFD (0). Default 1. */
+    int reconnect;                      /**< hc_client_events: reconnect when the stream ends or breaks. Default 0. */
+    unsigned int max_reconnects;        /**< hc_client_events: at most this many reconnections. Default 10. */
+    unsigned int retry_ms;              /**< hc_client_events: wait before reconnecting until the server sends retry:. Default 3000. */
+    unsigned int max_retry_ms;          /**< hc_client_events: longest wait, whatever the server asks (plus up to 10%
+                                             jitter within it). Default 30000. */
+    size_t batch_bytes;                 /**< Batch handlers: deliver a batch once it reaches this size (and at the end
+                                             of each received chunk). Default 65536. */
+} hc_records_options;
+
+/** Called with each line: its UTF-8 bytes without the terminator (`len` may be 0), not
+ *  NUL-terminated. */
+typedef int (*hc_line_cb)(void *userdata, const char *line, size_t len);
+
+/** Called with a batch of `count` records as `len` bytes at `data` (lines: their UTF-8 joined with
+ *  LF; JSON: one list in Python's marshal format). Not NUL-terminated. */
+typedef int (*hc_records_batch_cb)(void *userdata, const uint8_t *data, size_t len, size_t count);
+
+/** Called with each JSON record and its index among the records delivered (from 0). `value` is
+ *  borrowed for the duration of the call. */
+typedef int (*hc_json_record_cb)(void *userdata, size_t index, const hc_json *value);
+
+/** Called with each bad record skipped (HC_JSON_SEQ or HC_JSON_LINES with skip_bad_records): its
+ *  index among all records (good and bad, from 0), the byte offset of the fault in the body, and
+ *  the message (NUL-terminated, borrowed for the duration of the call). */
+typedef int (*hc_record_skip_cb)(void *userdata, size_t record_index, int64_t offset, const char *message);
+
+/** Called with each Server-Sent Event: its type ("message" when unset), data (data lines joined
+ *  with LF) and last event ID ("" when none), each NUL-terminated with its length (they may hold
+ *  NUL), and the event's retry field in milliseconds or -1. All borrowed for the duration of the call. */
+typedef int (*hc_sse_event_cb)(void *userdata, const char *event, size_t event_len, const char *data,
+                               size_t data_len, const char *id, size_t id_len, int64_t retry);
+
+/** Called with each comment line (a keep-alive): the text after the colon, NUL-terminated,
+ *  borrowed for the duration of the call. */
+typedef int (*hc_sse_comment_cb)(void *userdata, const char *text, size_t len);
+
+/** Fills `opts` with the defaults of `version` (HC_RECORDS_OPTIONS_VERSION). HC_EINVALID_ARG for
+ *  NULL or a version this library does not know. */
+HC_EXTERN hc_code hc_records_options_init(hc_records_options *opts, unsigned int version);
+
+/** Text lines as they arrive: decoded from the Content-Type's charset (UTF-8 when none; a UTF-8
+ *  byte order mark dropped), split at CR, LF or CRLF even when a chunk ends between CR and LF.
+ *  Empty lines are kept, and a last line without a terminator. `opts` may be NULL (defaults);
+ *  `userdata` must stay valid while a send runs. Accepts 200-299, any type. The caller owns the
+ *  result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_lines_new(hc_line_cb cb, void *userdata, const hc_records_options *opts);
+
+/** As hc_handler_lines_new, the lines delivered in batches (hc_records_batch_cb). The caller owns
+ *  the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_lines_batches_new(hc_records_batch_cb cb, void *userdata,
+                                                   const hc_records_options *opts);
+
+/** JSON records parsed by yajl as their bytes arrive (the framing from `opts`). A bad record
+ *  fails the transfer with HC_EDECODE (hc_error_record_index and hc_error_offset say which and
+ *  where), or with skip_bad_records goes to `skip` (may be NULL). Accepts 200-299 and
+ *  application/x-ndjson, application/jsonl, application/json-seq, application/json,
+ *  application/x-jsonlines, application/jsonlines. The caller owns the result and frees it with
+ *  hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_json_lines_new(hc_json_record_cb cb, hc_record_skip_cb skip, void *userdata,
+                                                const hc_records_options *opts);
+
+/** Server-Sent Events (text/event-stream) as the WHATWG standard interprets them, one connection:
+ *  each event to `cb` when its blank line arrives, comments to `comment` (may be NULL). Sends
+ *  "Accept: text/event-stream" unless the request sets one. Accepts 200 and 204 (no events) with
+ *  text/event-stream. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_sse_new(hc_sse_event_cb cb, hc_sse_comment_cb comment, void *userdata,
+                                         const hc_records_options *opts);
+
+/** Runs an event stream from `request` (its URL, method, headers, cancel token; its handler is not
+ *  used) on this thread until it ends for good: with `reconnect`, a stream that ends or breaks
+ *  (transport error, timeout) is asked for again after the reconnection time, with Last-Event-ID;
+ *  a 204 ends it; another status or type fails as for any handler. *events (may be NULL) counts
+ *  the events dispatched. The request is only read: the caller keeps it. */
+HC_EXTERN hc_code hc_client_events(hc_client *client, const hc_request *request, hc_sse_event_cb cb,
+                                   hc_sse_comment_cb comment, void *userdata, const hc_records_options *opts,
+                                   size_t *events);
+
+/** For a response from a record handler: how many records (lines, events) were delivered, and
+ *  how many bad ones were skipped. Either pointer may be NULL. HC_EINVALID_ARG for another
+ *  handler's response. */
+HC_EXTERN hc_code hc_response_records(const hc_response *response, size_t *count, size_t *skipped);
+
+/** For a bad record of a record stream: its index among the records (from 0), else -1. */
+HC_EXTERN int64_t hc_error_record_index(const hc_error *err);
+
 HC_END_DECL
 
 #endif /* HTTPCONTENT_H */

@@ -33,6 +33,18 @@ HC_EXTERN hc_handler *hc_handler_json_pymarshal_new(const hc_json_options *opts)
  *  gives NULL. */
 HC_EXTERN hc_code hc_response_json_pymarshal(const hc_response *response, const uint8_t **data, size_t *len);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Python: JSON records in Python's marshal format (bindings/python/httpcontent/records.py)    */
+/* ------------------------------------------------------------------------------------------ */
+
+/** As hc_handler_json_lines_new, the records written as they are parsed into lists in Python's
+ *  marshal format (marshal.loads gives what json.loads gives for each record: integers exact at
+ *  any size, other numbers as float(text)), delivered in batches to `cb` (hc_records_batch_cb)
+ *  at batch_bytes and at the end of each received chunk once no record is half written. The
+ *  caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_json_lines_pymarshal_new(hc_records_batch_cb cb, hc_record_skip_cb skip,
+                                                          void *userdata, const hc_records_options *opts);
+
 HC_END_DECL
 
 #endif /* HTTPCONTENT_BINDING_H */

@@ -44,6 +44,7 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /user-agent           body = request User-Agent
     /xml/...              see xmlroutes.py (documents as hex with a Content-Type, streamed feeds)
     /pixels/..., /pixels-expected/...   decoded-image corpus and Pillow's pixels (imageserver.py)
+    /records/...          record streams: see recordserver.py
     anything else         404 {"error": {"message": "Not Found"}}
 """
 
@@ -62,6 +63,7 @@ import urllib.parse
 import zlib
 
 from xmlroutes import XMLRoutes  # /xml/... endpoints (XML handlers' tests)
+from recordserver import RecordEndpoints  # /records/...: record-stream endpoints (SSE, JSON lines)
 
 PATTERN = bytes(range(251))
 BLOCK = 64 * 1024
@@ -207,7 +209,7 @@ def gzip_body(n, zeros=False):
 
 # ---------------------------------------------------------------- handler
 
-class Handler(XMLRoutes, http.server.BaseHTTPRequestHandler):
+class Handler(XMLRoutes, RecordEndpoints, http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "httpcontent-testserver/1.0"
     timeout = 120  # idle/blocked connections are dropped after this many seconds

@@ -59,6 +59,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         var underlying: (any Error)?
         var requestURL: String?
         var requestMethod: String?
+        var recordIndex: Int?
 
         init(code: Code, message: String, curlCode: Int32?, response: ResponseHead?, body: [UInt8],
              serverMessage: String?, offset: Int?, underlying: (any Error)?) {
@@ -77,6 +78,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
                                 serverMessage: serverMessage, offset: offset, underlying: underlying)
             other.requestURL = requestURL
             other.requestMethod = requestMethod
+            other.recordIndex = recordIndex
             return other
         }
     }
@@ -115,6 +117,12 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
     public var offset: Int? {
         get { box.value.offset }
         set { box.unique.offset = newValue }
+    }
+    /// For a bad record of a record stream (JSON lines): its index, counting every record
+    /// (good, bad or skipped) from 0; blank lines are not records.
+    public var recordIndex: Int? {
+        get { box.value.recordIndex }
+        set { box.unique.recordIndex = newValue }
     }
     /// The error thrown by a caller's callback, when `code == .callback`.
     public var underlying: (any Error)? {

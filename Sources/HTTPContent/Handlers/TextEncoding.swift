@@ -64,6 +64,14 @@ public struct StreamingTextDecoder: Sendable {
         }
     }
 
+    /// Lends the text decoded so far to `body`, then forgets it: for consumers that pass the
+    /// text on as it arrives (record streams) and keep nothing.
+    public mutating func drainOutput(_ body: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        guard !output.isEmpty else { return }
+        defer { output.removeAll(keepingCapacity: output.capacity <= 1 << 20) }
+        try output.withUnsafeBytes { try body($0) }
+    }
+
     /// Flushes what is held over; an incomplete sequence at the end of the body is invalid.
     public mutating func finish() throws(HTTPContentError) {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)

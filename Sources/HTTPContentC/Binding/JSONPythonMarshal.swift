@@ -250,8 +250,8 @@ public enum JSONPythonMarshal {
 
 /// Writes Python marshal bytes straight from yajl's events, with no tree: the whole-document
 /// path of the Python binding (`hc.JSON()`). The result equals `JSONPythonMarshal.encode` of the
-/// tree the `JSON` handler would build with the same options (numbers as `JSONNumberText.value`
-/// makes them, strings validated or repaired alike, `removeNulls` applied, multiple values as a
+/// tree the `JSON` handler would build with the same options (numbers, with `pythonNumbers`, as
+/// `json.loads` makes them: integers exact at any size, others `float(text)`, strings validated or repaired alike, `removeNulls` applied, multiple values as a
 /// list of documents, open containers closed with `allowPartialValues`). `keepNumberText` is
 /// not supported (the handler refuses it).
 final class JSONPythonMarshalWriter: JSONEventSink {
@@ -331,6 +331,11 @@ final class JSONPythonMarshalWriter: JSONEventSink {
             if let i = JSONNumberText.integer(token) {
                 w.int(i)
             } else if !token.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+                // Python's own limit on integer texts (sys.int_info.default_max_str_digits):
+                // json.loads refuses longer ones, and converting them costs quadratic time.
+                if token.count - (token.first == UInt8(ascii: "-") ? 1 : 0) > 4300 {
+                    throw HTTPContentError(.decode, "an integer of more than 4300 digits (Python's limit for int())")
+                }
                 w.bigInt(text: token)
             } else {
                 w.double(JSONNumberText.fastDouble(token) ?? JSONNumberText.strtod(token))
@@ -437,6 +442,23 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     func listBytes(count: Int32, bytes: Int) -> UnsafeRawBufferPointer {
         w.patch(count, at: rootCountAt)
         return UnsafeRawBufferPointer(start: w.buf, count: bytes)
+    }
+
+    /// Member-name references handed out so far in the list.
+    var refCount: Int32 { w.nextRef }
+
+    /// Cuts the list back to a point where `count` values were complete in `bytes` bytes with
+    /// `refs` references (a record stream dropping a bad record). Names remembered for
+    /// references are forgotten (later ones are written in full again).
+    func rollback(bytes: Int, count: Int32, refs: Int32) {
+        w.count = max(bytes, rootCountAt + 4)
+        w.nextRef = refs
+        documents = count
+        frames.removeAll(keepingCapacity: true)
+        inObject = false
+        keyAt = -1
+        keySlot = -1
+        keys.clear()
     }
 
     /// Starts a new, empty list (references start over: each list is its own marshal.loads).
@@ -571,7 +593,9 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
         if let p = self.parser {
             parser = p
         } else {
-            let writer = JSONPythonMarshalWriter(options: options)
+            // Numbers as json.loads reads them: integers exact at any size (the tree would
+            // make a double of one beyond 64 bits), others float(text).
+            let writer = JSONPythonMarshalWriter(options: options, pythonNumbers: true)
             self.writer = writer
             parser = YajlParser(options: options, sink: writer)
             self.parser = parser

@@ -17,6 +17,7 @@ from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgume
                      UnacceptableStatus)
 from .jsoncontent import JSON, JSONItems
 from .imagecontent import DecodedImage, DecodedImageContent
+from .records import SSE, JSONLines, Lines, ServerSentEvent
 from .handlers import (Bytes, Compound, Discard, Download, File, Handler, Image, ImageContent,
                        ResponseHead, Stream, Text, reset_defaults, set_default_accept_status,
                        set_default_accept_types, set_server_message_paths)
@@ -32,7 +33,8 @@ def library_version() -> str:
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
-           "JSON", "JSONItems", "DecodedImage", "DecodedImageContent", "set_default_accept_status", "set_default_accept_types",
+           "JSON", "JSONItems", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent",
+           "set_default_accept_status", "set_default_accept_types",
            "set_server_message_paths", "reset_defaults", "form_encode", "Field", "FilePart",
            "BytesPart",
            "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",

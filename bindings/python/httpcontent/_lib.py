@@ -67,6 +67,7 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_error_curl_code", c_int, [c_void_p]),
     ("hc_error_status", c_int, [c_void_p]),
     ("hc_error_offset", c_int64, [c_void_p]),
+    ("hc_error_record_index", c_int64, [c_void_p]),
     ("hc_error_body", c_int, [c_void_p, POINTER(c_ubyte_p), POINTER(c_size_t)]),
     ("hc_error_server_message", c_char_p, [c_void_p]),
     ("hc_error_header", c_char_p, [c_void_p, c_char_p]),

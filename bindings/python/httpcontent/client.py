@@ -19,6 +19,7 @@ from .errors import CallbackError, check, last_error
 from .handlers import _LEND_MIN, Bytes, Handler
 from .jsoncontent import aiter_json as _aiter_json
 from .jsoncontent import iter_json as _iter_json
+from . import records as _records
 from .models import CancelToken, Headers, Request, Response
 
 if TYPE_CHECKING:
@@ -256,6 +257,34 @@ class Client(Handle):
             return await self._await(driver, Request(method, url, handler=handler, **options))
 
         return _aiter_json(self, send, url, prefix, **kwargs)
+
+    def _prepare_native(self, request: Request, default: Handler) -> "_Prepared":
+        """`request` as a native request (for the record streams' hc_client_events)."""
+        return _prepare(request, default)
+
+    def iter_lines(self, url: str, **kwargs: Any) -> Iterator[str]:
+        """Yields each text line (str, no terminator; empty lines and a last unterminated line
+        kept) while the body arrives: `max_line_size=` (bytes, default 1 MiB), `strict=`, and
+        the request options. Stopping early stops the transfer. See `hc.Lines`."""
+        return _records.iter_lines(self, url, **kwargs)
+
+    def iter_json_lines(self, url: str, **kwargs: Any) -> Iterator[Any]:
+        """Yields each JSON record (JSON Lines / NDJSON; `framing="seq"` for RFC 7464,
+        `"concatenated"` for `{..}{..}`) as `json.loads` gives it, while the body arrives, in
+        bounded memory. A bad record raises `hc.DecodeError` with `.record_index` and `.offset`,
+        or with `skip_bad=True` goes to `on_skip(error)`. See `hc.JSONLines`."""
+        return _records.iter_json_lines(self, url, **kwargs)
+
+    def iter_events(self, url: str, **kwargs: Any) -> Iterator[Any]:
+        """Yields each Server-Sent Event (`.event`, `.data`, `.id`, `.retry`) as it arrives;
+        `reconnect=True, max_reconnects=, retry=, max_retry=, max_line_size=, max_event_size=,
+        on_comment=` and the request options. See `hc.records.iter_events`."""
+        return _records.iter_events(self, url, **kwargs)
+
+    def aiter_events(self, url: str, **kwargs: Any) -> Any:
+        """`iter_events` as an async iterator (the stream runs in a worker thread, as
+        `arequest`'s transfer does)."""
+        return _records.aiter_events(self, url, **kwargs)
 
     async def arequest(self, method: str, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         """`request` on the running event loop, with no thread: the loop watches the transfer's

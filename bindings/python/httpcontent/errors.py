@@ -21,7 +21,8 @@ class Error(Exception):
     def __init__(self, message: str, *, curl_code: int = 0, status: int = 0,
                  headers: Headers | None = None, body: bytes = b"",
                  server_message: str | None = None, offset: int | None = None,
-                 url: str | None = None, method: str | None = None) -> None:
+                 url: str | None = None, method: str | None = None,
+                 record_index: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         #: The URL of the request that failed (the final one, after redirects, when a response
@@ -34,6 +35,8 @@ class Error(Exception):
         self.body = body
         self.server_message = server_message
         self.offset = offset
+        # For a bad record of a record stream (hc.JSONLines): its index among the records.
+        self.record_index = record_index
 
     @property
     def response(self) -> dict[str, Any] | None:
@@ -119,13 +122,15 @@ def last_error() -> Error:
     url, method = lib.hc_error_url(err), lib.hc_error_method(err)
     server = lib.hc_error_server_message(err)
     offset = lib.hc_error_offset(err)
+    record_index = lib.hc_error_record_index(err)
     cls = _BY_CODE.get(code, Error)
     return cls(message, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
                body=_lib.borrowed(lib.hc_error_body, err) or b"",
                server_message=server.decode("utf-8", "replace") if server else None,
                offset=offset if offset >= 0 else None,
                url=url.decode("utf-8", "replace") if url is not None else None,
-               method=method.decode("utf-8", "replace") if method is not None else None)
+               method=method.decode("utf-8", "replace") if method is not None else None,
+               record_index=record_index if record_index >= 0 else None)
 
 
 def raise_last() -> NoReturn:

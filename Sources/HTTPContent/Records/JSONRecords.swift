@@ -1,0 +1,449 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How JSON records are laid out in a stream.
+public enum JSONRecordFraming: Int, Sendable, CaseIterable {
+    /// JSON Lines / NDJSON: one value per line (LF or CRLF); blank lines are skipped.
+    case lines = 0
+    /// RFC 7464 JSON text sequences (`application/json-seq`): each record follows an RS (0x1E);
+    /// a top-level number, true, false or null not followed by whitespace may have been cut
+    /// short, and is a bad record.
+    case sequence = 1
+    /// Concatenated JSON: values one after another (`{..}{..}`), whitespace optional. A bad
+    /// value cannot be skipped here (nothing marks where the next one starts).
+    case concatenated = 2
+}
+
+/// Options of a JSON record stream. Every default is in the initializer.
+public struct JSONRecordOptions: Sendable, Equatable {
+    /// Default `.lines`.
+    public var framing: JSONRecordFraming
+    /// A bad record is reported (`onSkip`) and skipped instead of failing the stream
+    /// (`.lines` and `.sequence`). Default false.
+    public var skipBadRecords: Bool
+    /// The largest record in bytes (`.tooLarge` beyond, never skipped). Default 16 MiB.
+    public var maxRecordSize: Int?
+    /// How each record is parsed (`allowMultipleValues`, `maxSize` and `errorBodyLimit` are
+    /// the stream's business and ignored). Default `JSONOptions()`.
+    public var json: JSONOptions
+
+    public init(framing: JSONRecordFraming = .lines, skipBadRecords: Bool = false, maxRecordSize: Int? = 16 << 20,
+                json: JSONOptions = JSONOptions()) {
+        self.framing = framing
+        self.skipBadRecords = skipBadRecords
+        self.maxRecordSize = maxRecordSize
+        self.json = json
+    }
+
+    /// The media ranges the JSON record handlers accept by default (concatenated JSON arrives
+    /// as application/json).
+    public static let defaultContentTypes: [MediaRange] =
+        ["application/x-ndjson", "application/jsonl", "application/json-seq", "application/json",
+         "application/x-jsonlines", "application/jsonlines"]
+}
+
+/// Where the parsed records go: the Swift tree (`JSONLines`), or the Python binding's marshal
+/// batches (Sources/HTTPContentC/Binding).
+package protocol JSONRecordTarget: AnyObject {
+    /// The sink of a new parser (asked again after a bad record).
+    func makeSink() -> any JSONEventSink
+    /// Records completed since the last `commit` or `drop`.
+    var pending: Int { get }
+    /// Takes the completed records.
+    func commit() throws
+    /// Forgets what was written since the last commit (a bad record).
+    func drop()
+    /// Hands over what can be (the end of a received chunk, or before a skip is reported).
+    func flush() throws
+}
+
+/// A JSON record stream without a transfer: feed chunks; each record is parsed by yajl as its
+/// bytes arrive (no record text is gathered) and handed to the target when complete.
+final class JSONRecordReader {
+    let options: JSONRecordOptions
+    private let target: JSONRecordTarget
+    private let onSkip: ((HTTPContentError) throws -> Void)?
+    private let parseOptions: JSONOptions
+    private var parser: YajlParser?
+    /// Body offset of the first byte given to `parser`.
+    private var parserBase = 0
+    /// Body bytes seen.
+    private(set) var position = 0
+    private(set) var records = 0
+    private(set) var skipped = 0
+    /// Bytes of the current record (line / sequence element / open value).
+    private var recordBytes = 0
+    private var recordStart = 0
+    /// The last byte of the current record (sequences: truncation check).
+    private var lastByte: UInt8 = 0x0A
+    /// After a bad line: drop bytes until the next LF (or RS).
+    private var skipping = false
+
+    init(options: JSONRecordOptions, target: JSONRecordTarget, onSkip: ((HTTPContentError) throws -> Void)?) {
+        self.options = options
+        self.target = target
+        self.onSkip = onSkip
+        var json = options.json
+        json.allowMultipleValues = true
+        json.maxSize = nil
+        json.errorBodyLimit = 0
+        json.allowTrailingGarbage = false
+        json.allowPartialValues = false
+        parseOptions = json
+    }
+
+    private func currentParser() -> YajlParser {
+        if let parser { return parser }
+        let made = YajlParser(options: parseOptions, sink: target.makeSink())
+        parser = made
+        parserBase = position
+        return made
+    }
+
+    // MARK: - Feeding
+
+    func feed(_ chunk: UnsafeRawBufferPointer) throws {
+        guard let base = chunk.baseAddress, chunk.count > 0 else { return }
+        switch options.framing {
+        case .lines: try feedDelimited(base, chunk.count, delimiter: 0x0A)
+        case .sequence: try feedDelimited(base, chunk.count, delimiter: 0x1E)
+        case .concatenated: try feedConcatenated(chunk)
+        }
+        try target.flush()
+    }
+
+    private func feedDelimited(_ base: UnsafeRawPointer, _ n: Int, delimiter: UInt8) throws {
+        let lines = delimiter == 0x0A
+        var p = 0
+        while p < n {
+            let at = memchr(base + p, Int32(delimiter), n - p).map { base.distance(to: UnsafeRawPointer($0)) }
+            if skipping {
+                // The rest of a bad record, up to and with its delimiter, is dropped.
+                let next = at.map { $0 + 1 } ?? n
+                position += next - p
+                p = next
+                if at != nil {
+                    skipping = false
+                    startRecord()
+                }
+                continue
+            }
+            // Lines give their LF to yajl (it ends a number); sequences stop before the RS.
+            let end = at.map { lines ? $0 + 1 : $0 } ?? n
+            let count = end - p
+            var failed = false
+            if count > 0 {
+                recordBytes += count
+                if let max = options.maxRecordSize, recordBytes > max + (lines ? 2 : 0) {
+                    throw located(HTTPContentError(.tooLarge, "a JSON record exceeds the limit of \(max) bytes"),
+                                  offset: recordStart, fromParser: false)
+                }
+                lastByte = (base + end - 1).load(as: UInt8.self)
+                do {
+                    try currentParser().feed(UnsafeRawBufferPointer(start: base + p, count: count))
+                } catch {
+                    failed = true
+                    position += count
+                    p = end
+                    try bad(error, fromParser: true)
+                }
+                if !failed {
+                    position += count
+                    p = end
+                }
+            }
+            if failed {
+                if at != nil {
+                    if !lines {
+                        position += 1
+                        p += 1
+                    }
+                    startRecord()
+                } else {
+                    skipping = true
+                }
+                continue
+            }
+            if at != nil {
+                if lines {
+                    try endLine()
+                } else {
+                    position += 1
+                    p += 1
+                    try endElement()
+                }
+                startRecord()
+            }
+        }
+    }
+
+    private func startRecord() {
+        recordBytes = 0
+        recordStart = position
+        lastByte = 0x0A
+    }
+
+    /// A line ended (its LF fed): exactly one value, or none on a blank line.
+    private func endLine() throws {
+        let n = target.pending
+        let depth = parser?.depth ?? 0
+        if n == 1 && depth == 0 {
+            records += 1
+            try target.commit()
+        } else if n == 0 && depth == 0 {
+            return  // blank
+        } else {
+            try bad(HTTPContentError(.decode, n > 1 ? "a line holds \(n) JSON values"
+                                                    : "the JSON value does not end at the end of its line"),
+                    fromParser: false)
+        }
+    }
+
+    /// A sequence element ended (at an RS or the end of the stream).
+    private func endElement() throws {
+        guard recordBytes > 0 else { return }
+        let n = target.pending
+        let depth = parser?.depth ?? 0
+        let ws = lastByte == 0x20 || lastByte == 0x0A || lastByte == 0x0D || lastByte == 0x09
+        let closed = ws || lastByte == UInt8(ascii: "}") || lastByte == UInt8(ascii: "]") || lastByte == UInt8(ascii: "\"")
+        if n == 1 && depth == 0 && closed {
+            records += 1
+            try target.commit()
+        } else if n == 0 && depth == 0 && ws {
+            return  // an empty element
+        } else if n <= 1 && depth == 0 && !closed {
+            try bad(HTTPContentError(.decode, "the JSON text was truncated (a top-level value not followed by whitespace)"),
+                    fromParser: false)
+        } else {
+            try bad(HTTPContentError(.decode, n > 1 ? "a sequence element holds \(n) JSON values"
+                                                    : "the JSON text was truncated"), fromParser: false)
+        }
+        // A value left in yajl's lexer (a number waiting for more digits) must not leak on.
+        if !(n == 1 && depth == 0 && closed) { parser = nil }
+    }
+
+    private func feedConcatenated(_ chunk: UnsafeRawBufferPointer) throws {
+        let parser = currentParser()
+        do {
+            try parser.feed(chunk)
+        } catch {
+            position += chunk.count
+            throw located(HTTPContentError.wrapping(error), offset: position, fromParser: true)
+        }
+        position += chunk.count
+        let n = target.pending
+        if n > 0 {
+            records += n
+            try target.commit()
+        }
+        recordBytes = parser.depth > 0 ? recordBytes + chunk.count : 0
+        if let max = options.maxRecordSize, recordBytes > max {
+            throw located(HTTPContentError(.tooLarge, "a JSON record exceeds the limit of \(max) bytes"),
+                          offset: position, fromParser: false)
+        }
+    }
+
+    /// Ends the stream: a last line without LF is a record too.
+    func finish() throws {
+        switch options.framing {
+        case .lines:
+            guard !skipping, recordBytes > 0, let parser else { return }
+            do {
+                try parser.finish()
+            } catch {
+                try bad(error, fromParser: true)
+                return
+            }
+            try endLine()
+        case .sequence:
+            if !skipping { try endElement() }
+        case .concatenated:
+            guard let parser else { return }
+            do {
+                try parser.finish()
+            } catch {
+                throw located(HTTPContentError.wrapping(error), offset: position, fromParser: true)
+            }
+            let n = target.pending
+            if n > 0 {
+                records += n
+                try target.commit()
+            }
+        }
+        try target.flush()
+    }
+
+    // MARK: - Bad records
+
+    /// The error of the record being read, with its index and body offset.
+    private func located(_ error: HTTPContentError, offset: Int, fromParser: Bool) -> HTTPContentError {
+        var e = error
+        let at = fromParser ? parserBase + (error.offset ?? max(0, position - parserBase)) : offset
+        var reason = e.message
+        if reason.hasPrefix("invalid JSON at byte "), let colon = reason.firstIndex(of: ":") {
+            reason = String(reason[reason.index(after: colon)...].drop { $0 == " " })
+        }
+        let index = records + skipped
+        e.message = "invalid JSON record \(index) at byte \(at): \(reason)"
+        e.offset = at
+        e.recordIndex = index
+        e.body = []
+        return e
+    }
+
+    private func bad(_ error: any Error, fromParser: Bool) throws {
+        guard let own = error as? HTTPContentError, own.code == .decode else { throw error }
+        let e = located(own, offset: recordStart, fromParser: fromParser && own.offset != nil)
+        guard options.skipBadRecords, options.framing != .concatenated else { throw e }
+        skipped += 1
+        target.drop()
+        parser = nil
+        try target.flush()
+        try onSkip?(e)
+    }
+}
+
+// MARK: - Swift values
+
+/// Records as `JSONValue`s, one callback each.
+final class JSONRecordTreeTarget: JSONRecordTarget {
+    private var builder: JSONTreeBuilder?
+    private let options: JSONOptions
+    private let onRecord: (JSONValue) throws -> Void
+
+    init(options: JSONOptions, onRecord: @escaping (JSONValue) throws -> Void) {
+        var o = options
+        o.allowMultipleValues = true
+        self.options = o
+        self.onRecord = onRecord
+    }
+
+    func makeSink() -> any JSONEventSink {
+        let made = JSONTreeBuilder(options: options)
+        builder = made
+        return made
+    }
+
+    var pending: Int { builder?.documents.count ?? 0 }
+
+    func commit() throws {
+        guard let builder, !builder.documents.isEmpty else { return }
+        let done = builder.documents
+        builder.documents.removeAll(keepingCapacity: true)
+        for value in done { try onRecord(value) }
+    }
+
+    func drop() { builder?.documents.removeAll() }
+    func flush() throws {}
+}
+
+/// JSON Lines, NDJSON, JSON text sequences (RFC 7464) or concatenated JSON, parsed as the body
+/// arrives: each record goes to `onRecord` as soon as it is complete, and only the record being
+/// parsed is in memory, so an endless stream takes flat memory. A bad record fails the transfer
+/// with `.decode` carrying its `recordIndex` and body `offset`, or, with `skipBadRecords`, goes
+/// to `onSkip` and the stream goes on.
+///
+///     try client.get(url, handler: JSONLines { record in print(record) })
+///
+/// Content: a summary (records delivered, records skipped). Throwing `StopTransfer` from
+/// `onRecord` ends the transfer early with success. Default acceptance: status 200–299 and
+/// `JSONRecordOptions.defaultContentTypes`. Sends `Accept` for the framing unless set.
+public final class JSONLines: SelectiveHandler {
+    public var acceptance: Acceptance
+    public let options: JSONRecordOptions
+    private let reader: JSONRecordReader
+    private var stopped = false
+    private var head: ResponseHead?
+
+    public static func defaultAcceptance() -> Acceptance {
+        Acceptance(statusCodes: [200...299], contentTypes: JSONRecordOptions.defaultContentTypes)
+    }
+
+    /// - Throws: `.invalidArgument` for `keepNumberText` with a Python target, never here.
+    public init(options: JSONRecordOptions = JSONRecordOptions(), acceptance: Acceptance = JSONLines.defaultAcceptance(),
+                onSkip: ((HTTPContentError) throws -> Void)? = nil,
+                onRecord: @escaping (JSONValue) throws -> Void) {
+        self.options = options
+        self.acceptance = acceptance
+        reader = JSONRecordReader(options: options, target: JSONRecordTreeTarget(options: options.json, onRecord: onRecord),
+                                  onSkip: onSkip)
+    }
+
+    /// Records go to `target` (a binding's own writer) instead of `JSONValue` callbacks.
+    package init(options: JSONRecordOptions, acceptance: Acceptance, target: JSONRecordTarget,
+                 onSkip: ((HTTPContentError) throws -> Void)?) {
+        self.options = options
+        self.acceptance = acceptance
+        reader = JSONRecordReader(options: options, target: target, onSkip: onSkip)
+    }
+
+    public func prepare(_ request: inout Request) throws {
+        guard !request.headers.contains("Accept") else { return }
+        switch options.framing {
+        case .lines: request.headers.add("Accept", "application/x-ndjson, application/jsonl")
+        case .sequence: request.headers.add("Accept", "application/json-seq")
+        case .concatenated: request.headers.add("Accept", "application/json")
+        }
+    }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try acceptance.check(head)
+        self.head = head
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        do {
+            try reader.feed(chunk)
+        } catch is StopTransfer {
+            stopped = true
+            throw StopTransfer()
+        } catch var error as HTTPContentError {
+            if error.response == nil { error.response = head }
+            throw error
+        }
+    }
+
+    public func finish() throws -> JSONRecordsSummary {
+        if !stopped {
+            do {
+                try reader.finish()
+            } catch is StopTransfer {
+                stopped = true
+            } catch var error as HTTPContentError {
+                if error.response == nil { error.response = head }
+                throw error
+            }
+        }
+        return JSONRecordsSummary(records: reader.records, skipped: reader.skipped, stoppedEarly: stopped)
+    }
+}
+
+/// What a JSON record stream did.
+public struct JSONRecordsSummary: Sendable, Equatable {
+    /// Records delivered.
+    public var records: Int
+    /// Bad records skipped (`skipBadRecords`).
+    public var skipped: Int
+    /// A callback stopped the stream.
+    public var stoppedEarly: Bool
+}
+
+/// A JSON record stream without a transfer (tests, fuzzing, bodies from elsewhere).
+public final class JSONRecordParser {
+    private let reader: JSONRecordReader
+
+    public init(options: JSONRecordOptions = JSONRecordOptions(), onSkip: ((HTTPContentError) throws -> Void)? = nil,
+                onRecord: @escaping (JSONValue) throws -> Void) {
+        reader = JSONRecordReader(options: options, target: JSONRecordTreeTarget(options: options.json, onRecord: onRecord),
+                                  onSkip: onSkip)
+    }
+
+    public func feed(_ chunk: UnsafeRawBufferPointer) throws { try reader.feed(chunk) }
+    public func feed(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try reader.feed($0) } }
+    public func finish() throws -> JSONRecordsSummary {
+        try reader.finish()
+        return JSONRecordsSummary(records: reader.records, skipped: reader.skipped, stoppedEarly: false)
+    }
+}

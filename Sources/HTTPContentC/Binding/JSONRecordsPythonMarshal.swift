@@ -1,0 +1,135 @@
+import HTTPContent
+
+// JSON records for the Python binding (hc_handler_json_lines_pymarshal_new, declared in
+// include/httpcontent_binding.h): the records of a JSON record stream written, as they are
+// parsed, into lists in Python's marshal format, one marshal.loads per batch.
+
+
+/// Forwards the parse to a list-mode marshal writer, noting where the last complete top-level
+/// value ended (a record may still be open after it).
+private final class MarshalRecordSink: JSONEventSink {
+    let writer: JSONPythonMarshalWriter
+    private var depth = 0
+    private(set) var completeBytes: Int
+    private(set) var completeCount: Int32 = 0
+    private(set) var completeRefs: Int32 = 0
+
+    init(_ writer: JSONPythonMarshalWriter) {
+        self.writer = writer
+        completeBytes = writer.byteCount
+        completeCount = writer.listCount
+        completeRefs = writer.refCount
+    }
+
+    @inline(__always) private func done() {
+        if depth == 0 {
+            completeBytes = writer.byteCount
+            completeCount = writer.listCount
+            completeRefs = writer.refCount
+        }
+    }
+
+    /// Back to the last complete value (or to a reset list).
+    func resetMarks() {
+        depth = 0
+        completeBytes = writer.byteCount
+        completeCount = writer.listCount
+        completeRefs = writer.refCount
+    }
+
+    func null() throws { writer.null(); done() }
+    func bool(_ value: Bool) throws { writer.bool(value); done() }
+    func number(_ token: UnsafeRawBufferPointer) throws { try writer.number(token); done() }
+    func string(_ bytes: UnsafeRawBufferPointer) throws { try writer.string(bytes); done() }
+    func mapKey(_ bytes: UnsafeRawBufferPointer) throws { try writer.mapKey(bytes) }
+    func startMap() throws { depth += 1; try writer.startMap() }
+    func endMap() throws { writer.endMap(); depth -= 1; done() }
+    func startArray() throws { depth += 1; try writer.startArray() }
+    func endArray() throws { writer.endArray(); depth -= 1; done() }
+}
+
+/// Records written into marshal lists (what `json.loads` of each record gives), handed over when
+/// a list reaches `batchBytes` and at the end of each chunk (once no record is half written).
+private final class MarshalRecordTarget: JSONRecordTarget {
+    typealias Deliver = (UnsafeRawBufferPointer, Int) throws -> Void
+    private let sink: MarshalRecordSink
+    private let batchBytes: Int
+    private let deliver: Deliver
+    private var committedBytes: Int
+    private var committedCount: Int32 = 0
+    private var committedRefs: Int32 = 0
+
+    init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
+        sink = MarshalRecordSink(JSONPythonMarshalWriter(options: options, list: true, pythonNumbers: true))
+        self.batchBytes = max(1, batchBytes)
+        self.deliver = deliver
+        committedBytes = sink.writer.byteCount
+    }
+
+    func makeSink() -> any JSONEventSink {
+        sink.resetMarks()
+        return sink
+    }
+
+    var pending: Int { Int(sink.completeCount - committedCount) }
+
+    func commit() throws {
+        committedBytes = sink.completeBytes
+        committedCount = sink.completeCount
+        committedRefs = sink.completeRefs
+        if committedBytes >= batchBytes { try flush() }
+    }
+
+    func drop() {
+        sink.writer.rollback(bytes: committedBytes, count: committedCount, refs: committedRefs)
+        sink.resetMarks()
+    }
+
+    func flush() throws {
+        // Only whole lists: a record half written stays for the next flush.
+        guard committedCount > 0, sink.writer.byteCount == committedBytes else { return }
+        let n = committedCount
+        let bytes = sink.writer.listBytes(count: n, bytes: committedBytes)
+        defer {
+            sink.writer.resetList()
+            sink.resetMarks()
+            committedBytes = sink.writer.byteCount
+            committedCount = 0
+            committedRefs = 0
+        }
+        try deliver(bytes, Int(n))
+    }
+}
+
+extension JSONLines {
+    /// For the Python binding: the records written, as they are parsed, into lists in Python's
+    /// marshal format (one `marshal.loads` per batch gives what `json.loads` gives for each
+    /// record: integers exact at any size, other numbers `float(text)`). `keepNumberText` is
+    /// refused (`.invalidArgument`).
+    static func pythonMarshalBatches(options: JSONRecordOptions = JSONRecordOptions(), batchBytes: Int = 64 * 1024,
+                                            acceptance: Acceptance = JSONLines.defaultAcceptance(),
+                                            onSkip: ((HTTPContentError) throws -> Void)? = nil,
+                                            onBatch: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) throws(HTTPContentError) -> JSONLines {
+        if options.json.keepNumberText {
+            throw HTTPContentError(.invalidArgument, "Python marshal output cannot keep number texts (keepNumberText)")
+        }
+        return JSONLines(options: options, acceptance: acceptance,
+                         target: MarshalRecordTarget(options: options.json, batchBytes: batchBytes, deliver: onBatch),
+                         onSkip: onSkip)
+    }
+}
+
+@_cdecl("hc_handler_json_lines_pymarshal_new")
+public func hc_handler_json_lines_pymarshal_new(_ cb: RecordsBatchCallback?, _ skip: RecordSkipCallback?,
+                                                _ userdata: UnsafeMutableRawPointer?, _ opts: UnsafeRawPointer?) -> OpaquePointer? {
+    guard let cb else { nullArgument("cb"); return nil }
+    let o: RecordsOptions
+    do { o = try readRecordsOptions(opts) } catch { fail(error); return nil }
+    let options = recordOptions(o)
+    return recordHandlerSpec({ acceptance throws(HTTPContentError) in
+        MappedHandler(try JSONLines.pythonMarshalBatches(options: options, batchBytes: o.batchBytes, acceptance: acceptance,
+                                                         onSkip: skipper(skip, userdata)) { bytes, n in
+            try recordsVerdict(cb(userdata, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, n), "batch")
+        }) { RecordsContent(count: $0.records, skipped: $0.skipped) }
+    }, acceptance: JSONLines.defaultAcceptance())
+}
