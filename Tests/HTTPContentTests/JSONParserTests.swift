@@ -240,7 +240,7 @@ struct JSONGeneratorTests {
             _ = try v.serialized()
             Issue.record("generated 200 levels")
         } catch {
-            #expect(error.code == .invalidArgument && error.message.contains("128"))
+            #expect(error.code == .invalidArgument && error.message.contains("127"))
         }
     }
 

@@ -32,7 +32,7 @@ Paths (GET; each answers once and closes unless it says otherwise):
                             (60 s or 1 GiB at most)
     /long-header?size=N     one header line of N bytes (default 100 KiB + 1 KiB)
     /bad-gzip               Content-Encoding: gzip over bytes that are not gzip
-    /gzip-bomb?mb=N         N MiB of zeros (default 64), gzip-encoded (~64 KiB on the wire)
+    /gzip-bomb?mb=N         N MiB of zeros (default 64), gzip-encoded (~290 KiB on the wire)
     /redirect-scheme/<s>    302 to file:///etc/passwd, ftp://, gopher://, dict://, scp://, ldap://
                             or telnet:// (s = file|ftp|gopher|dict|scp|ldap|telnet)
     /redirect-garbage       302 to a Location that is not a URL at all (control bytes, no scheme)
@@ -401,14 +401,19 @@ class Routes:
 
 
 _gzip_cache = {}
+_gzip_lock = threading.Lock()
 
 
 def _gzip_zeros(mb):
-    if mb not in _gzip_cache:
-        comp = zlib.compressobj(9, zlib.DEFLATED, 31)
-        block = bytes(1 << 20)
-        _gzip_cache[mb] = b"".join(comp.compress(block) for _ in range(mb)) + comp.flush()
-    return _gzip_cache[mb]
+    # Made once per size (64 MiB takes seconds on a busy machine: longer than a test's timeout),
+    # under a lock so concurrent requests wait for the one being made; the default size is made
+    # when the server starts (see HostileServer.__init__).
+    with _gzip_lock:
+        if mb not in _gzip_cache:
+            comp = zlib.compressobj(1, zlib.DEFLATED, 31)   # fast: ~290 KiB for 64 MiB, 1:229
+            block = bytes(1 << 20)
+            _gzip_cache[mb] = b"".join(comp.compress(block) for _ in range(mb)) + comp.flush()
+        return _gzip_cache[mb]
 
 
 class HostileServer:
@@ -424,6 +429,7 @@ class HostileServer:
         if tls:
             self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             self.context.load_cert_chain(tls[0], tls[1])
+        threading.Thread(target=_gzip_zeros, args=(64,), daemon=True, name="hostile-bomb").start()
         self.listeners = [self._listen("127.0.0.1", port)]
         self.port = self.listeners[0].getsockname()[1]
         self.other_host = "localhost"
