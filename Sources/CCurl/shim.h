@@ -60,4 +60,31 @@ static inline CURLMcode hc_curl_multi_setopt_timer_fn(CURLM *m, hc_curl_timer_fn
     return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f);
 }
 
+/* Share handles (Session/CookieJar.swift): curl_share_setopt is variadic too. */
+typedef void (*hc_curl_lock_cb)(CURL *handle, curl_lock_data data, curl_lock_access access, void *userptr);
+typedef void (*hc_curl_unlock_cb)(CURL *handle, curl_lock_data data, void *userptr);
+static inline CURLSHcode hc_curl_share_setopt_long(CURLSH *s, CURLSHoption o, long v) {
+    return curl_share_setopt(s, o, v);
+}
+static inline CURLSHcode hc_curl_share_setopt_ptr(CURLSH *s, CURLSHoption o, void *v) {
+    return curl_share_setopt(s, o, v);
+}
+static inline CURLSHcode hc_curl_share_setopt_lock(CURLSH *s, hc_curl_lock_cb v) {
+    return curl_share_setopt(s, CURLSHOPT_LOCKFUNC, v);
+}
+static inline CURLSHcode hc_curl_share_setopt_unlock(CURLSH *s, hc_curl_unlock_cb v) {
+    return curl_share_setopt(s, CURLSHOPT_UNLOCKFUNC, v);
+}
+static inline CURLcode hc_curl_getinfo_slist(CURL *h, CURLINFO i, struct curl_slist **v) {
+    return curl_easy_getinfo(h, i, v);
+}
+static inline CURLcode hc_curl_setopt_share(CURL *h, CURLSH *s) {
+    return curl_easy_setopt(h, CURLOPT_SHARE, s);
+}
+
+/* CURLAUTH_* are unsigned long shifts Swift does not import. */
+static inline long hc_curlauth_basic(void) { return (long)CURLAUTH_BASIC; }
+static inline long hc_curlauth_digest(void) { return (long)CURLAUTH_DIGEST; }
+static inline long hc_curlauth_bearer(void) { return (long)CURLAUTH_BEARER; }
+
 #endif

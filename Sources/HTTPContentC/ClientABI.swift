@@ -13,7 +13,9 @@ final class ClientBox {
     func update(_ change: (inout ClientConfiguration) -> Void) throws(HTTPContentError) {
         var config = configuration
         change(&config)
-        client = try Client(configuration: config)
+        // The cookie jar outlives a setting change, unless the change is to the cookies.
+        let sameJar = config.cookies == configuration.cookies && config.cookieFile == configuration.cookieFile
+        client = try Client(configuration: config, cookieJar: sameJar ? client.cookieJar : nil)
         configuration = config
     }
 }
@@ -136,14 +138,17 @@ public func hc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?,
     out.pointee = nil
     guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
-    let handler = req.handler?.make() ?? Bytes()
+    var handler: any ContentHandler = Bytes()
     let (cancel, progress) = req.sendOptions()
     do {
         // The response moves straight into the box (a named local would be copied). The body
         // is read after the send: the handler may have swapped in memory lent by the caller.
-        out.pointee = retainHandle(ResponseBox(
-            try box.client.send(req.request, anyHandler: handler, cancel: cancel, progress: progress),
-            body: (handler as? Bytes)?.body))
+        // A handler is made per attempt (a retry policy may send the request again).
+        let response = try box.client.send(req.request, makeHandler: {
+            handler = req.handler?.make() ?? Bytes()
+            return handler
+        }, cancel: cancel, progress: progress)
+        out.pointee = retainHandle(ResponseBox(response, body: (handler as? Bytes)?.body))
         return HC_OK
     } catch {
         return fail(error)
@@ -171,10 +176,14 @@ public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CC
     var request = Request(method, url)
     if timeoutMs > 0 { request.options.timeout = .milliseconds(timeoutMs) }
     if followRedirects >= 0 { request.options.followRedirects = followRedirects != 0 }
-    let made = borrowHandle(handler, as: HandlerSpec.self)?.make() ?? Bytes()
+    let spec = borrowHandle(handler, as: HandlerSpec.self)
+    var made: any ContentHandler = Bytes()
     do {
-        // Moved straight into the box, as in hc_client_send.
-        let response = ResponseBox(try box.client.send(consume request, anyHandler: made), body: (made as? Bytes)?.body)
+        // Moved straight into the box, as in hc_client_send; a handler per attempt.
+        let response = ResponseBox(try box.client.send(consume request, makeHandler: {
+            made = spec?.make() ?? Bytes()
+            return made
+        }), body: (made as? Bytes)?.body)
         let body = response.body ?? (made is Image ? (response.response.content as? ImageInfo?)??.data : nil)
         out.pointee = FetchResult(response: retainHandle(response), status: response.status,
                                   bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)

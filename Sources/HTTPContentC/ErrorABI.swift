@@ -182,7 +182,7 @@ extension ErrorBox {
 
 // MARK: - Names and version
 
-nonisolated(unsafe) private let codeNames: [UnsafePointer<CChar>] = (0...11).map { raw in
+nonisolated(unsafe) private let codeNames: [UnsafePointer<CChar>] = (0...12).map { raw in
     let name = raw == 0 ? "ok" : (HTTPContentError.Code(rawValue: Int32(raw))?.name ?? "unknown")
     return UnsafePointer(strdup(name)!)
 }
@@ -193,7 +193,7 @@ func staticString(_ s: StaticString) -> UnsafePointer<CChar> {
 
 @_cdecl("hc_code_name")
 public func hc_code_name(_ code: Int32) -> UnsafePointer<CChar> {
-    (0...11).contains(code) ? codeNames[Int(code)] : staticString("unknown")
+    (0...12).contains(code) ? codeNames[Int(code)] : staticString("unknown")
 }
 
 nonisolated(unsafe) private let versionString: UnsafePointer<CChar> = UnsafePointer(strdup(HTTPContentVersion.string)!)

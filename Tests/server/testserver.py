@@ -45,6 +45,8 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /xml/...              see xmlroutes.py (documents as hex with a Content-Type, streamed feeds)
     /pixels/..., /pixels-expected/...   decoded-image corpus and Pillow's pixels (imageserver.py)
     /records/...          record streams: see recordserver.py
+    /flaky, /flaky-reset, /attempts, /basic-auth, /bearer, /digest-auth, /versioned
+                          session layer endpoints: see sessionroutes.py
     anything else         404 {"error": {"message": "Not Found"}}
 """
 
@@ -209,7 +211,10 @@ def gzip_body(n, zeros=False):
 
 # ---------------------------------------------------------------- handler
 
-class Handler(XMLRoutes, RecordEndpoints, http.server.BaseHTTPRequestHandler):
+from sessionroutes import SessionRoutes  # noqa: E402  (session layer endpoints)
+
+
+class Handler(SessionRoutes, XMLRoutes, RecordEndpoints, http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "httpcontent-testserver/1.0"
     timeout = 120  # idle/blocked connections are dropped after this many seconds

@@ -26,6 +26,8 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         case io = 10
         /// A callback supplied by the caller (custom handler, progress, upload source) failed.
         case callback = 11
+        /// A download's bytes do not match the digest expected of them (given, or the server's).
+        case checksum = 12
 
         /// A stable lowercase name, used in messages and by the C `hc_code_name`.
         public var name: String {
@@ -41,6 +43,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
             case .cancelled: return "cancelled"
             case .io: return "I/O"
             case .callback: return "callback"
+            case .checksum: return "checksum mismatch"
             }
         }
     }
@@ -60,6 +63,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         var requestURL: String?
         var requestMethod: String?
         var recordIndex: Int?
+        var attempts = 1
 
         init(code: Code, message: String, curlCode: Int32?, response: ResponseHead?, body: [UInt8],
              serverMessage: String?, offset: Int?, underlying: (any Error)?) {
@@ -79,6 +83,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
             other.requestURL = requestURL
             other.requestMethod = requestMethod
             other.recordIndex = recordIndex
+            other.attempts = attempts
             return other
         }
     }
@@ -149,6 +154,12 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         if box.value.requestURL == nil { error.url = request.url }
         if box.value.requestMethod == nil { error.method = request.method }
         return error
+    }
+
+    /// How many times the request was sent (more than 1 when a retry policy sent it again).
+    public var attempts: Int {
+        get { box.value.attempts }
+        set { box.unique.attempts = newValue }
     }
 
     public init(_ code: Code, _ message: String, curlCode: Int32? = nil, response: ResponseHead? = nil,

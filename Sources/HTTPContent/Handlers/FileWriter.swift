@@ -87,6 +87,11 @@ public final class FileWriter: SelectiveHandler {
         if !options.overwrite, access(path, F_OK) == 0 {
             throw HTTPContentError(.io, "\"\(path)\" exists and overwriting is off")
         }
+        // A retry policy may send the request again with this handler: start from nothing.
+        resumeFrom = 0
+        resumed = false
+        written = 0
+        head = nil
         if options.resume {
             let part = path + ".part"
             fd = open(part, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)

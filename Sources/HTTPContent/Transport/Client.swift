@@ -20,9 +20,14 @@ public final class Client: Sendable {
     let multiBuffers: TransferBuffers
     /// No proxy variable was set when the client was made (`ProxyEnvironment`).
     let direct: Bool
+    /// The client's cookie jar, shared by all its transfers; nil when cookies are off.
+    public let cookieJar: CookieJar?
     private let executor = Locked<Executor?>(nil)
 
-    public init(configuration: ClientConfiguration = ClientConfiguration()) throws(HTTPContentError) {
+    /// - Parameter cookieJar: the jar to use (one kept from another client); nil makes one when
+    ///   the configuration has cookies on.
+    public init(configuration: ClientConfiguration = ClientConfiguration(),
+                cookieJar: CookieJar? = nil) throws(HTTPContentError) {
         guard curlGlobalInit == CURLE_OK else {
             throw HTTPContentError(.transport, "libcurl failed to initialise: \(curlMessage(curlGlobalInit))")
         }
@@ -45,6 +50,13 @@ public final class Client: Sendable {
                                        upload: configuration.uploadBufferSize ?? TransferBuffers.aloneDefault)
         multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
                                        upload: configuration.uploadBufferSize ?? 0)
+        if !configuration.cookies {
+            self.cookieJar = nil
+        } else if let cookieJar {
+            self.cookieJar = cookieJar
+        } else {
+            self.cookieJar = try CookieJar(file: configuration.cookieFile)
+        }
     }
 
     deinit {
@@ -63,6 +75,22 @@ public final class Client: Sendable {
         _ request: consuming Request, handler: Handler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Handler.Content> {
+        if needsLayers(request) {
+            // One handler for every attempt: sent again only while it has seen no body, unless
+            // it is a resumable download (its prepare continues the part file).
+            let resumable = (handler as? FileWriter)?.options.resume == true
+            return try layered(request, cancel: cancel, restartable: resumable) {
+                (attempt: consuming Request, bodyStarted: inout Bool) throws(HTTPContentError) in
+                let transfer = try start(attempt, handler: handler, cancel: cancel, progress: progress, alone: true)
+                defer { handles.put(transfer) }
+                do throws(HTTPContentError) {
+                    return try Client.deliver(transfer, handler: handler, code: curl_easy_perform(transfer.easy.raw))
+                } catch {
+                    bodyStarted = transfer.decodedBytes > 0
+                    throw error
+                }
+            }
+        }
         let transfer = try start(request, handler: handler, cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
         return try Client.deliver(transfer, handler: handler, code: curl_easy_perform(transfer.easy.raw))
@@ -74,9 +102,44 @@ public final class Client: Sendable {
         _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
+        if needsLayers(request) {
+            return try send(request, makeHandler: { handler }, cancel: cancel, progress: progress,
+                            restartable: (handler as? FileWriter)?.options.resume == true)
+        }
         let transfer = try start(request, handler: handler, cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
         return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
+    }
+
+    /// `send` with a new handler for each attempt, for requests a retry policy or an auth hook
+    /// may send more than once (the C and Python fronts make their handlers from a spec). The
+    /// handler of the last attempt is the last one `makeHandler` returned.
+    public func send(
+        _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancellationToken? = nil,
+        progress: ((TransferProgress) -> Void)? = nil
+    ) throws(HTTPContentError) -> Response<Any> {
+        if !needsLayers(request) {
+            return try send(request, anyHandler: makeHandler(), cancel: cancel, progress: progress)
+        }
+        return try send(request, makeHandler: makeHandler, cancel: cancel, progress: progress, restartable: true)
+    }
+
+    private func send(
+        _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancellationToken?,
+        progress: ((TransferProgress) -> Void)?, restartable: Bool
+    ) throws(HTTPContentError) -> Response<Any> {
+        try layered(request, cancel: cancel, restartable: restartable) {
+            (attempt: consuming Request, bodyStarted: inout Bool) throws(HTTPContentError) in
+            let handler = makeHandler()
+            let transfer = try start(attempt, handler: handler, cancel: cancel, progress: progress, alone: true)
+            defer { handles.put(transfer) }
+            do throws(HTTPContentError) {
+                return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
+            } catch {
+                bodyStarted = transfer.decodedBytes > 0
+                throw error
+            }
+        }
     }
 
     /// GET `url` into `handler`.
@@ -116,7 +179,8 @@ public final class Client: Sendable {
             try transfer.configure(configuration, defaultLines: defaultHeaderLines,
                                    defaultTimeoutMs: defaultTimeoutMs,
                                    defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct,
-                                   buffers: alone ? aloneBuffers : multiBuffers)
+                                   buffers: alone ? aloneBuffers : multiBuffers,
+                                   jar: cookieJar)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer)

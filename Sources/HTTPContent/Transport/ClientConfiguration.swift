@@ -49,6 +49,16 @@ public struct ClientConfiguration: Sendable {
     /// How much of a rejected response's body is kept in the error. Default: 64 KiB.
     public var rejectedBodyLimit = 64 * 1024
 
+    // MARK: Session layers (Sources/HTTPContent/Session)
+    /// Keep cookies between requests, in one jar per client (libcurl's engine). Default: true.
+    public var cookies = true
+    /// A Netscape cookie file the jar starts from and is saved to. Default: nil (none).
+    public var cookieFile: String? = nil
+    /// Credentials sent with every request unless the request has its own. Default: nil.
+    public var auth: Auth? = nil
+    /// Send failed requests again (`send` on the calling thread). Default: nil (never).
+    public var retry: RetryPolicy? = nil
+
     public init() {}
 
     public struct LowSpeedLimit: Sendable, Equatable {

@@ -28,6 +28,9 @@ final class EasyHandle: @unchecked Sendable {
     @exclusivity(unchecked) var transfer: Unmanaged<Transfer>?
     /// The last transfer's header store, reused by the next one once no response holds it.
     @exclusivity(unchecked) var spareHeaders: ReceivedHeaders?
+    /// The cookie jar whose share handle this handle is attached to: kept alive as long as the
+    /// handle, so that the share is cleaned up after every handle using it.
+    @exclusivity(unchecked) var jar: CookieJar?
 
     init(raw: UnsafeMutableRawPointer) {
         self.raw = raw

@@ -99,15 +99,28 @@ public struct RequestOptions: Sendable {
     public var maxRedirects: Int?
     /// This request's proxy, as `ClientConfiguration.proxy` (`""`: none); nil: the client's.
     public var proxy: String?
+    /// Cookies sent with this request beside the jar's (name, value pairs).
+    public var cookies: [(String, String)]?
+    /// Credentials for this request instead of the client's.
+    public var auth: Auth?
+    /// A retry policy for this request instead of the client's.
+    public var retry: RetryPolicy?
 
     public init(timeout: Duration? = nil, connectTimeout: Duration? = nil,
-                followRedirects: Bool? = nil, maxRedirects: Int? = nil, proxy: String? = nil) {
+                followRedirects: Bool? = nil, maxRedirects: Int? = nil, proxy: String? = nil,
+                cookies: [(String, String)]? = nil, auth: Auth? = nil, retry: RetryPolicy? = nil) {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.followRedirects = followRedirects
         self.maxRedirects = maxRedirects
         self.proxy = proxy
+        self.cookies = cookies
+        self.auth = auth
+        self.retry = retry
     }
+
+    /// Options only a reset handle undoes: a request with them is not a plain one.
+    var needsFreshHandle: Bool { cookies != nil || auth != nil }
 }
 
 /// What a request sends. Builders for forms, JSON, text, files and streams (Bodies/RequestBodies.swift)

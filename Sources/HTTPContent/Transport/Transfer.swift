@@ -69,11 +69,13 @@ final class Transfer {
     /// `direct`: the environment names no proxy (`ProxyEnvironment`), so libcurl need not look.
     func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil,
                    defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil,
-                   direct: Bool = false, buffers: TransferBuffers = TransferBuffers(receive: 0, upload: 0)) throws(HTTPContentError) {
+                   direct: Bool = false, buffers: TransferBuffers = TransferBuffers(receive: 0, upload: 0),
+                   jar: CookieJar? = nil) throws(HTTPContentError) {
         let opts = request.options
         // A request of its own proxy leaves the handle to be reset, as one with a body does.
         let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
             && opts.proxy == nil
+            && !opts.needsFreshHandle
         easy.reusable = false
         easy.errorBuffer[0] = 0
         // Taken out (moved, not copied): the handle records nothing until configured again.
@@ -83,11 +85,12 @@ final class Transfer {
             easy.reset()
             previous = nil
         }
-        if previous == nil { try configureFixed(config, direct: direct) }
+        if previous == nil { try configureFixed(config, direct: direct, jar: jar) }
         if let proxy = opts.proxy {
             try easy.set(CURLOPT_PROXY, proxy)
             if config.noProxy == nil { try easy.set(CURLOPT_NOPROXY, "") }
         }
+        if !plain { try configureSession(opts) }
 
         if previous?.url != request.url {
             try easy.set(CURLOPT_URL, request.url)
@@ -165,8 +168,13 @@ final class Transfer {
     }
 
     /// The options that depend only on the client's configuration, set on a new or reset handle.
-    private func configureFixed(_ config: ClientConfiguration, direct: Bool) throws(HTTPContentError) {
+    private func configureFixed(_ config: ClientConfiguration, direct: Bool, jar: CookieJar?) throws(HTTPContentError) {
         try easy.set(CURLOPT_NOSIGNAL, true)
+        if let jar {
+            try jar.attach(easy)
+            easy.jar = jar
+        }
+        try config.auth?.configure(easy)
         if let proxy = config.proxy {
             // Said by the caller: the environment is not consulted (no_proxy neither).
             try easy.set(CURLOPT_PROXY, proxy)
@@ -200,6 +208,15 @@ final class Transfer {
         try easy.set(CURLOPT_WRITEDATA, pointer: handle)
         try easy.set(CURLOPT_HEADERDATA, pointer: handle)
         try easy.set(CURLOPT_XFERINFODATA, pointer: handle)
+    }
+
+    /// The session options of one request (Sources/HTTPContent/Session), on a handle that is
+    /// reset when it returns to the pool.
+    private func configureSession(_ opts: RequestOptions) throws(HTTPContentError) {
+        if let cookies = opts.cookies, !cookies.isEmpty {
+            try easy.set(CURLOPT_COOKIE, try CookieJar.cookieHeader(cookies))
+        }
+        try opts.auth?.configure(easy)
     }
 
     /// The header lines of a request with no header of its own and no body, or nil when the

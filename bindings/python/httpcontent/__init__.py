@@ -12,9 +12,10 @@ from ._types import (FormInput, HeadersInput, Metrics, ProgressInfo, RequestOpti
 from .bodies import BytesPart, Field, FilePart, form_encode
 from .client import Client
 from .models import CancelToken, Headers, Request, Response
-from .errors import (CallbackError, Cancelled, DecodeError, Error, InvalidArgument, LocalIOError,
-                     Timeout, TooLarge, TooManyRedirects, TransportError, UnacceptableContentType,
-                     UnacceptableStatus)
+from .errors import (CallbackError, Cancelled, ChecksumMismatch, DecodeError, Error, InvalidArgument,
+                     LocalIOError, Timeout, TooLarge, TooManyRedirects, TransportError,
+                     UnacceptableContentType, UnacceptableStatus)
+from .session import AuthHook, BasicAuth, BearerAuth, Cookie, Cookies, DigestAuth, Retry
 from .jsoncontent import JSON, JSONItems
 from .imagecontent import DecodedImage, DecodedImageContent
 from .records import SSE, JSONLines, Lines, ServerSentEvent
@@ -39,7 +40,9 @@ __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler",
            "BytesPart",
            "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
-           "Cancelled", "LocalIOError", "CallbackError", "library_version"]
+           "Cancelled", "LocalIOError", "CallbackError", "library_version",
+           "ChecksumMismatch", "Cookie", "Cookies", "BasicAuth", "BearerAuth", "DigestAuth",
+           "AuthHook", "Retry"]
 
 
 # The types of options and callbacks, for typed code (see examples/python/typed_example.py).

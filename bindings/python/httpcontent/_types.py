@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Tuple, Typed
 if TYPE_CHECKING:
     from .handlers import Handler
     from .models import CancelToken
+    from .session import Retry
 
 #: Headers given to a request or a client: a mapping, or (name, value) pairs (names may repeat).
 HeadersInput = Union[Mapping[str, str], Iterable[Tuple[str, str]]]
@@ -58,6 +59,9 @@ class SendOptions(TypedDict, total=False):
     proxy: str | None
     progress: Progress | None
     cancel: CancelToken | None
+    cookies: HeadersInput | None
+    auth: Any
+    retries: Retry | None
 
 
 class RequestOptions(SendOptions, total=False):

@@ -21,6 +21,7 @@ from .jsoncontent import aiter_json as _aiter_json
 from .jsoncontent import iter_json as _iter_json
 from . import records as _records
 from .models import CancelToken, Headers, Request, Response
+from . import session as _session
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -62,7 +63,9 @@ class Client(Handle):
                  verify: bool = True, ca_file: str | None = None,
                  rejected_body_limit: int = 65536,
                  proxy: str | None = None, no_proxy: str | None = None,
-                 buffer_size: int | None = None, upload_buffer_size: int | None = None) -> None:
+                 buffer_size: int | None = None, upload_buffer_size: int | None = None,
+                 cookies: bool = True, cookie_file: str | None = None, auth: Any = None,
+                 retries: "_session.Retry | None" = None) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -72,6 +75,7 @@ class Client(Handle):
         self._results: list[tuple[_ffi.FetchResult, Any]] = []
         self._bytes: Bytes | None = None  # see _default_bytes
         self._drivers: dict[int, LoopDriver] = {}  # see _loop_driver, by id(loop)
+        self._auth_hook: Any = None  # a custom auth hook runs per request (see _prepare)
         try:
             if timeout is not None:
                 check(lib.hc_client_set_timeout_ms(self, _ms(timeout)))
@@ -93,6 +97,16 @@ class Client(Handle):
                 check(lib.hc_client_set_proxy(self, _ffi.text(proxy)))
             if no_proxy is not None:
                 check(lib.hc_client_set_no_proxy(self, _ffi.text(no_proxy)))
+            if not cookies or cookie_file is not None:
+                check(lib.hc_client_set_cookies(self, int(bool(cookies)), _ffi.text(cookie_file)))
+            if auth is not None:
+                kind, a, b, callback = _session.auth_args(auth, [])
+                if kind == 4:
+                    self._auth_hook = auth
+                else:
+                    check(lib.hc_client_set_auth(self, kind, a, b, callback, None))
+            if retries is not None:
+                check(lib.hc_client_set_retry(self, *retries.args()))
         except BaseException:
             self.close()
             raise
@@ -104,7 +118,9 @@ class Client(Handle):
                 multipart: Iterable[Any] | None = None,
                 timeout: float | None = None, follow_redirects: bool | None = None,
                 proxy: str | None = None,
-                progress: Progress | None = None, cancel: CancelToken | None = None) -> Response:
+                progress: Progress | None = None, cancel: CancelToken | None = None,
+                cookies: Any = None, auth: Any = None,
+                retries: "_session.Retry | None" = None) -> Response:
         """Sends one request and returns the response, or raises an `hc.Error` subclass.
 
         Bodies: `form=` (dict or pairs, form-encoded with %20 for spaces), `json=` (any
@@ -115,20 +131,31 @@ class Client(Handle):
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
         move; returning True from it cancels the transfer. `proxy` overrides the client's for
         this request ("": directly). An exception raised by it, by a
-        handler of yours or by an upload source stops the transfer and is re-raised here."""
+        handler of yours or by an upload source stops the transfer and is re-raised here.
+
+        Session: `cookies=` (dict or pairs) sent beside the jar's; `auth=` ("user", "pass"),
+        `hc.BearerAuth`, `hc.DigestAuth` or a hook, instead of the client's; `retries=` an
+        `hc.Retry` instead of the client's."""
         if (headers is None and data is None and params is None and form is None and json is None
-                and multipart is None and progress is None and cancel is None and proxy is None):
+                and multipart is None and progress is None and cancel is None and proxy is None
+                and cookies is None and auth is None and retries is None):
             return self._fetch(method, url, handler, timeout, follow_redirects)
         return self._send(Request(method, url, handler=handler, headers=headers, data=data,
                                   content_type=content_type, params=params, form=form,
                                   json=json, multipart=multipart, timeout=timeout,
                                   follow_redirects=follow_redirects, proxy=proxy,
-                                  progress=progress, cancel=cancel))
+                                  progress=progress, cancel=cancel, cookies=cookies, auth=auth,
+                                  retries=retries))
+
+    @property
+    def cookies(self) -> "_session.Cookies":
+        """The client's cookie jar (a live view); with cookies=False reading it raises."""
+        return _session.Cookies(self)
 
     def _send(self, request: "Request") -> Response:
         """`request` as a native request (hc_client_send)."""
         self._check_open()
-        prepared = _prepare(request, self._bytes or self._default_bytes())
+        prepared = _prepare(request, self._bytes or self._default_bytes(), self._auth_hook)
         with prepared.native as req:
             out = ctypes.c_void_p()
             code = _ffi.lib().hc_client_send(self, req, ctypes.byref(out))
@@ -145,6 +172,9 @@ class Client(Handle):
         calling its `__init__` or the handler."""
         if self._ptr is None:
             raise ValueError("Client is closed")
+        if self._auth_hook is not None:  # the hook runs per request, from a native request
+            return self._send(Request(method, url, handler=handler, timeout=timeout,
+                                      follow_redirects=follow_redirects))
         if handler is None:
             handler = self._bytes or self._default_bytes()
         elif handler._shared:  # a native of its own for this request (Handler._native_for)
@@ -229,7 +259,7 @@ class Client(Handle):
             check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
             for i, item in enumerate(items):
                 try:
-                    ready = _prepare(item, default)
+                    ready = _prepare(item, default, self._auth_hook)
                 except Exception as exc:  # noqa: BLE001 - the result of that request
                     prepared.append(None)
                     results[i] = exc
@@ -396,9 +426,9 @@ class _Prepared:
                 lib.hc_response_free(response)
 
 
-def _prepare(request: Request, default: Handler) -> _Prepared:
+def _prepare(request: Request, default: Handler, auth_hook: Any = None) -> _Prepared:
     """The native request of `request`; `default` (the client's shared `Bytes`) is its handler
-    if it names none."""
+    if it names none; `auth_hook` the client's custom auth, used when the request has none."""
     lib = _ffi.lib()
     o = request.options
     unknown = set(o) - REQUEST_OPTION_NAMES
@@ -437,6 +467,7 @@ def _prepare(request: Request, default: Handler) -> _Prepared:
             callback = _progress_callback(progress, raised)
             keep.append(callback)
             check(lib.hc_request_set_progress(native, callback, None))
+        _apply_session(native, o, auth_hook, keep, raised)
     except BaseException:
         native.close()
         raise
@@ -461,6 +492,26 @@ def _progress_callback(progress: Progress, raised: list[BaseException]) -> Any:
             raised.append(exc)
             return 1
     return _ffi.PROGRESS_CB(call)
+
+
+def _apply_session(native: "_Request", o: "RequestOptions", auth_hook: Any, keep: list[Any],
+                   raised: list[BaseException]) -> None:
+    """A request's cookies, auth and retry policy (Session section of the C header)."""
+    lib = _ffi.lib()
+    cookies = o.get("cookies")
+    if cookies is not None:
+        for name, value in _session.cookie_pairs(cookies):
+            check(lib.hc_request_add_cookie(native, _ffi.text(name), _ffi.text(value)))
+    auth: Any = o.get("auth")
+    if auth is None:
+        auth = auth_hook
+    if auth is not None:
+        kind, a, b, callback = _session.auth_args(auth, raised)
+        keep.append(callback)
+        check(lib.hc_request_set_auth(native, kind, a, b, callback, None))
+    retries = o.get("retries")
+    if retries is not None:
+        check(lib.hc_request_set_retry(native, *retries.args()))
 
 
 def _ms(seconds: float) -> int:

@@ -17,6 +17,7 @@ class Error(Exception):
     """Base of every httpcontent error. `.code` is the C hc_code, `.message` the explanation."""
 
     code = 0
+    attempts = 1
 
     def __init__(self, message: str, *, curl_code: int = 0, status: int = 0,
                  headers: Headers | None = None, body: bytes = b"",
@@ -97,9 +98,16 @@ class CallbackError(Error):
     code = 11
 
 
+class ChecksumMismatch(Error):
+    """A download's bytes do not match the digest expected of them (given with `sha256=`...,
+    or sent by the server); neither the file nor a part file is left."""
+    code = 12
+
+
 _BY_CODE: dict[int, type[Error]] = {cls.code: cls for cls in (
     InvalidArgument, TransportError, Timeout, TooManyRedirects, UnacceptableStatus,
-    UnacceptableContentType, DecodeError, TooLarge, Cancelled, LocalIOError, CallbackError)}
+    UnacceptableContentType, DecodeError, TooLarge, Cancelled, LocalIOError, CallbackError,
+    ChecksumMismatch)}
 
 
 
@@ -124,13 +132,15 @@ def last_error() -> Error:
     offset = lib.hc_error_offset(err)
     record_index = lib.hc_error_record_index(err)
     cls = _BY_CODE.get(code, Error)
-    return cls(message, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
+    exc = cls(message, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
                body=_lib.borrowed(lib.hc_error_body, err) or b"",
                server_message=server.decode("utf-8", "replace") if server else None,
                offset=offset if offset >= 0 else None,
                url=url.decode("utf-8", "replace") if url is not None else None,
                method=method.decode("utf-8", "replace") if method is not None else None,
                record_index=record_index if record_index >= 0 else None)
+    exc.attempts = lib.hc_error_attempts(err)  # how many times the request was sent
+    return exc
 
 
 def raise_last() -> NoReturn:
@@ -152,5 +162,5 @@ def check_handle(handle: int | None) -> int:
 
 __all__ = ["Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
-           "Cancelled", "LocalIOError", "CallbackError"]
+           "Cancelled", "LocalIOError", "CallbackError", "ChecksumMismatch"]
 

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import HTTPContent
+
+private let server = TestServer.shared
+
+private func json(_ r: Response<String>) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(r.content.utf8))) as? [String: Any] ?? [:]
+}
+
+private func key() -> String { UUID().uuidString }
+
+@Suite struct CookieTests {
+    @Test func cookiesAreKeptByDefaultAndReadableFromTheJar() throws {
+        let client = try Client()
+        _ = try client.get(server.url("/cookie?set=a=1"), handler: Text())
+        #expect(json(try client.get(server.url("/cookie"), handler: Text()))["cookie"] as? String == "a=1")
+        #expect(client.cookieJar?.value("a") == "1")
+        #expect(client.cookieJar?.all.first?.domain == "127.0.0.1")
+    }
+
+    @Test func cookiesOffKeepNothing() throws {
+        var config = ClientConfiguration()
+        config.cookies = false
+        let client = try Client(configuration: config)
+        _ = try client.get(server.url("/cookie?set=a=1"), handler: Text())
+        #expect(json(try client.get(server.url("/cookie"), handler: Text()))["cookie"] is NSNull)
+        #expect(client.cookieJar == nil)
+    }
+
+    @Test func setClearAndPerRequestCookies() throws {
+        let client = try Client()
+        try client.cookieJar!.set(Cookie(name: "t", value: "d", domain: "127.0.0.1"))
+        var request = Request.get(server.url("/cookie"))
+        request.options.cookies = [("once", "1")]
+        let sent = json(try client.send(request, handler: Text()))["cookie"] as? String
+        #expect(Set(sent?.components(separatedBy: "; ") ?? []) == ["t=d", "once=1"])
+        #expect(client.cookieJar!.value("once") == nil)
+        client.cookieJar!.clear()
+        #expect(client.cookieJar!.all.isEmpty)
+        #expect(throws: HTTPContentError.self) { try client.cookieJar!.set(Cookie(name: "a;b", value: "v", domain: "x")) }
+    }
+
+    @Test func aCookieFileIsSavedAndLoaded() throws {
+        let path = NSTemporaryDirectory() + "hc-jar-\(key()).txt"
+        defer { unlink(path) }
+        var config = ClientConfiguration()
+        config.cookieFile = path
+        do {
+            let client = try Client(configuration: config)
+            _ = try client.get(server.url("/cookie?set=kept=yes"), handler: Text())
+            try client.cookieJar!.save()
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("kept\tyes"))
+        let again = try Client(configuration: config)
+        #expect(again.cookieJar!.value("kept") == "yes")
+    }
+
+    @Test func asyncTransfersShareTheJar() async throws {
+        let client = try Client()
+        _ = try await client.send(Request.get(server.url("/cookie?set=shared=1")), handler: Text())
+        #expect(json(try client.get(server.url("/cookie"), handler: Text()))["cookie"] as? String == "shared=1")
+    }
+}
+
+@Suite struct AuthTests {
+    let client = try! Client()
+
+    @Test func basicBearerAndDigest() throws {
+        var r = Request.get(server.url("/basic-auth/u/p"))
+        r.options.auth = .basic(user: "u", password: "p")
+        #expect(try client.send(r, handler: Text()).status == 200)
+        r = Request.get(server.url("/bearer/tok"))
+        r.options.auth = .bearer("tok")
+        #expect(try client.send(r, handler: Text()).status == 200)
+        r = Request.get(server.url("/digest-auth/u/p"))
+        r.options.auth = .digest(user: "u", password: "p")
+        #expect(try client.send(r, handler: Text()).status == 200)
+        r.options.auth = .digest(user: "u", password: "wrong")
+        #expect { try client.send(r, handler: Text()) } throws: { ($0 as? HTTPContentError)?.response?.status == 401 }
+    }
+
+    @Test(arguments: ["basic", "bearer", "digest", "hook"])
+    func credentialsAreNotForwardedToAnotherHost(kind: String) throws {
+        let other = server.url("/auth-check").replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        var r = Request.get(server.url("/redirect-to?url=\(other)"))
+        switch kind {
+        case "basic": r.options.auth = .basic(user: "u", password: "p")
+        case "bearer": r.options.auth = .bearer("t")
+        case "digest": r.options.auth = .digest(user: "u", password: "p")
+        default: r.options.auth = .custom(AuthHook { req, _ in req.headers.set("Authorization", "Bearer h") })
+        }
+        let response = try client.send(r, handler: Text())
+        #expect(response.url == other)
+        #expect(json(response)["authorization"] is NSNull)
+    }
+
+    @Test func aHookRefreshesOnceOn401() throws {
+        let calls = Locked<[Bool]>([])
+        var config = ClientConfiguration()
+        config.auth = .custom(AuthHook { req, refresh in
+            calls.withLock { $0.append(refresh) }
+            req.headers.set("Authorization", "Bearer \(refresh ? "fresh" : "stale")")
+        })
+        let client = try Client(configuration: config)
+        #expect(try client.get(server.url("/bearer/fresh"), handler: Text()).status == 200)
+        #expect(calls.withLock { $0 } == [false, true])
+    }
+}
+
+@Suite struct RetryTests {
+    @Test func retriesA503WithRetryAfterUntilItSucceeds() throws {
+        var config = ClientConfiguration()
+        config.retry = RetryPolicy(total: 3, backoff: .milliseconds(10))
+        let client = try Client(configuration: config)
+        let start = ContinuousClock.now
+        let r = try client.get(server.url("/flaky?key=\(key())&fail=2&retry_after=1"), handler: Text())
+        #expect(json(r)["attempts"] as? Int == 3)
+        #expect(ContinuousClock.now - start >= .milliseconds(1900))
+    }
+
+    @Test func theLastErrorSaysHowManyAttempts() throws {
+        let client = try Client()
+        var r = Request.get(server.url("/flaky?key=\(key())&fail=9"))
+        r.options.retry = RetryPolicy(total: 3, backoff: .milliseconds(5))
+        #expect { try client.send(r, handler: Text()) } throws: { error in
+            let e = error as? HTTPContentError
+            return e?.attempts == 3 && e?.message.contains("after 3 attempts") == true && e?.code == .unacceptableStatus
+        }
+    }
+
+    @Test func postIsNotRetriedUnlessAllowed() throws {
+        let client = try Client()
+        let k = key()
+        var r = Request("POST", server.url("/flaky?key=\(k)&fail=1"), body: .bytes([1], contentType: nil))
+        r.options.retry = RetryPolicy(total: 3, backoff: .milliseconds(5))
+        #expect { try client.send(r, handler: Text()) } throws: { ($0 as? HTTPContentError)?.attempts == 1 }
+        r.options.retry?.allMethods = true
+        #expect(json(try client.send(r, handler: Text()))["attempts"] as? Int == 2)
+    }
+
+    @Test func aHandlerThatSawBodyIsNotSentAgain() throws {
+        // A Bytes handler got 10 bytes before the reset: sending it again would append.
+        let client = try Client()
+        var r = Request.get(server.url("/flaky-reset?key=\(key())&fail=1"))
+        r.options.retry = RetryPolicy(total: 3, backoff: .milliseconds(5))
+        #expect { try client.send(r, handler: Bytes()) } throws: { ($0 as? HTTPContentError)?.code == .transport }
+        // A handler made per attempt is sent again.
+        r.url = server.url("/flaky-reset?key=\(key())&fail=1")
+        let made = try client.send(r, makeHandler: { Bytes() })
+        #expect(made.status == 200)
+        #expect(String(decoding: (made.content as? ByteBuffer)?.array ?? [], as: UTF8.self) == "{\"attempts\": 2}")
+    }
+
+    @Test func retryAfterParsesSecondsAndHTTPDates() {
+        #expect(RetryPolicy.retryAfterSeconds("7") == 7)
+        #expect(RetryPolicy.retryAfterSeconds("Sun, 06 Nov 1994 08:49:47 GMT", now: 784111777) == 10)
+        #expect(RetryPolicy.retryAfterSeconds("soon") == nil)
+        #expect(RetryPolicy.retryAfterSeconds("-1") == nil)
+    }
+}

@@ -1,0 +1,196 @@
+/* The session layers from C: cookies, authentication, retries. */
+#include "testutil.h"
+#include <time.h>
+
+static int count_cookie(void *userdata, const char *name, const char *value, const char *domain,
+                        const char *path, unsigned int flags, int64_t expires) {
+    (void)domain; (void)path; (void)flags; (void)expires;
+    int *found = userdata;
+    if (strcmp(name, "a") == 0 && strcmp(value, "1") == 0) found[0]++;
+    found[1]++;
+    return 0;
+}
+
+static int stop_at_first(void *userdata, const char *name, const char *value, const char *domain,
+                         const char *path, unsigned int flags, int64_t expires) {
+    (void)userdata; (void)name; (void)value; (void)domain; (void)path; (void)flags; (void)expires;
+    return 1;
+}
+
+/* The body of a response as a NUL-terminated string in buf. */
+static const char *text_of(hc_response *r, char *buf, size_t cap) {
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    buf[0] = 0;
+    if (r && hc_response_bytes(r, &data, &len) == HC_OK) {
+        if (len >= cap) len = cap - 1;
+        memcpy(buf, data, len);
+        buf[len] = 0;
+    }
+    return buf;
+}
+
+static void test_cookies(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    char buf[512];
+    CHECK_CODE(hc_test_send(client, "GET", "/cookie?set=a=1", NULL, &r), HC_OK);
+    hc_response_free(r);
+    CHECK_CODE(hc_test_send(client, "GET", "/cookie", NULL, &r), HC_OK);
+    CHECK(strstr(text_of(r, buf, sizeof buf), "\"a=1\"") != NULL);
+    hc_response_free(r);
+    int found[2] = {0, 0};
+    CHECK_CODE(hc_client_cookies(client, count_cookie, found), HC_OK);
+    CHECK(found[0] == 1 && found[1] == 1);
+    CHECK_CODE(hc_client_cookies(client, stop_at_first, NULL), HC_ECALLBACK);
+
+    /* set, per request, clear */
+    CHECK_CODE(hc_client_cookie_set(client, "b", "2", "127.0.0.1", NULL, 0, 0), HC_OK);
+    CHECK_CODE(hc_client_cookie_set(client, "bad;", "2", "127.0.0.1", NULL, 0, 0), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_cookie_set(client, "c", "3", NULL, NULL, 0, 0), HC_EINVALID_ARG);
+    hc_request *req = hc_request_new("GET", hc_url("/cookie"));
+    CHECK_CODE(hc_request_add_cookie(req, "once", "x"), HC_OK);
+    CHECK_CODE(hc_request_add_cookie(req, "no\r\n", "x"), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_OK);
+    text_of(r, buf, sizeof buf);
+    CHECK(strstr(buf, "a=1") && strstr(buf, "b=2") && strstr(buf, "once=x"));
+    hc_response_free(r);
+    hc_request_free(req);
+    /* A setting changed afterwards keeps the jar. */
+    CHECK_CODE(hc_client_set_timeout_ms(client, 20000), HC_OK);
+    found[0] = found[1] = 0;
+    CHECK_CODE(hc_client_cookies(client, count_cookie, found), HC_OK);
+    CHECK(found[1] == 2);
+
+    /* save and load */
+    char path[] = "/tmp/hc-cookies-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    CHECK_CODE(hc_client_cookies_save(client, path), HC_OK);
+    CHECK_CODE(hc_client_cookies_save(client, NULL), HC_EINVALID_ARG); /* no file given */
+    CHECK_CODE(hc_client_cookies_clear(client), HC_OK);
+    found[0] = found[1] = 0;
+    CHECK_CODE(hc_client_cookies(client, count_cookie, found), HC_OK);
+    CHECK(found[1] == 0);
+    CHECK_CODE(hc_client_cookies_load(client, path), HC_OK);
+    found[0] = found[1] = 0;
+    CHECK_CODE(hc_client_cookies(client, count_cookie, found), HC_OK);
+    CHECK(found[0] == 1 && found[1] == 2);
+    CHECK_CODE(hc_client_cookies_load(client, "/nonexistent/jar.txt"), HC_EIO);
+    hc_client_free(client);
+
+    /* A client whose jar is a file starts from it. */
+    hc_client *again = hc_client_new();
+    CHECK_CODE(hc_client_set_cookies(again, 1, path), HC_OK);
+    CHECK_CODE(hc_test_send(again, "GET", "/cookie", NULL, &r), HC_OK);
+    CHECK(strstr(text_of(r, buf, sizeof buf), "a=1") != NULL);
+    hc_response_free(r);
+    /* Off: nothing kept, the jar calls fail. */
+    CHECK_CODE(hc_client_set_cookies(again, 0, NULL), HC_OK);
+    CHECK_CODE(hc_test_send(again, "GET", "/cookie", NULL, &r), HC_OK);
+    CHECK(strstr(text_of(r, buf, sizeof buf), "null") != NULL);
+    hc_response_free(r);
+    CHECK_CODE(hc_client_cookies(again, count_cookie, found), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_cookies(NULL, count_cookie, found), HC_EINVALID_ARG);
+    hc_client_free(again);
+    unlink(path);
+}
+
+static int hook_calls, hook_refreshes;
+
+static int bearer_hook(void *userdata, hc_auth_request *request, int refresh) {
+    (void)userdata;
+    hook_calls++;
+    if (refresh) hook_refreshes++;
+    return hc_auth_request_set_header(request, "Authorization", refresh ? "Bearer fresh" : "Bearer stale");
+}
+
+static void test_auth(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    char buf[512];
+    hc_request *req = hc_request_new("GET", hc_url("/digest-auth/u/p"));
+    CHECK_CODE(hc_request_set_auth(req, HC_AUTH_DIGEST, "u", "p", NULL, NULL), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_OK);
+    CHECK(hc_response_status(r) == 200);
+    hc_response_free(r);
+    CHECK_CODE(hc_request_set_auth(req, HC_AUTH_DIGEST, "u", "wrong", NULL, NULL), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_EUNACCEPTABLE_STATUS);
+    CHECK(hc_error_status(hc_error_last()) == 401);
+    hc_request_free(req);
+    CHECK_CODE(hc_request_set_auth(NULL, HC_AUTH_BASIC, "u", "p", NULL, NULL), HC_EINVALID_ARG);
+
+    CHECK_CODE(hc_client_set_auth(client, HC_AUTH_BASIC, "u", "p", NULL, NULL), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", "/basic-auth/u/p", NULL, &r), HC_OK);
+    hc_response_free(r);
+    CHECK_CODE(hc_client_set_auth(client, HC_AUTH_BEARER, "tok", NULL, NULL, NULL), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", "/bearer/tok", NULL, &r), HC_OK);
+    hc_response_free(r);
+    CHECK_CODE(hc_client_set_auth(client, HC_AUTH_BEARER, "bad\r\ntoken", NULL, NULL, NULL), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", "/bearer/tok", NULL, &r), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_set_auth(client, HC_AUTH_BASIC, "u", NULL, NULL, NULL), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_set_auth(client, 99, NULL, NULL, NULL, NULL), HC_EINVALID_ARG);
+
+    /* A custom hook refreshes once on 401. */
+    CHECK_CODE(hc_client_set_auth(client, HC_AUTH_CUSTOM, NULL, NULL, bearer_hook, NULL), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", "/bearer/fresh", NULL, &r), HC_OK);
+    CHECK(hook_calls == 2 && hook_refreshes == 1);
+    hc_response_free(r);
+
+    /* No kind of credentials reaches another host after a redirect. */
+    char other[256], path[400];
+    snprintf(other, sizeof other, "%s/auth-check", hc_base);
+    char *host = strstr(other, "127.0.0.1");
+    memmove(host + 9, host + 9, strlen(host + 9) + 1);
+    memcpy(host, "localhost", 9);
+    snprintf(path, sizeof path, "/redirect-to?url=%s", other);
+    const int kinds[] = {HC_AUTH_BASIC, HC_AUTH_BEARER, HC_AUTH_DIGEST, HC_AUTH_CUSTOM};
+    for (size_t i = 0; i < 4; i++) {
+        CHECK_CODE(hc_client_set_auth(client, kinds[i], "u", "p", bearer_hook, NULL), HC_OK);
+        CHECK_CODE(hc_test_send(client, "GET", path, NULL, &r), HC_OK);
+        CHECK(strstr(hc_response_url(r), "localhost") != NULL);
+        CHECK(strstr(text_of(r, buf, sizeof buf), "\"authorization\": null") != NULL);
+        hc_response_free(r);
+    }
+    hc_client_free(client);
+}
+
+static void test_retries(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    char path[128];
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    CHECK_CODE(hc_client_set_retry(client, 3, 10, 2000, NULL, 0, 0), HC_OK);
+    snprintf(path, sizeof path, "/flaky?key=c%d&fail=2&retry_after=0", rand());
+    CHECK_CODE(hc_test_send(client, "GET", path, NULL, &r), HC_OK);
+    CHECK(hc_response_status(r) == 200);
+    hc_response_free(r);
+    snprintf(path, sizeof path, "/flaky?key=c%d&fail=9", rand());
+    CHECK_CODE(hc_test_send(client, "GET", path, NULL, &r), HC_EUNACCEPTABLE_STATUS);
+    CHECK(hc_error_attempts(hc_error_last()) == 3);
+    CHECK(strstr(hc_error_message(hc_error_last()), "after 3 attempts") != NULL);
+    /* Only the listed statuses. */
+    const int only429[] = {429};
+    hc_request *req = hc_request_new("GET", "http://127.0.0.1/");
+    CHECK_CODE(hc_request_set_retry(req, 3, 10, 2000, only429, 1, 0), HC_OK);
+    hc_request_free(req);
+    snprintf(path, sizeof path, "%s/flaky?key=c%d&fail=1", hc_base, rand());
+    req = hc_request_new("GET", path);
+    CHECK_CODE(hc_request_set_retry(req, 3, 10, 2000, only429, 1, 0), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_EUNACCEPTABLE_STATUS);
+    CHECK(hc_error_attempts(hc_error_last()) == 1);
+    hc_request_free(req);
+    CHECK_CODE(hc_client_set_retry(client, -1, 0, 0, NULL, 0, 0), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_set_retry(client, 2, 0, 0, NULL, 3, 0), HC_EINVALID_ARG);
+    hc_error_clear();
+    CHECK(hc_error_attempts(hc_error_last()) == 0);
+    hc_client_free(client);
+}
+
+int main(void) {
+    hc_test_server_start();
+    test_cookies();
+    test_auth();
+    test_retries();
+    return hc_test_finish();
+}
