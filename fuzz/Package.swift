@@ -24,5 +24,6 @@ let package = Package(
         .executableTarget(name: "fuzz-image", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-form", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-json", dependencies: [core, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-records", dependencies: [core, "FuzzSupport"]),
     ]
 )

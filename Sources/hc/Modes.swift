@@ -23,6 +23,8 @@ enum BodyModes {
             JSONMode.self,
             ImageMode.self,
             DiscardMode.self,
+            EventsMode.self,
+            JSONLinesMode.self,
         ]
     }
 

@@ -387,3 +387,22 @@ def test_exit_codes_are_the_documented_ones(hc, base_url, args, code):
         out = run(hc, *args)
     assert out.returncode == code, out.stderr
     assert out.stderr.startswith(b"hc: ") and out.stdout == b""
+
+
+# -- record streams (issue 19)
+
+def test_as_events_prints_each_server_sent_event(hc, base_url):
+    import base64
+    body = b": ping\r\nevent: up\r\nid: 7\r\ndata: a\r\ndata: b\r\n\r\nretry: 5\ndata: c\n\ndata: never dispatched\n"
+    url = f"{base_url}/records/echo?chunk=3&b64={base64.urlsafe_b64encode(body).decode()}"
+    out = run(hc, "--as", "events", url)
+    assert out.returncode == 0, out
+    assert out.stdout == b"event: up\nid: 7\ndata: a\ndata: b\n\nid: 7\nretry: 5\ndata: c\n\n"
+    wrong = run(hc, "--as", "events", f"{base_url}/records/sse-status?status=200&ctype=text/plain")
+    assert wrong.returncode == 6 and wrong.stdout == b""
+
+
+def test_as_json_lines_prints_one_record_per_line(hc, base_url):
+    out = run(hc, "--as", "json-lines", f"{base_url}/ndjson?n=3")
+    assert out.returncode == 0, out
+    assert out.stdout == b'{"i":0}\n{"i":1}\n{"i":2}\n'

@@ -22,7 +22,9 @@ public struct JSONRecordOptions: Sendable, Equatable {
     /// A bad record is reported (`onSkip`) and skipped instead of failing the stream
     /// (`.lines` and `.sequence`). Default false.
     public var skipBadRecords: Bool
-    /// The largest record in bytes (`.tooLarge` beyond, never skipped). Default 16 MiB.
+    /// The largest record in bytes (`.tooLarge` beyond, never skipped), for `.lines` and
+    /// `.sequence` (concatenated values have no boundary to count from: limit them with
+    /// `json.maxDepth` and the handler's acceptance). Default 16 MiB.
     public var maxRecordSize: Int?
     /// How each record is parsed (`allowMultipleValues`, `maxSize` and `errorBodyLimit` are
     /// the stream's business and ignored). Default `JSONOptions()`.
@@ -131,27 +133,40 @@ final class JSONRecordReader {
             }
             // Lines give their LF to yajl (it ends a number); sequences stop before the RS.
             let end = at.map { lines ? $0 + 1 : $0 } ?? n
-            let count = end - p
+            var count = end - p
             var failed = false
+            // Over the size limit: the bytes up to the limit are parsed first, so a decode error
+            // in them wins however the record was cut into chunks; then the record is too large.
+            var overLimit = false
+            if let max = options.maxRecordSize.map({ $0 + (lines ? 2 : 0) }), recordBytes + count > max {
+                count = Swift.max(0, max - recordBytes)
+                overLimit = true
+            }
             if count > 0 {
                 recordBytes += count
-                if let max = options.maxRecordSize, recordBytes > max + (lines ? 2 : 0) {
-                    throw located(HTTPContentError(.tooLarge, "a JSON record exceeds the limit of \(max) bytes"),
-                                  offset: recordStart, fromParser: false)
-                }
-                lastByte = (base + end - 1).load(as: UInt8.self)
+                lastByte = (base + p + count - 1).load(as: UInt8.self)
                 do {
                     try currentParser().feed(UnsafeRawBufferPointer(start: base + p, count: count))
                 } catch {
                     failed = true
                     position += count
-                    p = end
+                    p += count
                     try bad(error, fromParser: true)
+                    if overLimit {
+                        // The rest of the bad record goes with it.
+                        skipping = true
+                        continue
+                    }
+                    p = end
                 }
                 if !failed {
                     position += count
-                    p = end
+                    p += count
                 }
+            }
+            if overLimit && !failed {
+                throw located(HTTPContentError(.tooLarge, "a JSON record exceeds the limit of \(options.maxRecordSize ?? 0) bytes"),
+                              offset: recordStart, fromParser: false)
             }
             if failed {
                 if at != nil {
@@ -236,11 +251,6 @@ final class JSONRecordReader {
         if n > 0 {
             records += n
             try target.commit()
-        }
-        recordBytes = parser.depth > 0 ? recordBytes + chunk.count : 0
-        if let max = options.maxRecordSize, recordBytes > max {
-            throw located(HTTPContentError(.tooLarge, "a JSON record exceeds the limit of \(max) bytes"),
-                          offset: position, fromParser: false)
         }
     }
 

@@ -164,12 +164,12 @@ def test_json_lines_limits_and_acceptance(client, base_url):
         list(client.iter_json_lines(echo(base_url, b"1\n", 1, "text/html")))
 
 
-def test_json_lines_memory_stays_flat_and_stopping_early_stops(client, base_url):
+def test_a_long_json_lines_stream_arrives_in_order_and_stopping_early_stops(client, base_url):
     count = 0
-    for record in client.iter_json_lines(f"{base_url}/ndjson?n=200000"):
+    for record in client.iter_json_lines(f"{base_url}/ndjson?n=50000"):
         assert record == {"i": count}
         count += 1
-    assert count == 200000
+    assert count == 50000
     it = client.iter_json_lines(f"{base_url}/ndjson?n=1000000")
     assert next(it) == {"i": 0}
     it.close()
