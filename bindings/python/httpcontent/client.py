@@ -20,6 +20,7 @@ from .handlers import _LEND_MIN, Bytes, Handler
 from .jsoncontent import aiter_json as _aiter_json
 from .jsoncontent import iter_json as _iter_json
 from . import records as _records
+from .xmlcontent import iter_xml as _iter_xml
 from .models import CancelToken, Headers, Request, Response
 from . import session as _session
 
@@ -315,6 +316,13 @@ class Client(Handle):
         """`iter_events` as an async iterator (the stream runs in a worker thread, as
         `arequest`'s transfer does)."""
         return _records.aiter_events(self, url, **kwargs)
+
+    def iter_xml(self, url: str, path: str, **kwargs: Any) -> Iterator[Any]:
+        """Yields each `xml.etree.ElementTree.Element` matching `path` ("feed/entry": steps from
+        the root element, local names or "{namespace}name") as soon as its end tag arrives, in
+        flat memory however large the document. A generator: closing it stops the transfer.
+        Depth and entity limits raise `hc.DecodeError`."""
+        return _iter_xml(self, url, path, **kwargs)
 
     async def arequest(self, method: str, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         """`request` on the running event loop, with no thread: the loop watches the transfer's

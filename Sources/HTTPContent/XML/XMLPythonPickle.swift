@@ -1,0 +1,377 @@
+/// Writes elements as Python pickle bytes (protocol 4) that `pickle.loads` turns straight into
+/// `xml.etree.ElementTree.Element`s, as `ET.fromstring` would make them (tag `{ns}name`, attrib,
+/// text, tail, children; CDATA joined to the text; comments, when kept, as `ET.Comment`
+/// elements). The Python binding reads a document or a batch of streamed elements with one
+/// `pickle.loads` call, in C, instead of building each element from Python.
+///
+/// Only these opcodes are written, strings always length-prefixed: the bytes come from this
+/// writer, never from the document, so nothing in a document can become an opcode.
+final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
+    private struct Frame { var hasChildren = false }
+    private struct NameKey: Hashable {
+        let local: UnsafePointer<UInt8>
+        let uri: UnsafePointer<UInt8>?
+    }
+
+    private(set) var out: [UInt8] = []
+    private var stack: [Frame] = []
+    private var text: [UInt8] = []
+    /// An element that ended and waits for its tail (the text up to the next tag).
+    private var awaitingTail = false
+    private var memo = 0
+    /// Memo slots of names (libxml2 interns names, so their addresses identify them while the
+    /// parser lives); emptied with each new pickle.
+    private var names: [NameKey: Int] = [:]
+    /// Elements completed in the current batch, and the path they matched.
+    private(set) var count = 0
+    private(set) var path = 0
+    private let batched: Bool
+    private let keepComments: Bool
+    /// Batches: called with (path index, pickle bytes of a list, element count) at `batchBytes`,
+    /// when the path changes, and when `flush` is called.
+    var deliver: ((Int, UnsafeRawBufferPointer, Int) throws -> Void)?
+    private let batchBytes: Int
+
+    private enum Slot { static let element = 0, comment = 1, tag = 2, attrib = 3, text = 4, tail = 5, children = 6 }
+
+    init(batched: Bool, keepComments: Bool, batchBytes: Int = 64 * 1024) {
+        self.batched = batched
+        self.keepComments = keepComments
+        self.batchBytes = batchBytes
+        begin()
+    }
+
+    // MARK: - Pickle framing
+
+    private func begin() {
+        out.removeAll(keepingCapacity: true)
+        names.removeAll(keepingCapacity: true)
+        memo = 0
+        count = 0
+        out += [0x80, 4]  // PROTO 4
+        for (module, name) in [("xml.etree.ElementTree", "Element"), ("xml.etree.ElementTree", "Comment")] {
+            string(Array(module.utf8))
+            string(Array(name.utf8))
+            out.append(0x93)  // STACK_GLOBAL
+            memoize()
+            out.append(0x30)  // POP
+        }
+        for key in ["tag", "attrib", "text", "tail", "_children"] {
+            string(Array(key.utf8))
+            memoize()
+            out.append(0x30)
+        }
+        if batched { out += [0x5D, 0x28] }  // EMPTY_LIST, MARK
+    }
+
+    /// The finished pickle of the whole document (tree mode).
+    func finishDocument() -> [UInt8] {
+        out.append(0x2E)  // STOP
+        return out
+    }
+
+    /// A flush was asked for while an element was open: the batch goes as soon as it ends.
+    private var flushWhenClosed = false
+
+    /// Hands over the current batch, if it holds any element, and starts the next. While an
+    /// element is open (its bytes follow the complete ones), the batch goes when it ends.
+    func flush() throws {
+        guard batched, count > 0 else { return }
+        guard stack.isEmpty else {
+            flushWhenClosed = true
+            return
+        }
+        flushWhenClosed = false
+        out += [0x65, 0x2E]  // APPENDS, STOP
+        let n = count
+        // Started over even when the callback stops or fails: a batch is never delivered twice.
+        defer { begin() }
+        try out.withUnsafeBytes { try deliver?(path, $0, n) }
+    }
+
+    @inline(__always) private func memoize() {
+        out.append(0x94)
+        memo += 1
+    }
+
+    @inline(__always) private func get(_ slot: Int) {
+        if slot < 256 {
+            out += [0x68, UInt8(slot)]  // BINGET
+        } else {
+            out.append(0x6A)  // LONG_BINGET
+            le32(slot)
+        }
+    }
+
+    @inline(__always) private func le32(_ v: Int) {
+        out += [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8((v >> 24) & 0xFF)]
+    }
+
+    private func stringHeader(_ n: Int) {
+        if n < 256 {
+            out += [0x8C, UInt8(n)]  // SHORT_BINUNICODE
+        } else {
+            out.append(0x58)  // BINUNICODE
+            le32(n)
+        }
+    }
+
+    private func string(_ bytes: [UInt8]) {
+        stringHeader(bytes.count)
+        out += bytes
+    }
+
+    private func string(_ bytes: UnsafeBufferPointer<UInt8>) {
+        stringHeader(bytes.count)
+        out.append(contentsOf: bytes)
+    }
+
+    private func cString(_ p: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var n = 0
+        while p[n] != 0 { n += 1 }
+        return UnsafeBufferPointer(start: p, count: n)
+    }
+
+    /// `{uri}local` or `local`, memoized.
+    private func name(_ local: UnsafePointer<UInt8>, _ uri: UnsafePointer<UInt8>?) {
+        let key = NameKey(local: local, uri: uri)
+        if let slot = names[key] {
+            get(slot)
+            return
+        }
+        let l = cString(local)
+        if let uri {
+            let u = cString(uri)
+            stringHeader(u.count + l.count + 2)
+            out.append(UInt8(ascii: "{"))
+            out.append(contentsOf: u)
+            out.append(UInt8(ascii: "}"))
+            out.append(contentsOf: l)
+        } else {
+            string(l)
+        }
+        if names.count < 4096 {
+            names[key] = memo
+            memoize()
+        }
+    }
+
+    // MARK: - Structure
+
+    /// Writes pending character data where it belongs: the tail of the element that just ended,
+    /// or the text of the open element (before its first child).
+    private func settle() {
+        if awaitingTail {
+            if !text.isEmpty {
+                get(Slot.tail)
+                string(text)
+            }
+            out += [0x75, 0x62]  // SETITEMS, BUILD
+            awaitingTail = false
+        } else if !text.isEmpty, let top = stack.last, !top.hasChildren {
+            get(Slot.text)
+            string(text)
+        }
+        text.removeAll(keepingCapacity: true)
+    }
+
+    private func openChild() {
+        guard !stack.isEmpty, !stack[stack.count - 1].hasChildren else { return }
+        get(Slot.children)
+        out += [0x5D, 0x28]  // EMPTY_LIST, MARK
+        stack[stack.count - 1].hasChildren = true
+    }
+
+    func start(_ tag: XMLStartTag, depth: Int) throws {
+        settle()
+        openChild()
+        get(Slot.element)
+        out += [0x29, 0x81, 0x7D, 0x28]  // EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, MARK
+        get(Slot.tag)
+        name(tag.localname, tag.uri)
+        if tag.nbAttributes > 0 {
+            get(Slot.attrib)
+            out += [0x7D, 0x28]  // EMPTY_DICT, MARK
+            for i in 0..<tag.nbAttributes {
+                guard let local = tag.attributeName(i) else { continue }
+                name(local, tag.attributeURI(i))
+                string(tag.attributeValue(i))
+            }
+            out.append(0x75)  // SETITEMS
+        }
+        stack.append(Frame())
+    }
+
+    func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws {
+        if !stack.isEmpty { text.append(contentsOf: bytes) }
+    }
+
+    func comment(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        guard keepComments, !stack.isEmpty else { return }
+        settle()
+        openChild()
+        get(Slot.element)
+        out += [0x29, 0x81, 0x7D, 0x28]
+        get(Slot.tag)
+        get(Slot.comment)
+        get(Slot.text)
+        string(bytes)
+        awaitingTail = true
+    }
+
+    func end(depth: Int) throws {
+        settle()
+        guard let frame = stack.popLast() else { return }
+        if frame.hasChildren { out.append(0x65) }  // APPENDS
+        if stack.isEmpty {
+            out += [0x75, 0x62]  // the outermost element has no tail here
+        } else {
+            awaitingTail = true
+        }
+    }
+
+    /// A captured element is complete. With several paths the batch size is 1 (set by the
+    /// handler), so a batch never mixes paths.
+    func done(path index: Int) throws {
+        path = index
+        count += 1
+        if out.count >= batchBytes || flushWhenClosed { try flush() }
+    }
+}
+
+/// For the Python binding: `XML`'s parse, options, errors and acceptance, but the document is
+/// written as a pickle of `xml.etree.ElementTree.Element`s while it is parsed, with no tree.
+/// Content: the pickle bytes (nil for an empty body, where `XML` gives nil).
+public final class XMLPythonPickleHandler: SelectiveHandler {
+    private let xml: XML
+    public var acceptance: Acceptance {
+        get { xml.acceptance }
+        set { xml.acceptance = newValue }
+    }
+    private var writer: XMLPickleWriter?
+    private var parser: XMLPushParser?
+    private var head: ResponseHead?
+
+    public init(options: XMLOptions = XMLOptions(), allowEmpty: Bool = false,
+                acceptance: Acceptance = XML.defaultAcceptance()) {
+        xml = XML(options: options, allowEmpty: allowEmpty, acceptance: acceptance)
+    }
+
+    public func prepare(_ request: inout Request) throws { try xml.prepare(&request) }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try XMLAcceptance.check(head, xml.acceptance, xml.options)
+        self.head = head
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        if parser == nil {
+            let options = XMLAcceptance.options(xml.options, head)
+            let w = XMLPickleWriter(batched: false, keepComments: options.keepComments)
+            writer = w
+            parser = XMLPushParser(options: options, sink: w)
+        }
+        try parser!.feed(chunk)
+    }
+
+    public func finish() throws -> [UInt8]? {
+        guard let parser, let writer, parser.bytesReceived > 0 else {
+            try XMLAcceptance.acceptEmptyBody(allowEmpty: xml.allowEmpty, head)
+            return nil
+        }
+        try parser.finish()
+        return writer.finishDocument()
+    }
+
+    public func cleanup(failed: Bool) {
+        parser = nil
+        writer = nil
+    }
+}
+
+/// For the Python binding: path streaming in batches, each a pickle of a list of
+/// `xml.etree.ElementTree.Element`s, handed to `onBatch` (path index, bytes valid during the call,
+/// element count) at `batchBytes`, and at the end of every received chunk. With several paths,
+/// every batch holds elements of one path. Content, stopping, acceptance: as `XMLElements`.
+public final class XMLPythonPickleBatches: SelectiveHandler {
+    public typealias OnBatch = (_ pathIndex: Int, _ pickle: UnsafeRawBufferPointer, _ count: Int) throws -> Void
+    public var acceptance: Acceptance
+    public let options: XMLOptions
+    public let paths: [XMLPath]
+    public let allowEmpty: Bool
+    private let limit: Int?
+    private let batchBytes: Int
+    private let onBatch: OnBatch
+    private var writer: XMLPickleWriter?
+    private var parser: XMLElementParser?
+    private var head: ResponseHead?
+    private var stoppedByCallback = false
+
+    public init(paths: [XMLPath], options: XMLOptions = XMLOptions(), limit: Int? = nil, allowEmpty: Bool = false,
+                batchBytes: Int = 64 * 1024, acceptance: Acceptance = XML.defaultAcceptance(),
+                onBatch: @escaping OnBatch) throws(HTTPContentError) {
+        _ = try XMLPathMatcher(paths: paths, limit: limit, capture: XMLTreeBuilder(options: options))
+        self.paths = paths
+        self.options = options
+        self.limit = limit
+        self.allowEmpty = allowEmpty
+        self.batchBytes = batchBytes
+        self.acceptance = acceptance
+        self.onBatch = onBatch
+    }
+
+    public func prepare(_ request: inout Request) throws { XMLAcceptance.prepare(&request) }
+
+    public func accept(_ head: ResponseHead) throws -> Bool {
+        try XMLAcceptance.check(head, acceptance, options)
+        self.head = head
+        return true
+    }
+
+    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
+        if parser == nil {
+            let o = XMLAcceptance.options(options, head)
+            // Several paths: one element per batch keeps each batch to one path.
+            let w = XMLPickleWriter(batched: true, keepComments: o.keepComments,
+                                    batchBytes: paths.count > 1 ? 1 : batchBytes)
+            w.deliver = onBatch
+            writer = w
+            parser = try XMLElementParser(paths: paths, options: o, limit: limit, capture: w)
+        }
+        let more: Bool
+        do {
+            more = try parser!.feed(chunk)
+        } catch {
+            try? writer?.flush()
+            throw error
+        }
+        try flush()
+        if !more { throw StopTransfer() }
+    }
+
+    private func flush() throws {
+        do {
+            try writer?.flush()
+        } catch is StopTransfer {
+            stoppedByCallback = true
+            throw StopTransfer()
+        }
+    }
+
+    public func finish() throws -> XMLElementsSummary {
+        guard let parser, parser.bytesReceived > 0 else {
+            try XMLAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
+            return XMLElementsSummary(count: 0, stoppedEarly: false)
+        }
+        if stoppedByCallback { return XMLElementsSummary(count: parser.summary.count, stoppedEarly: true) }
+        let summary = try parser.finish()
+        do { try flush() } catch is StopTransfer { return XMLElementsSummary(count: summary.count, stoppedEarly: true) }
+        return summary
+    }
+
+    public func cleanup(failed: Bool) {
+        parser = nil
+        writer = nil
+    }
+}

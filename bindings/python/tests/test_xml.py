@@ -1,0 +1,226 @@
+"""XML handler and path streaming, checked against xml.etree.ElementTree on real-world shapes."""
+
+import gc
+import os
+import tracemalloc
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import httpcontent as hc
+from xmlroutes import doc_query, feed_entry, feed_head, feed_tail
+
+RSS = b"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/">
+  <channel>
+    <title>News &amp; Views</title>
+    <atom:link href="http://example.com/rss" rel="self" type="application/rss+xml"/>
+    <item><title>First</title><description><![CDATA[<p>Hello <b>world</b></p>]]></description>
+      <dc:creator>Ann</dc:creator><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item>
+    <item><title>Second &#8212; &#x263A;</title><guid isPermaLink="false">2</guid></item>
+  </channel>
+</rss>
+"""
+
+ATOM = """<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="fr">
+  <title type="text">Caf\u00e9 feed</title>
+  <link href="http://example.org/"/>
+  <entry><title>Atom-Powered Robots</title><id>urn:uuid:1225c695</id>
+    <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Text <em>here</em> tail</p></div></content>
+  </entry>
+</feed>
+""".encode()
+
+SOAP = b"""<?xml version="1.0"?>
+<soap:Envelope xmlns:soap="http://www.w3.org/2003/05/soap-envelope" soap:encodingStyle="http://www.w3.org/2003/05/soap-encoding">
+  <soap:Header><m:Trans xmlns:m="urn:trans" soap:mustUnderstand="1">234</m:Trans></soap:Header>
+  <soap:Body><m:GetPriceResponse xmlns:m="https://www.w3schools.com/prices"><m:Price>1.90</m:Price></m:GetPriceResponse></soap:Body>
+</soap:Envelope>
+"""
+
+SITEMAP = b"""<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+  <url><loc>http://www.example.com/?a=1&amp;b=2</loc><lastmod>2005-01-01</lastmod><changefreq>monthly</changefreq>
+    <priority>0.8</priority><image:image><image:loc>http://example.com/i.jpg</image:loc></image:image></url>
+  <url><loc>http://www.example.com/catalog</loc></url>
+</urlset>
+"""
+
+XHTML = b"""<!DOCTYPE div [<!ENTITY nbsp "&#160;"><!ENTITY copy "&#169;"><!ENTITY company "Example &amp; Co">]>
+<div xmlns="http://www.w3.org/1999/xhtml" class="note">
+  <p>Fish&nbsp;&amp;&nbsp;chips &lt;cheap&gt; &copy; &company;</p><br/>
+  <a href="/x?y=1&amp;z=2" title="&quot;q&quot;">link</a> trailing <!-- dropped --> text
+</div>
+"""
+
+NAMESPACES = b"""<root xmlns="urn:default" xmlns:p="urn:p" xmlns:q="urn:q" a="plain" p:a="prefixed">
+  <child q:x="1">t</child><p:child>u</p:child><inner xmlns=""><bare/></inner>
+  <q:deep xmlns:q="urn:q2"><q:el/></q:deep>
+</root>"""
+
+UTF16 = '<?xml version="1.0" encoding="UTF-16"?><doc lang="\u65e5\u672c"><t>\u65e5\u672c\u8a9e \U0001F600</t></doc>'.encode("utf-16")
+
+SHAPES = {"rss": RSS, "atom": ATOM, "soap": SOAP, "sitemap": SITEMAP, "xhtml": XHTML,
+          "namespaces": NAMESPACES, "utf16": UTF16}
+
+
+def canonical(element):
+    return ET.canonicalize(ET.tostring(element, encoding="unicode"))
+
+
+def url(base, body, ctype="application/xml", chunk=None):
+    return f"{base}/xml/doc?{doc_query(body, ctype, chunk)}"
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+@pytest.mark.parametrize("chunk", [None, 1, 7])
+def test_tree_equals_elementtree_in_canonical_form(client, base_url, name, chunk):
+    body = SHAPES[name]
+    r = client.get(url(base_url, body, chunk=chunk), handler=hc.XML())
+    assert isinstance(r.content, ET.Element)
+    assert canonical(r.content) == canonical(ET.fromstring(body))
+    # Not only canonical: tag, attrib, text and tail as ElementTree gives them, at every node.
+    for mine, theirs in zip(r.content.iter(), ET.fromstring(body).iter(), strict=True):
+        assert (mine.tag, mine.attrib, mine.text, mine.tail) == (theirs.tag, theirs.attrib, theirs.text, theirs.tail)
+
+
+def test_comments_kept_by_option_like_a_comment_inserting_parser(client, base_url):
+    r = client.get(url(base_url, XHTML), handler=hc.XML(keep_comments=True))
+    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+    parser.feed(XHTML)
+    assert canonical(r.content) == canonical(parser.close())
+    assert any(e.tag is ET.Comment for e in r.content.iter())
+
+
+def test_content_type_charset_decides_the_encoding(client, base_url):
+    body = "<a>caf\u00e9</a>".encode("latin-1")
+    r = client.get(url(base_url, body, "text/xml; charset=iso-8859-1"), handler=hc.XML())
+    assert r.content.text == "caf\u00e9"
+    with pytest.raises(hc.DecodeError):
+        client.get(url(base_url, body, "text/xml"), handler=hc.XML())
+
+
+def test_acceptance_and_empty_bodies(client, base_url):
+    for ctype in ["application/xml", "text/xml", "application/atom+xml", "image/svg+xml"]:
+        assert client.get(url(base_url, b"<a/>", ctype), handler=hc.XML()).content.tag == "a"
+    with pytest.raises(hc.UnacceptableContentType):
+        client.get(url(base_url, b"<a/>", "application/json"), handler=hc.XML())
+    assert client.get(url(base_url, b"<a/>", "application/json"),
+                      handler=hc.XML(accept_types=["*/*"])).content.tag == "a"
+    with pytest.raises(hc.DecodeError):
+        client.get(url(base_url, b""), handler=hc.XML())
+    assert client.get(url(base_url, b""), handler=hc.XML(allow_empty=True)).content is None
+    with pytest.raises(hc.TooLarge):
+        client.get(url(base_url, SITEMAP), handler=hc.XML(max_size=100))
+
+
+def test_malformed_document_raises_decode_error_with_position(client, base_url):
+    with pytest.raises(hc.DecodeError) as info:
+        client.get(url(base_url, b"<a>\n<b></c></a>"), handler=hc.XML())
+    assert "line 2" in str(info.value)
+
+
+# -- hostile documents
+
+def billion_laughs():
+    doc = '<!DOCTYPE lolz [<!ENTITY lol "lol">'
+    doc += '<!ENTITY lol1 "' + "&lol;" * 10 + '">'
+    for i in range(2, 10):
+        doc += f'<!ENTITY lol{i} "' + f"&lol{i - 1};" * 10 + '">'
+    return (doc + "]><lolz>&lol9;</lolz>").encode()
+
+
+def quadratic_blowup():
+    return (b"<!DOCTYPE q [<!ENTITY a \"" + b"x" * 10_000 + b"\">]><q>" + b"&a;" * 300 + b"</q>")
+
+
+@pytest.mark.parametrize("doc", [billion_laughs(), quadratic_blowup()], ids=["billion-laughs", "quadratic"])
+def test_entity_bombs_raise_decode_error(client, base_url, doc):
+    with pytest.raises(hc.DecodeError):
+        client.get(url(base_url, doc), handler=hc.XML())
+
+
+def test_external_entities_and_dtds_are_never_loaded(client, base_url, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    xxe = f'<!DOCTYPE r [<!ENTITY xxe SYSTEM "file://{secret}">]><r>&xxe;</r>'.encode()
+    with pytest.raises(hc.DecodeError, match="external entity"):
+        client.get(url(base_url, xxe), handler=hc.XML())
+    pe = f'<!DOCTYPE r [<!ENTITY % p SYSTEM "file://{secret}"> %p;]><r/>'.encode()
+    with pytest.raises(hc.DecodeError, match="external entity"):
+        client.get(url(base_url, pe), handler=hc.XML())
+    # An external DTD on the network is not fetched (nothing listens there; the parse is unaffected).
+    remote = f'<!DOCTYPE r SYSTEM "{base_url}/xml/doc?doc=%3C!ENTITY%20s%20%22SECRET%22%3E"><r>ok</r>'.encode()
+    assert client.get(url(base_url, remote), handler=hc.XML()).content.text == "ok"
+
+
+def test_depth_limit_raises_decode_error(client, base_url):
+    deep = b"<a>" * 300 + b"</a>" * 300
+    with pytest.raises(hc.DecodeError):
+        client.get(url(base_url, deep), handler=hc.XML())
+    ten = b"<a>" * 10 + b"</a>" * 10
+    with pytest.raises(hc.DecodeError, match="deeper than 5"):
+        client.get(url(base_url, ten), handler=hc.XML(max_depth=5))
+    with pytest.raises(hc.DecodeError):
+        list(client.iter_xml(url(base_url, deep), path="a/a"))
+
+
+# -- path streaming
+
+def test_iter_xml_yields_elements_equal_to_elementtree(client, base_url):
+    n = 2000
+    got = list(client.iter_xml(f"{base_url}/xml/feed?n={n}", path="feed/entry"))
+    assert len(got) == n
+    body = feed_head() + b"".join(feed_entry(i) for i in range(n)) + feed_tail()
+    expected = ET.fromstring(body).findall("{http://www.w3.org/2005/Atom}entry")
+    for mine, theirs in zip(got, expected, strict=True):
+        theirs.tail = None  # a streamed element is complete at its end tag, before any tail
+        assert canonical(mine) == canonical(theirs)
+
+
+def test_iter_xml_namespaced_steps_and_rss(client, base_url):
+    atom = "{http://www.w3.org/2005/Atom}"
+    got = list(client.iter_xml(f"{base_url}/xml/feed?n=5", path=f"{atom}feed/{atom}entry"))
+    assert [e.find(f"{atom}id").text for e in got] == [f"urn:uuid:{i:08d}" for i in range(5)]
+    assert list(client.iter_xml(f"{base_url}/xml/feed?n=5", path="{}feed/entry")) == []
+    items = list(client.iter_xml(f"{base_url}/xml/feed?n=3&kind=rss", path="rss/channel/item"))
+    assert [i.find("title").text for i in items] == ["Item 0 & more", "Item 1 & more", "Item 2 & more"]
+    assert items[0].find("description").text == "<p>Body 0</p>"
+
+
+def test_closing_the_generator_stops_the_transfer(client, base_url):
+    gen = client.iter_xml(f"{base_url}/xml/feed?n=100000000", path="feed/entry")
+    first = [next(gen) for _ in range(3)]
+    assert [e.find("{http://www.w3.org/2005/Atom}id").text for e in first][0] == "urn:uuid:00000000"
+    gen.close()  # returns once the worker has stopped: a 100M-entry feed was not read to the end
+    assert client.get(f"{base_url}/xml/feed?n=1", handler=hc.XML(accept_types=["*/*"])).status == 200
+
+
+def test_path_streaming_memory_stays_flat(client, base_url):
+    def peak(n):
+        gc.collect()
+        tracemalloc.start()
+        count = 0
+        for _ in client.iter_xml(f"{base_url}/xml/feed?n={n}", path="feed/entry"):
+            count += 1
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert count == n
+        return top
+    small, large = peak(2_000), peak(40_000)
+    assert large < small * 2 + 256 * 1024, (small, large)
+
+
+def test_xml_elements_handler_calls_back_and_stops(client, base_url):
+    seen = []
+    r = client.get(f"{base_url}/xml/feed?n=50", handler=hc.XMLElements("feed/entry", seen.append))
+    assert r.content == 50 and len(seen) == 50 and all(isinstance(e, ET.Element) for e in seen)
+    seen.clear()
+    r = client.get(f"{base_url}/xml/feed?n=100000",
+                   handler=hc.XMLElements("feed/entry", lambda e: seen.append(e) or len(seen) == 4))
+    assert len(seen) == 4
+    both = []
+    client.get(f"{base_url}/xml/feed?n=2", handler=hc.XMLElements(["feed/title", "feed/entry"],
+                                                                  lambda p, e: both.append(p)))
+    assert both == ["feed/title", "feed/entry", "feed/entry"]
