@@ -83,16 +83,18 @@ class XML(Handler):
         self._options = dict(keep_comments=keep_comments, max_depth=max_depth,
                              max_entity_expansion=max_entity_expansion, allow_empty=allow_empty)
 
-    def _new_native(self) -> int:
+    def _new_native(self) -> int | None:
         with _Options(**self._options) as opts:
-            return _ffi.lib().hc_handler_xml_pickle_new(opts)
+            native: int | None = _ffi.lib().hc_handler_xml_pickle_new(opts)
+            return native
 
     def _content(self, response_ptr: int) -> ET.Element | None:
         data, size = ctypes.c_void_p(), ctypes.c_size_t()
         check(_ffi.lib().hc_response_xml_pickle(response_ptr, ctypes.byref(data), ctypes.byref(size)))
         if not data.value:
             return None
-        return _loads(data.value, size.value)
+        root: ET.Element = _loads(data.value, size.value)
+        return root
 
 
 class XMLElements(Handler):
@@ -117,11 +119,11 @@ class XMLElements(Handler):
         self._options = dict(limit=limit, keep_comments=keep_comments, max_depth=max_depth,
                              max_entity_expansion=max_entity_expansion)
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
         several = len(self.paths) > 1
 
-        def on_batch(_userdata, path_index, data, size, _count):
-            def run():
+        def on_batch(_userdata: int | None, path_index: int, data: int, size: int, _count: int) -> int:
+            def run() -> int:
                 for element in _loads(data, size):
                     stop = (self.on_element(self.paths[path_index], element) if several
                             else self.on_element(element))
@@ -133,7 +135,9 @@ class XMLElements(Handler):
         self._keep = _BATCH_CB(on_batch)
         names = (ctypes.c_char_p * len(self.paths))(*[p.encode() for p in self.paths])
         with _Options(**self._options) as opts:
-            return _ffi.lib().hc_handler_xml_batches_pickle_new(names, len(self.paths), opts, self._keep, None)
+            native: int | None = _ffi.lib().hc_handler_xml_batches_pickle_new(
+                names, len(self.paths), opts, self._keep, None)
+            return native
 
     def _content(self, response_ptr: int) -> int:
         count = ctypes.c_size_t()
@@ -146,7 +150,7 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
     """Yields each `Element` matching `path` while the body is still arriving. The transfer runs
     in a worker thread; at most `buffer` batches wait between it and you, so memory stays flat
     however large the document. Closing the generator (or leaving the loop) stops the transfer."""
-    batches: queue.Queue = queue.Queue(maxsize=max(1, buffer))
+    batches: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer))
     stopping = threading.Event()
     done = object()
     options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
@@ -154,8 +158,8 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
         "accept_status", "accept_types")}
 
     class _Feeder(XMLElements):
-        def _new_native(self, sink: list[BaseException] | None = None) -> int:  # never raises
-            def on_batch(_userdata, _path_index, data, size, _count):
+        def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
+            def on_batch(_userdata: int | None, _path_index: int, data: int, size: int, _count: int) -> int:
                 raw = ctypes.string_at(data, size)
                 while not stopping.is_set():
                     try:
@@ -167,9 +171,13 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
             self._keep = _BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(path.encode())
             with _Options(**self._options) as opts:
-                return _ffi.lib().hc_handler_xml_batches_pickle_new(names, 1, opts, self._keep, None)
+                native: int | None = _ffi.lib().hc_handler_xml_batches_pickle_new(names, 1, opts, self._keep, None)
+                return native
 
-    handler = _Feeder(path, lambda _e: None, **options)
+    def ignore(_element: ET.Element) -> None:
+        return None
+
+    handler = _Feeder(path, ignore, **options)
     failure: list[BaseException] = []
 
     def run() -> None:
@@ -193,7 +201,8 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
             item = batches.get()
             if item is done:
                 break
-            yield from pickle.loads(item)
+            elements: list[ET.Element] = pickle.loads(item)
+            yield from elements
         if failure:
             raise failure[0]
     finally:
