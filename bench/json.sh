@@ -7,7 +7,7 @@
 #
 #   bash bench/json.sh
 #
-# Knobs (environment): BENCH_JSON_MB (100), BENCH_ROUNDS (5), BENCH_COUNT (passes per
+# Knobs (environment): BENCH_JSON_MB (100), BENCH_JSON_DOC (rich, or simple), BENCH_ROUNDS (5), BENCH_COUNT (passes per
 # measurement, 1), BENCH_SERVER_CPU (0), BENCH_CLIENT_CPU (1), BENCH_IJSON (1: install ijson into
 # a cache folder if missing; 0: skip it), BENCH_PYDEPS (~/.cache/httpcontent-bench/pydeps),
 # BENCH_OUTPUT (BENCHMARKS.md), BENCH_TIMEOUT (seconds per measurement, 300), BENCH_LIBDIR
@@ -37,21 +37,31 @@ bench_pin nginx client
 bench_make_tmp jsonbench
 
 # --- The file ---------------------------------------------------------------------------------
-# [{"id": 0, "name": "item 0", "tags": ["a", "b"], "value": 0.0}, ...] up to SIZE_MB MiB.
+# BENCH_JSON_DOC=rich (the default, issue 15): objects with escaped and non-ASCII strings, floats,
+# nesting: {"id": i, "name": "item \"i\"\n", "text": "café \\ path/i ✓", "score": i*0.37,
+# "geo": {"lat": ..., "lon": ..., "tags": ["a", "b", {"k": i}]}, "flags": [true, false, null]}.
+# BENCH_JSON_DOC=simple: [{"id": 0, "name": "item 0", "tags": ["a", "b"], "value": 0.0}, ...].
+# Either up to SIZE_MB MiB.
 mkdir -p "$TMP/www"
 chmod 755 "$TMP/www"
 bench_log "writing a ${SIZE_MB} MiB JSON array"
-read -r EXPECTED ITEMS < <("$PYTHON" - "$TMP/www/data.json" "$SIZE_MB" <<'PY'
-import sys
-path, limit = sys.argv[1], int(sys.argv[2]) * 1048576
+read -r EXPECTED ITEMS < <("$PYTHON" - "$TMP/www/data.json" "$SIZE_MB" "${BENCH_JSON_DOC:-rich}" <<'PY'
+import json, sys
+path, limit, doc = sys.argv[1], int(sys.argv[2]) * 1048576, sys.argv[3]
 size, i, parts = 1, 0, ["["]
-with open(path, "w") as f:
+with open(path, "w", encoding="utf-8") as f:
     while size < limit:
-        s = ('{"id": %d, "name": "item %d", "tags": ["a", "b"], "value": %r}' % (i, i, i * 1.5))
+        if doc == "rich":
+            s = json.dumps({"id": i, "name": 'item "%d"\n' % i, "text": "caf\u00e9 \\ path/%d \u2713" % i,
+                            "score": i * 0.37, "geo": {"lat": 45.1234567 + i * 1e-7, "lon": -73.7654321,
+                                                       "tags": ["a", "b", {"k": i}]},
+                            "flags": [True, False, None]}, ensure_ascii=False)
+        else:
+            s = ('{"id": %d, "name": "item %d", "tags": ["a", "b"], "value": %r}' % (i, i, i * 1.5))
         if i:
             s = "," + s
         parts.append(s)
-        size += len(s)
+        size += len(s.encode())
         i += 1
         if len(parts) >= 10000:
             f.write("".join(parts))
@@ -113,6 +123,9 @@ CONTESTANTS=(
     "hc-py-items|$PYTHON $HERE/json_bench.py hc-items|url"
     "hc-py-iter|$PYTHON $HERE/json_bench.py hc-iter|url"
     "ijson|$PYTHON $HERE/json_bench.py ijson|url"
+    "ijson-decimal|$PYTHON $HERE/json_bench.py ijson-decimal|url"
+    "requests-orjson|$PYTHON $HERE/json_bench.py requests-orjson|url"
+    "requests-msgspec|$PYTHON $HERE/json_bench.py requests-msgspec|url"
 )
 
 # Runs contestant $1 for $2 passes; prints "MB/s CPU-s/GB RSS-growth-bytes". Exit 3: not installed.
@@ -137,7 +150,7 @@ ACTIVE=()
 for entry in "${CONTESTANTS[@]}"; do
     id=${entry%%|*}
     if [ -n "$ONLY" ] && [[ " $ONLY " != *" $id "* ]]; then continue; fi
-    if [ "$id" = ijson ] && [ "${IJSON_NOTE#not measured}" != "$IJSON_NOTE" ]; then continue; fi
+    if [ "${id#ijson}" != "$id" ] && [ "${IJSON_NOTE#not measured}" != "$IJSON_NOTE" ]; then continue; fi
     if m=$(measure "$id" 1); then
         ACTIVE+=("$id")
         read -r mbps cpu rss <<<"$m"

@@ -57,22 +57,25 @@ static int hc_fail(const char *what) {
     return 1;
 }
 
-/* --- raw yajl: no-op callbacks; start_map counts the items (one object per element) -------- */
+/* --- raw yajl: no-op callbacks; start_map at depth 1 counts the items (one object per element;
+ * the rich document nests more objects inside each) ------------------------------------------ */
 static long long g_maps;
+static int g_depth;
 static int cb_null(void *c) { (void)c; return 1; }
 static int cb_bool(void *c, int b) { (void)c; (void)b; return 1; }
 static int cb_int(void *c, long long i) { (void)c; (void)i; return 1; }
 static int cb_double(void *c, double d) { (void)c; (void)d; return 1; }
 static int cb_number(void *c, const char *s, size_t n) { (void)c; (void)s; (void)n; return 1; }
 static int cb_string(void *c, const unsigned char *s, size_t n) { (void)c; (void)s; (void)n; return 1; }
-static int cb_start_map(void *c) { (void)c; g_maps++; return 1; }
+static int cb_start_map(void *c) { (void)c; if (g_depth++ == 1) g_maps++; return 1; }
+static int cb_start_array(void *c) { (void)c; g_depth++; return 1; }
 static int cb_key(void *c, const unsigned char *s, size_t n) { (void)c; (void)s; (void)n; return 1; }
-static int cb_end(void *c) { (void)c; return 1; }
+static int cb_end(void *c) { (void)c; g_depth--; return 1; }
 
 static const yajl_callbacks convert_cbs = {cb_null, cb_bool, cb_int, cb_double, NULL, cb_string,
-                                           cb_start_map, cb_key, cb_end, cb_end, cb_end};
+                                           cb_start_map, cb_key, cb_end, cb_start_array, cb_end};
 static const yajl_callbacks number_cbs = {cb_null, cb_bool, NULL, NULL, cb_number, cb_string,
-                                          cb_start_map, cb_key, cb_end, cb_end, cb_end};
+                                          cb_start_map, cb_key, cb_end, cb_start_array, cb_end};
 
 /* --- curl + yajl --------------------------------------------------------------------------- */
 struct curl_yajl { yajl_handle y; unsigned long long bytes; int failed; };
@@ -173,6 +176,7 @@ int main(int argc, char **argv) {
         unsigned long long got = 0;
         if (m == RAW || m == RAW_NUMBER) {
             g_maps = 0;
+            g_depth = 0;
             yajl_handle y = yajl_alloc(m == RAW ? &convert_cbs : &number_cbs, NULL, NULL);
             if (yajl_parse(y, data, len) != yajl_status_ok || yajl_complete_parse(y) != yajl_status_ok) {
                 fprintf(stderr, "yajl failed\n");
@@ -189,6 +193,7 @@ int main(int argc, char **argv) {
             got = len;
         } else if (m == CURL_YAJL) {
             g_maps = 0;
+            g_depth = 0;
             cy.bytes = 0;
             cy.failed = 0;
             cy.y = yajl_alloc(&convert_cbs, NULL, NULL);

@@ -9,7 +9,11 @@ Modes (COUNT downloads of URL, each one checked to give EXPECTED_ITEMS top-level
     urllib3        json.loads(urllib3.PoolManager().request("GET", url).data)
     hc-items       client.get(url, handler=hc.JSONItems("item", on_item)): one call per element
     hc-iter        for v in client.iter_json(url, "item")
-    ijson          for v in ijson.items(urllib3 response (streamed), "item"), yajl2_c backend
+    ijson          for v in ijson.items(requests response.raw (streamed), "item", use_float=True):
+                   the anchor as its users tune it (yajl2_c backend; floats, not Decimals)
+    ijson-decimal  the same with ijson's default use_float=False (Decimals), for context
+    requests-orjson   orjson.loads(requests.Session().get(url).content): the whole-document anchor
+    requests-msgspec  msgspec.json.decode(requests.Session().get(url).content), likewise
 The element-by-element modes count dicts and drop them.
 
 Prints one line: "MBPS <value> bytes=<total> seconds=<elapsed> cpu=<user+sys seconds of every
@@ -95,22 +99,37 @@ def make(mode: str, url: str):
             assert r.status == 200, r.status
             return len(json.loads(r.data))
         return fetch
-    if mode == "ijson":
+    if mode in ("ijson", "ijson-decimal"):
         import ijson
-        import urllib3
+        import requests
         if ijson.backend != "yajl2_c":
             raise ImportError(f"ijson's backend is {ijson.backend}, not yajl2_c")
-        pool = urllib3.PoolManager()
+        session = requests.Session()
+        use_float = mode == "ijson"
 
         def fetch() -> int:
-            r = pool.request("GET", url, preload_content=False)
-            assert r.status == 200, r.status
-            n = 0
-            for value in ijson.items(r, "item"):
-                if value.__class__ is dict:
-                    n += 1
-            r.release_conn()
+            with session.get(url, stream=True) as r:
+                assert r.status_code == 200, r.status_code
+                n = 0
+                for value in ijson.items(r.raw, "item", use_float=use_float):
+                    if value.__class__ is dict:
+                        n += 1
             return n
+        return fetch
+    if mode in ("requests-orjson", "requests-msgspec"):
+        import requests
+        if mode == "requests-orjson":
+            import orjson
+            loads = orjson.loads
+        else:
+            import msgspec
+            loads = msgspec.json.decode
+        session = requests.Session()
+
+        def fetch() -> int:
+            r = session.get(url)
+            assert r.status_code == 200, r.status_code
+            return len(loads(r.content))
         return fetch
     return None
 

@@ -32,7 +32,10 @@ LABELS = {
     "urllib3": "Python: `json.loads(urllib3.PoolManager().request(...).data)`",
     "hc-py-items": "Python: `hc.JSONItems(\"item\", on_item)` handler",
     "hc-py-iter": "Python: `for v in client.iter_json(url, \"item\")`",
-    "ijson": "Python: `ijson.items(urllib3 stream, \"item\")`, yajl2_c backend",
+    "ijson": "Python: `ijson.items(requests stream, \"item\", use_float=True)`, yajl2_c backend: **the anchor**",
+    "ijson-decimal": "Python: the same with ijson's default `use_float=False` (Decimals)",
+    "requests-orjson": "Python: `orjson.loads(requests.Session().get(url).content)`",
+    "requests-msgspec": "Python: `msgspec.json.decode(requests.Session().get(url).content)`",
 }
 
 # (numerator, denominator, target or None for context, what it measures)
@@ -44,10 +47,14 @@ RATIOS = [
     ("hc-c-tree", "curl-yajl", None, "tree while downloading vs libcurl + yajl"),
     ("hc-c-items", "yajl-raw", None, "path streaming (trees) vs raw yajl"),
     ("hc-c-batches", "yajl-raw", None, "path streaming (batches) vs raw yajl"),
+    ("hc-c-items", "curl-yajl", 0.9, "C path streaming vs libcurl + yajl with no-op callbacks"),
+    ("hc-py-json", "requests-orjson", 1.25, "Python whole document vs requests + orjson"),
+    ("hc-py-json", "requests-msgspec", 1.25, "Python whole document vs requests + msgspec"),
     ("hc-py-json", "requests", 1.0, "Python whole document vs requests + json.loads (> 1)"),
     ("hc-py-json", "urllib3", None, "Python whole document vs urllib3 + json.loads"),
-    ("hc-py-iter", "ijson", 1.5, "Python path streaming (iter_json) vs ijson yajl2_c"),
-    ("hc-py-items", "ijson", 1.5, "Python path streaming (JSONItems) vs ijson yajl2_c"),
+    ("hc-py-iter", "ijson", 1.5, "Python path streaming (iter_json) vs ijson yajl2_c, use_float=True"),
+    ("hc-py-items", "ijson", 1.5, "Python path streaming (JSONItems) vs ijson yajl2_c, use_float=True"),
+    ("hc-py-iter", "ijson-decimal", None, "the same vs ijson's default (Decimals)"),
 ]
 
 # Peak RSS growth targets (MiB): path streaming the array.
