@@ -21,12 +21,14 @@ let package = Package(
                        providers: [.apt(["libyajl-dev"])]),
         .systemLibrary(name: "CXML2", path: "Sources/CXML2", pkgConfig: "libxml-2.0",
                        providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CPlist", path: "Sources/CPlist", pkgConfig: "libplist-2.0",
+                       providers: [.apt(["libplist-dev"])]),
         // The image codecs' push decoders (libpng, libjpeg-turbo, giflib, libwebp): C, because
         // libpng and libjpeg report errors by longjmp, which Swift frames must never see.
         .target(name: "CImageCodecs", path: "Sources/CImageCodecs",
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("gif"),
                                  .linkedLibrary("webp")]),
-        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CXML2", "CImageCodecs"]),
+        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CXML2", "CImageCodecs", "CPlist"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [
             "HTTPContent",

@@ -25,5 +25,6 @@ let package = Package(
         .executableTarget(name: "fuzz-form", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-json", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-records", dependencies: [core, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-plist", dependencies: [core, "FuzzSupport"]),
     ]
 )

@@ -45,6 +45,17 @@ HC_EXTERN hc_code hc_response_json_pymarshal(const hc_response *response, const 
 HC_EXTERN hc_handler *hc_handler_json_lines_pymarshal_new(hc_records_batch_cb cb, hc_record_skip_cb skip,
                                                           void *userdata, const hc_records_options *opts);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Python: property lists written as a pickle (bindings/python/httpcontent/plist.py)          */
+/* ------------------------------------------------------------------------------------------ */
+
+/** `value` written as a pickle (protocol 4) for the Python binding: pickle.loads gives what
+ *  plistlib.loads gives (dict, list, str, int, float, bool, naive UTC datetime.datetime, bytes,
+ *  plistlib.UID); the only globals it names are datetime.datetime and plistlib.UID.
+ *  HC_EDECODE for a date outside datetime's years 1 to 9999. The caller owns *data and frees it
+ *  with hc_buffer_free. */
+HC_EXTERN hc_code hc_plist_pypickle(const hc_plist *value, uint8_t **data, size_t *len);
+
 HC_END_DECL
 
 #endif /* HTTPCONTENT_BINDING_H */

@@ -21,6 +21,7 @@ enum BodyModes {
             BytesMode.self,
             TextMode.self,
             JSONMode.self,
+            PlistMode.self,
             ImageMode.self,
             DiscardMode.self,
             EventsMode.self,

@@ -229,6 +229,19 @@ def test_as_json_with_a_path(hc, base_url):
     assert out.returncode == 0 and out.stdout == b'"GET"\n'
 
 
+def test_as_plist_prints_an_xml_plist_that_plistlib_reads(hc, base_url):
+    import plistlib
+    doc = {"name": "Zoë", "n": [1, -2, 3.5], "ok": True, "blob": b"\x00\x01"}
+    body = plistlib.dumps(doc, fmt=plistlib.FMT_BINARY).hex()
+    out = run(hc, "get", f"{base_url}/plist?ctype=application/x-bplist&hex={body}", "--as", "plist")
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.startswith(b"<?xml") and plistlib.loads(out.stdout) == doc
+    out = run(hc, "--as", "plist", "--path", "n.1", f"{base_url}/plist?ctype=application/x-bplist&hex={body}")
+    assert out.returncode == 0 and plistlib.loads(out.stdout) == -2
+    out = run(hc, "--as", "plist", f"{base_url}/plist?hex={b'<plist><dict>'.hex()}")
+    assert out.returncode == 7
+
+
 # -- saving to files
 
 def test_output_is_atomic(hc, base_url, tmp_path):

@@ -47,6 +47,7 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /records/...          record streams: see recordserver.py
     /flaky, /flaky-reset, /attempts, /basic-auth, /bearer, /digest-auth, /versioned
                           session layer endpoints: see sessionroutes.py
+    /plist                property lists (see plistserver.py)
     anything else         404 {"error": {"message": "Not Found"}}
 """
 
@@ -612,6 +613,12 @@ class Server(http.server.ThreadingHTTPServer):
         self.stopping.set()  # lets slow/stall/streaming handlers finish early
         super().shutdown()
         self.server_close()
+
+
+# --- property-list endpoints (plistserver.py) ---
+sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+from plistserver import h_plist as _h_plist  # noqa: E402
+Handler.h_plist = _h_plist
 
 
 def start_server(host="127.0.0.1", port=0, verbose=False):

@@ -20,6 +20,7 @@ from .jsoncontent import JSON, JSONItems
 from .imagecontent import DecodedImage, DecodedImageContent
 from .records import SSE, JSONLines, Lines, ServerSentEvent
 from .xmlcontent import XML, XMLElements
+from .plist import Plist
 from .handlers import (Bytes, Compound, Discard, Download, File, Handler, Image, ImageContent,
                        ResponseHead, Stream, Text, reset_defaults, set_default_accept_status,
                        set_default_accept_types, set_server_message_paths)
@@ -35,7 +36,7 @@ def library_version() -> str:
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
-           "JSON", "JSONItems", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements",
+           "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements",
            "set_default_accept_status", "set_default_accept_types",
            "set_server_message_paths", "reset_defaults", "form_encode", "Field", "FilePart",
            "BytesPart",

@@ -53,6 +53,8 @@ class SendOptions(TypedDict, total=False):
     params: FormInput | None
     form: FormInput | None
     json: Any
+    plist: Any
+    plist_format: str
     multipart: Iterable[Any] | None
     timeout: float | None
     follow_redirects: bool | None

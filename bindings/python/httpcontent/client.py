@@ -15,12 +15,13 @@ from ._aio import LoopDriver
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
 from .bodies import apply_body
-from .errors import CallbackError, check, last_error
+from .errors import CallbackError, InvalidArgument, check, last_error
 from .handlers import _LEND_MIN, Bytes, Handler
 from .jsoncontent import aiter_json as _aiter_json
 from .jsoncontent import iter_json as _iter_json
 from . import records as _records
 from .xmlcontent import iter_xml as _iter_xml
+from .plist import set_plist_body as _set_plist_body
 from .models import CancelToken, Headers, Request, Response
 from . import session as _session
 
@@ -116,6 +117,7 @@ class Client(Handle):
                 headers: HeadersInput | None = None,
                 data: Any = None, content_type: str | None = None,
                 params: FormInput | None = None, form: FormInput | None = None, json: Any = None,
+                plist: Any = None, plist_format: str = "xml",
                 multipart: Iterable[Any] | None = None,
                 timeout: float | None = None, follow_redirects: bool | None = None,
                 proxy: str | None = None,
@@ -127,7 +129,9 @@ class Client(Handle):
         Bodies: `form=` (dict or pairs, form-encoded with %20 for spaces), `json=` (any
         JSON-serialisable object; NaN refused), `data=` (bytes; str sent as UTF-8 text; a file
         object, read by the library; or an iterable of bytes, sent chunked), `multipart=` (a list
-        of `hc.Field`, `hc.FilePart`, `hc.BytesPart`). `params=` adds query pairs to the URL.
+        of `hc.Field`, `hc.FilePart`, `hc.BytesPart`), `plist=` (a property list: dict, list,
+        str, int, float, bool, datetime, bytes, plistlib.UID) in `plist_format` "xml" (default,
+        application/x-plist) or "binary" (application/x-bplist). `params=` adds query pairs.
 
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
         move; returning True from it cancels the transfer. `proxy` overrides the client's for
@@ -138,12 +142,13 @@ class Client(Handle):
         `hc.BearerAuth`, `hc.DigestAuth` or a hook, instead of the client's; `retries=` an
         `hc.Retry` instead of the client's."""
         if (headers is None and data is None and params is None and form is None and json is None
-                and multipart is None and progress is None and cancel is None and proxy is None
+                and plist is None and multipart is None and progress is None and cancel is None and proxy is None
                 and cookies is None and auth is None and retries is None):
             return self._fetch(method, url, handler, timeout, follow_redirects)
         return self._send(Request(method, url, handler=handler, headers=headers, data=data,
                                   content_type=content_type, params=params, form=form,
-                                  json=json, multipart=multipart, timeout=timeout,
+                                  json=json, plist=plist, plist_format=plist_format,
+                                  multipart=multipart, timeout=timeout,
                                   follow_redirects=follow_redirects, proxy=proxy,
                                   progress=progress, cancel=cancel, cookies=cookies, auth=auth,
                                   retries=retries))
@@ -452,6 +457,12 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None) -> _Prep
         apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
                    data=o.get("data"), multipart=o.get("multipart"),
                    content_type=o.get("content_type"), raised=raised)
+        plist_value = o.get("plist")
+        if plist_value is not None:
+            others = [n for n in ("form", "json", "data", "multipart") if o.get(n) is not None]
+            if others:
+                raise InvalidArgument(f"one body at a time: got plist, {', '.join(others)}")
+            _set_plist_body(native, plist_value, o.get("plist_format", "xml"))
         # The request keeps its own reference to the native handler; `keep` keeps its Python
         # object, with the callbacks it calls, for the send (the handler may be closed and make
         # new ones meanwhile).

@@ -1,0 +1,165 @@
+import HTTPContent
+
+/// Writes a `PlistValue` as a pickle (protocol 4) that `pickle.loads` turns into exactly what
+/// `plistlib.loads` gives: dict, list, str, int, float, bool, bytes, naive UTC
+/// `datetime.datetime`, `plistlib.UID`. Made here for the Python binding only: one C call and
+/// one `pickle.loads` (C code) instead of a ctypes call per value. The bytes are ours, not the
+/// server's: strings and data are length-prefixed, so no body content can become an opcode,
+/// and the only globals named are `datetime.datetime` and `plistlib.UID` (the binding's
+/// unpickler refuses any other).
+struct PlistPythonPickle {
+    private(set) var out: [UInt8] = []
+    /// Which globals are memoized already: bit 0 datetime.datetime (memo 0), bit 1 plistlib.UID (memo 1).
+    private var memoized: UInt8 = 0
+
+    static func write(_ value: PlistValue) throws(HTTPContentError) -> [UInt8] {
+        var w = PlistPythonPickle()
+        w.out.reserveCapacity(4096)
+        w.out += [0x80, 4]  // PROTO 4
+        try w.value(value)
+        w.out.append(UInt8(ascii: "."))  // STOP
+        return w.out
+    }
+
+    private mutating func value(_ v: PlistValue) throws(HTTPContentError) {
+        switch v {
+        case .dictionary(let members):
+            out.append(UInt8(ascii: "}"))  // EMPTY_DICT
+            guard !members.isEmpty else { return }
+            out.append(UInt8(ascii: "("))  // MARK
+            for m in members {
+                string(m.key)
+                try value(m.value)
+            }
+            out.append(UInt8(ascii: "u"))  // SETITEMS
+        case .array(let items):
+            out.append(UInt8(ascii: "]"))  // EMPTY_LIST
+            guard !items.isEmpty else { return }
+            out.append(UInt8(ascii: "("))
+            for item in items { try value(item) }
+            out.append(UInt8(ascii: "e"))  // APPENDS
+        case .string(let s): string(s)
+        case .int(let i): int(i)
+        case .uint(let u):
+            out += [0x8A, 9]  // LONG1, 9 bytes: little-endian, then a zero sign byte
+            for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: u >> (8 * UInt64(k)))) }
+            out.append(0)
+        case .real(let d):
+            out.append(UInt8(ascii: "G"))  // BINFLOAT, big-endian
+            let bits = d.bitPattern
+            for k in (0..<8).reversed() { out.append(UInt8(truncatingIfNeeded: bits >> (8 * UInt64(k)))) }
+        case .bool(let b): out.append(b ? 0x88 : 0x89)  // NEWTRUE / NEWFALSE
+        case .data(let bytes):
+            if bytes.count < 256 {
+                out += [UInt8(ascii: "C"), UInt8(bytes.count)]  // SHORT_BINBYTES
+            } else {
+                out.append(UInt8(ascii: "B"))  // BINBYTES (4-byte length; bodies are < 4 GiB)
+                le32(UInt32(bytes.count))
+            }
+            out += bytes
+        case .date(let d): try date(d)
+        case .uid(let u):
+            global("plistlib\nUID\n", memo: 1)
+            if u <= UInt64(Int64.max) { int(Int64(u)) } else { try value(.uint(u)) }
+            out += [0x85, UInt8(ascii: "R")]  // TUPLE1, REDUCE
+        }
+    }
+
+    private mutating func le32(_ v: UInt32) {
+        for k in 0..<4 { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt32(k)))) }
+    }
+
+    private mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { utf8 in
+            if utf8.count < 256 {
+                out += [0x8C, UInt8(utf8.count)]  // SHORT_BINUNICODE
+            } else {
+                out.append(UInt8(ascii: "X"))  // BINUNICODE
+                le32(UInt32(utf8.count))
+            }
+            out.append(contentsOf: utf8)
+        }
+    }
+
+    private mutating func int(_ i: Int64) {
+        if i >= 0, i < 256 {
+            out += [UInt8(ascii: "K"), UInt8(i)]  // BININT1
+        } else if i >= Int64(Int32.min), i <= Int64(Int32.max) {
+            out.append(UInt8(ascii: "J"))  // BININT, little-endian signed
+            le32(UInt32(bitPattern: Int32(i)))
+        } else {
+            out += [0x8A, 8]  // LONG1, 8 bytes two's complement little-endian
+            for k in 0..<8 { out.append(UInt8(truncatingIfNeeded: i >> (8 * Int64(k)))) }
+        }
+    }
+
+    /// GLOBAL once, memoized (BINPUT), then BINGET.
+    private mutating func global(_ name: String, memo: UInt8) {
+        if memoized & (1 << memo) != 0 {
+            out += [UInt8(ascii: "h"), memo]  // BINGET
+            return
+        }
+        out.append(UInt8(ascii: "c"))  // GLOBAL
+        out += Array(name.utf8)
+        out += [UInt8(ascii: "q"), memo]  // BINPUT
+        memoized |= 1 << memo
+    }
+
+    /// `datetime(2001, 1, 1) + timedelta(seconds=s)`, as plistlib computes it: microseconds
+    /// rounded half to even, as timedelta rounds a float.
+    private mutating func date(_ d: PlistDate) throws(HTTPContentError) {
+        let s = d.secondsSince2001
+        // datetime's years 1 to 9999, with a margin the exact check below refines.
+        guard s.isFinite, abs(s) < 4e11 else { throw outOfRange(s) }
+        let whole = s.rounded(.towardZero)
+        let us = Int64(whole) * 1_000_000 + Int64(((s - whole) * 1_000_000).rounded(.toNearestOrEven))
+        let unixUs = us + 978_307_200 * 1_000_000
+        var days = unixUs / 86_400_000_000
+        var rem = unixUs % 86_400_000_000
+        if rem < 0 {
+            rem += 86_400_000_000
+            days -= 1
+        }
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        guard year >= 1, year <= 9999 else { throw outOfRange(s) }
+        let secOfDay = rem / 1_000_000, micro = rem % 1_000_000
+        global("datetime\ndatetime\n", memo: 0)
+        out += [UInt8(ascii: "C"), 10,  // SHORT_BINBYTES: datetime's own pickled state
+                UInt8(year >> 8), UInt8(year & 0xFF), UInt8(month), UInt8(day),
+                UInt8(secOfDay / 3600), UInt8(secOfDay / 60 % 60), UInt8(secOfDay % 60),
+                UInt8(micro >> 16), UInt8(micro >> 8 & 0xFF), UInt8(micro & 0xFF)]
+        out += [0x85, UInt8(ascii: "R")]  // TUPLE1, REDUCE
+    }
+
+    private func outOfRange(_ s: Double) -> HTTPContentError {
+        HTTPContentError(.decode, "plist date \(s) seconds from 2001 is outside Python datetime's years 1 to 9999")
+    }
+}
+
+@_cdecl("hc_plist_pypickle")
+public func hc_plist_pypickle(_ value: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                              _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let data, let len else { return nullArgument("data or len") }
+    data.pointee = nil
+    len.pointee = 0
+    guard let node = borrowHandle(value, as: PlistNode.self) else { return nullArgument("value") }
+    do {
+        let bytes = try PlistPythonPickle.write(node.value)
+        guard let p = mallocCopy(bytes) else { return fail(.invalidArgument, "hc_plist_pypickle: out of memory") }
+        data.pointee = p
+        len.pointee = bytes.count
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
