@@ -166,7 +166,7 @@ def test_threads_first_using_a_shared_stream_keep_its_callback_alive(base_url):
     # by its request, called it: a call into freed memory (segfault).
     import subprocess
     import sys
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(hc.__file__)))  # the package under test
     run = subprocess.run([sys.executable, "-c", _FIRST_USE_RACE, base_url], env=env,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -201,7 +201,7 @@ def test_a_handler_closed_and_remade_during_a_request_keeps_that_requests_callba
     # to another handler's target, or a segfault).
     import subprocess
     import sys
-    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(hc.__file__)))  # the package under test
     run = subprocess.run([sys.executable, "-c", _CLOSED_WHILE_SENDING, base_url], env=env,
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr[-2000:]

@@ -10,7 +10,7 @@ import pytest
 import httpcontent as hc
 
 
-_ENV = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(__file__), ".."))
+_ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(hc.__file__)))  # the package under test
 
 
 def expected_bytes(n, start=0):
