@@ -8,6 +8,8 @@ let package = Package(
     name: "httpcontent",
     products: [
         .library(name: "HTTPContent", targets: ["HTTPContent"]),
+        // URL, Data, Date and AsyncSequence bodies over the core, which stays Foundation-free.
+        .library(name: "HTTPContentFoundation", targets: ["HTTPContentFoundation"]),
         .library(name: "httpcontent", type: .dynamic, targets: ["HTTPContentC"]),
         .executable(name: "hc", targets: ["hc"]),
     ],
@@ -30,10 +32,11 @@ let package = Package(
                                  .linkedLibrary("webp")]),
         .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CXML2", "CImageCodecs", "CPlist"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
+        .target(name: "HTTPContentFoundation", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [
             "HTTPContent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "HTTPContentTests", dependencies: ["HTTPContent"]),
+        .testTarget(name: "HTTPContentTests", dependencies: ["HTTPContent", "HTTPContentFoundation"]),
     ]
 )
