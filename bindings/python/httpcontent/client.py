@@ -333,7 +333,8 @@ class Client(Handle):
         """`request` on the running event loop, with no thread: the loop watches the transfer's
         socket (see _aio.py), so thousands may be in flight at once. Cancelling the task
         cancels the transfer. Handlers' callbacks run on the loop's thread."""
-        return await self._await(self._loop_driver(), Request(method, url, **kwargs))
+        response: Response = await self._await(self._loop_driver(), Request(method, url, **kwargs))
+        return response
 
     async def amap(self, requests: Iterable[Request], *, concurrency: int = 16,
                    host_limit: int = 0) -> list[Any]:
@@ -370,7 +371,9 @@ class Client(Handle):
         token = request.options.get("cancel")
         if token is None:
             token = CancelToken()
-            request = Request(request.method, request.url, **{**request.options, "cancel": token})
+            options = request.options.copy()
+            options["cancel"] = token
+            request = Request(request.method, request.url, **options)
         future = driver.add(_prepare(request, self._bytes or self._default_bytes()))
         try:
             return await future

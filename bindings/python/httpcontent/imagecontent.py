@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import _ffi
-from . import bodies as _bodies  # noqa: F401  (declares hc_buffer_free)
+from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport] (declares hc_buffer_free)
 from ._handle import Handle
 from .errors import check
 from .handlers import _LENDING, Handler, _lent
@@ -127,7 +127,7 @@ class DecodedImage(Handler):
             self._shared = True
             self._may_raise = True
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
         lib = _ffi.lib()
         with _Options() as opts:
             check(lib.hc_image_options_set(opts, _OPTION["mode"], _MODES[self.mode]))
@@ -140,15 +140,19 @@ class DecodedImage(Handler):
             if self.on_rows is not None:
                 on_rows = self.on_rows
 
-                def rows(_userdata, first, count):
-                    return self._guard(lambda: (on_rows(first, count), 0)[1], sink)
+                def rows(_userdata: int | None, first: int, count: int) -> int:
+                    def run() -> int:
+                        on_rows(first, count)
+                        return 0
+                    return self._guard(run, sink)
                 self._keep = _ROWS_CB(rows)
                 check(lib.hc_image_options_set_rows_cb(opts, self._keep, None))
-            return lib.hc_handler_image_decode_new(opts)
+            native: int | None = lib.hc_handler_image_decode_new(opts)
+            return native
 
     def _content(self, response_ptr: int) -> DecodedImageContent | None:
         lib = _ffi.lib()
-        values = {}
+        values: dict[str, int] = {}
         out = ctypes.c_int64()
         for name, attr in _ATTR.items():
             check(lib.hc_response_image_attr(response_ptr, attr, ctypes.byref(out)))
@@ -159,7 +163,7 @@ class DecodedImage(Handler):
         check(lib.hc_response_image_pixels(response_ptr, ctypes.byref(data), ctypes.byref(size)))
         pixels = _lent.get(data.value or 0)
         if pixels is None or len(pixels) != size.value:   # the library's own memory: copy it
-            pixels = ctypes.string_at(data.value, size.value) if size.value else b""
+            pixels = ctypes.string_at(data.value or 0, size.value) if size.value else b""
         encoded = (_ffi.borrowed_bytes(lib.hc_response_image_encoded, response_ptr)
                    if self.keep_encoded else None)
         return DecodedImageContent(

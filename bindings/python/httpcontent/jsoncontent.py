@@ -15,6 +15,7 @@ import threading
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 
 from . import _ffi
+from ._aio import LoopDriver
 from ._handle import Handle
 from .errors import check
 from .handlers import Handler
@@ -269,15 +270,13 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
         handler.close()
 
 
-async def aiter_json(client: Any, send: Callable[[Handler, Any], Awaitable[Any]], url: str,
+async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
                      prefix: str = "item", *, method: str = "GET", buffer: int = 4,
                      **kwargs: Any) -> AsyncIterator[Any]:
     """`iter_json` on the running event loop, with no thread: the transfer's socket is watched
     by the loop (`send(handler, driver)` runs it, see Client.aiter_json). When `buffer` batches
     wait for you, the loop stops reading the socket until you catch up, so memory stays
     bounded. Leaving the loop early cancels the transfer."""
-    from ._aio import LoopDriver
-
     loop = asyncio.get_running_loop()
     driver = LoopDriver(client, loop)
     batches: collections.deque[bytes] = collections.deque()
@@ -303,8 +302,11 @@ async def aiter_json(client: Any, send: Callable[[Handler, Any], Awaitable[Any]]
                     names, 1, opts, self._keep, None)
                 return native
 
-    handler = _Feeder(prefix, lambda _value: None, **options)
-    transfer = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
+    def ignore(_value: Any) -> None:
+        return None
+
+    handler = _Feeder(prefix, ignore, **options)
+    transfer: asyncio.Future[Any] = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
     try:
         while True:
             if batches:

@@ -25,12 +25,15 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+def _imports(tree: ast.AST, at_import: bool = False) -> list[ast.Import | ast.ImportFrom]:
     """Every import statement that can run: anywhere in the module, in functions and classes
-    too, but not in the body of `if TYPE_CHECKING:`."""
+    too, but not in the body of `if TYPE_CHECKING:`. `at_import`: only those that run when the
+    module is imported (not inside a function)."""
     found: list[ast.Import | ast.ImportFrom] = []
 
     def visit(node: ast.AST) -> None:
+        if at_import and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.orelse:
                 visit(child)
@@ -44,11 +47,11 @@ def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
     return found
 
 
-def _targets(module: str) -> set[str]:
+def _targets(module: str, at_import: bool = False) -> set[str]:
     """The package modules `module` imports at run time ("" for the package itself)."""
     tree = ast.parse((PACKAGE / f"{module or '__init__'}.py").read_text())
     out: set[str] = set()
-    for node in _imports(tree):
+    for node in _imports(tree, at_import):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
@@ -73,8 +76,8 @@ def _targets(module: str) -> set[str]:
     return out
 
 
-def _graph() -> dict[str, set[str]]:
-    return {m: _targets(m) for m in [""] + MODULES}
+def _graph(at_import: bool = False) -> dict[str, set[str]]:
+    return {m: _targets(m, at_import) for m in [""] + MODULES}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -152,15 +155,17 @@ print(json.dumps(sorted(m.split(".", 1)[1] for m in sys.modules if m.startswith(
 """
 
 
-def test_each_module_imports_alone_and_loads_exactly_its_imports() -> None:
-    graph = _graph()
+def test_each_module_imports_alone_and_loads_what_its_imports_say() -> None:
+    # What it loads: at least what its module-level imports reach, at most what all its imports
+    # (those inside functions too) reach; the source graph is then a true picture of Python's.
+    graph, at_import = _graph(), _graph(at_import=True)
     code = _LOAD_ALONE.format(name=NAME, path=str(PACKAGE))
     for module in MODULES:
         out = subprocess.run([sys.executable, "-c", code, module], capture_output=True,
                              text=True, timeout=60)
         assert out.returncode == 0, f"import {NAME}.{module} alone failed:\n{out.stderr}"
         loaded = set(json.loads(out.stdout))
-        assert loaded == _closure(graph, module), module
+        assert _closure(at_import, module) <= loaded <= _closure(graph, module), module
 
 
 def test_the_models_are_apart_from_the_client() -> None:
