@@ -209,3 +209,20 @@ struct RecordFuzzRegressionTests {
         #expect(outcomes.first == "decode 0")
     }
 }
+
+extension RecordFuzzRegressionTests {
+    /// fuzz-records: concatenated values completed in the chunk holding a bad byte were lost when
+    /// the whole stream came in one chunk (delivered when chunked).
+    @Test func valuesBeforeABadByteAreDeliveredHoweverChunked() throws {
+        let text = Array("33333333333333\n\n x".utf8)
+        for chunk in [text.count, 1, 5] {
+            var got: [String] = []
+            let parser = JSONRecordParser(options: JSONRecordOptions(framing: .concatenated)) { got.append("\($0)") }
+            #expect(throws: HTTPContentError.self) {
+                try chunked(text, chunk) { try parser.feed($0) }
+                _ = try parser.finish()
+            }
+            #expect(got == ["33333333333333"], "chunk \(chunk)")
+        }
+    }
+}

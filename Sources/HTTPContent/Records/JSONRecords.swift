@@ -107,10 +107,17 @@ final class JSONRecordReader {
 
     func feed(_ chunk: UnsafeRawBufferPointer) throws {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
-        switch options.framing {
-        case .lines: try feedDelimited(base, chunk.count, delimiter: 0x0A)
-        case .sequence: try feedDelimited(base, chunk.count, delimiter: 0x1E)
-        case .concatenated: try feedConcatenated(chunk)
+        do {
+            switch options.framing {
+            case .lines: try feedDelimited(base, chunk.count, delimiter: 0x0A)
+            case .sequence: try feedDelimited(base, chunk.count, delimiter: 0x1E)
+            case .concatenated: try feedConcatenated(chunk)
+            }
+        } catch {
+            // The records completed before the failure are handed over first.
+            target.drop()
+            try? target.flush()
+            throw error
         }
         try target.flush()
     }
@@ -244,6 +251,12 @@ final class JSONRecordReader {
             try parser.feed(chunk)
         } catch {
             position += chunk.count
+            // Values completed in this chunk before the bad byte are records all the same.
+            let n = target.pending
+            if n > 0 {
+                records += n
+                try target.commit()
+            }
             throw located(HTTPContentError.wrapping(error), offset: position, fromParser: true)
         }
         position += chunk.count
