@@ -22,6 +22,7 @@ enum BodyModes {
             TextMode.self,
             JSONMode.self,
             PlistMode.self,
+            XMLMode.self,
             ImageMode.self,
             DiscardMode.self,
             EventsMode.self,

@@ -111,7 +111,7 @@ struct TransferOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Largest body accepted, in bytes.", valueName: "BYTES"))
     var maxSize: Int?
 
-    @Option(name: .customLong("path"), help: ArgumentHelp("With --as json or plist: print only the value at this key path (e.g. user.followers.0.name).", valueName: "KEYPATH"))
+    @Option(name: .customLong("path"), help: ArgumentHelp("With --as json or plist: print only the value at this key path (e.g. user.followers.0.name). With --as xml: stream each element at this element path (feed/entry, {uri}name steps), printed as it arrives.", valueName: "KEYPATH"))
     var keyPath: String?
 
     @Flag(help: "With --as json: drop null-valued members at every depth.")

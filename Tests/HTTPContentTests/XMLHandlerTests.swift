@@ -87,3 +87,14 @@ struct XMLHandlerTests {
         #expect(big?.code == .tooLarge)
     }
 }
+
+@Suite("Compound handlers choose JSON or XML by content type")
+struct XMLCompoundTests {
+    @Test func compoundPicksTheHandlerByContentType() throws {
+        let client = try Client()
+        let json = try client.get(docURL(#"{"a": 1}"#, ctype: "application/json"), handler: Compound([JSON(), XML()]))
+        #expect(json.content.index == 0 && (json.content.content as? JSONValue?) == .some(["a": 1]))
+        let xml = try client.get(docURL("<r><a/></r>", ctype: "text/xml"), handler: Compound([JSON(), XML()]))
+        #expect(xml.content.index == 1 && (xml.content.content as? XMLElement?)??.first("a") != nil)
+    }
+}

@@ -224,3 +224,15 @@ def test_xml_elements_handler_calls_back_and_stops(client, base_url):
     client.get(f"{base_url}/xml/feed?n=2", handler=hc.XMLElements(["feed/title", "feed/entry"],
                                                                   lambda p, e: both.append(p)))
     assert both == ["feed/title", "feed/entry", "feed/entry"]
+
+
+def test_compound_chooses_json_or_xml_by_content_type(client, base_url):
+    # AFNetworking's compound serializer: the first handler whose types accept the response wins.
+    # (JSON and XML only: the plist handler had not landed when this was written.)
+    both = hc.Compound([hc.JSON(), hc.XML()])
+    r = client.get(url(base_url, b'{"a": [1, 2]}', "application/json"), handler=both)
+    assert r.content == {"a": [1, 2]}
+    r = client.get(url(base_url, SOAP, "application/soap+xml"), handler=both)
+    assert canonical(r.content) == canonical(ET.fromstring(SOAP))
+    with pytest.raises(hc.UnacceptableContentType):
+        client.get(url(base_url, b"x", "text/plain"), handler=both)
