@@ -114,7 +114,7 @@ enum Run {
         try setBody(&request, o, explicitMethod: o.method != nil || defaultMethod != nil)
 
         let exchange = Exchange(options: o, client: client, request: request, acceptance: try acceptance(o))
-        if o.savesToFile {
+        if o.savesToFile && o.mode != ImageMode.name {   // --as image -o saves a decoded PNG copy
             try download(exchange)
         } else {
             try BodyModes.find(o.mode)!.run(exchange)

@@ -1,4 +1,7 @@
 import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One `--as` choice: the handler it sends the request with and how it prints the content.
 ///
@@ -92,19 +95,60 @@ enum JSONMode: BodyMode {
     }
 }
 
-/// The body checked as an image: its format and size are printed.
+/// The body decoded to pixels (ImagePixels): format, size, layout and a CRC-32 of the RGBA pixels
+/// are printed; with -o FILE a decoded copy is saved there as PNG (written beside it, then renamed).
 enum ImageMode: BodyMode {
     static let name = "image"
     static func run(_ exchange: Exchange) throws(HTTPContentError) {
         var acceptance = exchange.acceptance
         if exchange.options.acceptType.isEmpty { acceptance.contentTypes = ["image/*"] }
         let max = exchange.options.maxSize
-        let r = try exchange.send { Image(maxSize: max, acceptance: acceptance) }
-        if let image = r.content {
-            Output.write("\(image.format.rawValue) image, \(image.width)x\(image.height) pixels, \(image.data.count) bytes\n")
-        } else {
+        let r = try exchange.send { ImagePixels(maxSize: max, acceptance: acceptance) }
+        guard let image = r.content else {
             Output.write("no image (empty response)\n")
+            return
         }
+        let crc = image.pixels.withUnsafeBytes { CRC32.of($0) }
+        let hex = String(crc, radix: 16)
+        Output.write("\(image.format.rawValue) image, \(image.width)x\(image.height) pixels, \(image.mode.rawValue)"
+                     + "\(image.hasAlpha ? " (source has alpha)" : ""), \(image.frameCount) frame\(image.frameCount == 1 ? "" : "s")"
+                     + ", orientation \(image.orientation), pixels crc32 \(String(repeating: "0", count: 8 - hex.count) + hex)\n")
+        if let path = exchange.options.output {
+            try save(try image.pngData(), to: path)
+            Output.write("saved a decoded copy to \(path) (PNG)\n")
+        }
+    }
+
+    /// Writes `bytes` to `path` through a temporary file in the same directory: nothing partial is left.
+    static func save(_ bytes: [UInt8], to path: String) throws(HTTPContentError) {
+        let temporary = "\(path).hc-\(getpid()).tmp"
+        guard let file = fopen(temporary, "wb") else {
+            throw HTTPContentError(.io, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+        }
+        let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        let closed = fclose(file) == 0
+        guard written == bytes.count, closed, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw HTTPContentError(.io, "cannot write \(path): \(reason)")
+        }
+    }
+}
+
+/// CRC-32 (IEEE, as zlib's crc32) of the pixels: a checksum anyone can recompute.
+enum CRC32 {
+    static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func of(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        table.withUnsafeBufferPointer { t in
+            for b in bytes { c = t[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
+        }
+        return c ^ 0xFFFF_FFFF
     }
 }
 

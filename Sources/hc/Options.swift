@@ -82,7 +82,7 @@ struct TransferOptions: ParsableArguments {
     var mode = "bytes"
 
     @Option(name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("Save the body to this file (atomically: nothing is left on failure).", valueName: "FILE"))
+            help: ArgumentHelp("Save the body to this file (atomically: nothing is left on failure); with --as image, a decoded copy as PNG.", valueName: "FILE"))
     var output: String?
 
     @Flag(name: [.customShort("O"), .customLong("remote-name")], help: "Save the body in the current folder under the URL's file name.")
@@ -143,6 +143,9 @@ struct TransferOptions: ParsableArguments {
         }
         if remoteHeaderName && (continueAt != nil || resume) {
             throw ValidationError("-J cannot be combined with -C - (the file name is known only from the response)")
+        }
+        if mode == "image" && (remoteName || continueAt != nil || resume) {
+            throw ValidationError("--as image saves a decoded copy with -o FILE (PNG) only: not -O or -C")
         }
         if output != nil && remoteName {
             throw ValidationError("-o and -O both name the output file: give one")
