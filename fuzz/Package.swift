@@ -26,5 +26,6 @@ let package = Package(
         .executableTarget(name: "fuzz-json", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-records", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-plist", dependencies: [core, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-pixels", dependencies: [core, "FuzzSupport"]),
     ]
 )

@@ -129,7 +129,7 @@ static int gif_finish(hcimg_decoder *d) {
             }
         }
         if (rc != HCIMG_OK) break;
-        if (desc->Interlace || fh < H) { rc = hcimg_rows(d, 0, H); if (rc) break; }
+        if (desc->Interlace || fx != 0 || fy != 0 || fw != W || fh != H) { rc = hcimg_rows(d, 0, H); if (rc) break; }
     }
 done:
     d->frame_count = frames;

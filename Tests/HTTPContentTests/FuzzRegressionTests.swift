@@ -54,4 +54,28 @@ import Testing
                 == String(decoding: [0xE0, 0x80, 0x80, 0x80] as [UInt8], as: UTF8.self))
         #expect(try run(Text(encoding: .utf8, strict: false), [[0xE0, 0x80, 0x80, 0x80]]) == "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}")
     }
+
+    /// fuzz-pixels, input `02 07 01 00` + a 180-byte lossless WebP (RIFF, VP8L) claiming
+    /// 8353x3509 pixels, declared image/jpeg, with a 4-megapixel cap: whole, the header came with
+    /// the first chunk and the pixel cap refused it (.tooLarge); split, the first chunk told only
+    /// the format and the declared type refused it (.decode). The declared type is now checked as
+    /// soon as the format is known, before anything is decoded, so the outcome is .decode either way.
+    @Test func declaredTypeIsCheckedBeforeThePixelCapWhateverTheChunking() {
+        var body = Array("RIFF".utf8) + [0x52, 0, 0, 0] + Array("WEBPVP8L".utf8) + [0x45, 0, 0, 0, 0x2F]
+        // 14-bit width-1 and height-1: 8353x3509, then enough bytes to read the header.
+        let bits: UInt32 = (8353 - 1) | (3509 - 1) << 14
+        body += [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
+        body += [UInt8](repeating: 0, count: 40)
+        for chunks in [[body], [Array(body[0..<12]), Array(body[12...])], body.map { [$0] }] {
+            let error = decodeError {
+                try run(ImagePixels(options: ImageDecodeOptions(maxPixels: 4_000_000)), contentType: "image/jpeg", chunks)
+            }
+            #expect(error?.code == .decode && error?.message.contains("declared image/jpeg") == true)
+        }
+        // Declared as what it is, the cap refuses it from its header.
+        let capped = decodeError {
+            try run(ImagePixels(options: ImageDecodeOptions(maxPixels: 4_000_000)), contentType: "image/webp", [body])
+        }
+        #expect(capped?.code == .tooLarge)
+    }
 }

@@ -42,7 +42,16 @@ public final class ImagePixels: SelectiveHandler {
             throw HTTPContentError(.tooLarge, "body of \(length) bytes exceeds the limit of \(maxSize) bytes",
                                    response: head)
         }
-        decoder = PixelDecoder(options: options, storage: storage, onRows: onRows)
+        let decoder = PixelDecoder(options: options, storage: storage, onRows: onRows)
+        if let declared = head.contentType, declared.type == "image", declared.subtype != "*" {
+            decoder.formatCheck = { format in
+                guard ImageSniffer.agrees(declared: declared.subtype, with: format) else {
+                    throw HTTPContentError(.decode, "declared \(declared.essence) but the bytes are \(format.mediaType)",
+                                           response: head, offset: 0)
+                }
+            }
+        }
+        self.decoder = decoder
         encoded = options.keepEncoded ? ByteBuffer() : nil
         return true
     }
@@ -53,13 +62,7 @@ public final class ImagePixels: SelectiveHandler {
             throw HTTPContentError(.tooLarge, "body exceeds the limit of \(maxSize) bytes", response: head)
         }
         encoded?.append(chunk)
-        let knew = decoder.format != nil
         do { try decoder.feed(chunk) } catch { throw attach(error) }
-        if !knew, let format = decoder.format, let declared = head?.contentType, declared.type == "image",
-           declared.subtype != "*", !ImageSniffer.agrees(declared: declared.subtype, with: format) {
-            throw HTTPContentError(.decode, "declared \(declared.essence) but the bytes are \(format.mediaType)",
-                                   response: head, offset: 0)
-        }
     }
 
     public func finish() throws -> DecodedImage? {

@@ -19,6 +19,10 @@ public final class PixelDecoder {
     /// Provides the pixel memory (see `ImagePixels.storage`); nil for the library's own.
     private let storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
 
+    /// Called once the first bytes tell the format, before anything is decoded: throw to refuse
+    /// it (the handler checks it against the declared Content-Type here, so the outcome never
+    /// depends on how the body was split into chunks).
+    public var formatCheck: ((ImageInfo.Format) throws -> Void)?
     /// The format, once the first bytes have told it.
     public private(set) var format: ImageInfo.Format?
     /// Bytes fed so far.
@@ -49,6 +53,7 @@ public final class PixelDecoder {
             let held = magic.count   // bytes of earlier chunks, too few to tell the format
             magic.append(contentsOf: chunk.prefix(16 - magic.count))
             guard let found = try Self.sniff(magic) else { return }   // needs more bytes
+            try formatCheck?(found)
             format = found
             try start(found)
             if held > 0 {
