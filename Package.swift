@@ -30,7 +30,9 @@ let package = Package(
         .target(name: "CImageCodecs", path: "Sources/CImageCodecs",
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("gif"),
                                  .linkedLibrary("webp")]),
-        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CXML2", "CImageCodecs", "CPlist"]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .target(name: "HTTPContentFoundation", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [

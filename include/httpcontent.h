@@ -1684,6 +1684,23 @@ HC_EXTERN hc_code hc_xml_text(const hc_xml *node, const char **data, size_t *len
  *  NUL-terminated). */
 HC_EXTERN hc_code hc_xml_serialize(const hc_xml *node, int pretty, uint8_t **data, size_t *len);
 
+/* -- Downloads you can trust. A resumable file handler (HC_FILE_RESUME) keeps the part's ETag and
+ *    Last-Modified in PATH.part.meta and resumes with If-Range: a file changed on the server comes
+ *    whole and the part starts over, never spliced. Digests are computed while the bytes stream
+ *    (OpenSSL's libcrypto), covering the part already on disk after a resume. */
+
+/** The digest the download must have: `algorithm` "sha256", "sha512" or "md5" and its value in
+ *  `hex`; a mismatch fails the send with HC_ECHECKSUM and leaves neither the file nor a part.
+ *  Digests the server sends (RFC 9530 Repr-Digest, Content-Digest on a whole unencoded body,
+ *  legacy Digest) are checked whether or not one is set. NULL `algorithm` removes it. Only for
+ *  file handlers (others ignore it). The strings are copied. */
+HC_EXTERN hc_code hc_handler_file_set_digest(hc_handler *handler, const char *algorithm, const char *hex);
+
+/** The digest computed for a download, "sha256:<hex>" (the expected digest's algorithm, else
+ *  the server's), or NULL when none was checked or the handler was not a file handler.
+ *  Borrowed: valid until the response is freed. */
+HC_EXTERN const char *hc_response_file_digest(const hc_response *response);
+
 HC_END_DECL
 
 #endif /* HTTPCONTENT_H */

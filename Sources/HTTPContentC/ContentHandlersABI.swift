@@ -81,6 +81,7 @@ public func hc_handler_file_new(_ path: UnsafePointer<CChar>?, _ flags: UInt32) 
         options.resume = flags & HC_FILE_RESUME != 0
         options.fsync = flags & HC_FILE_NO_FSYNC == 0
         options.maxSize = spec.limit.map(Int64.init)
+        options.digest = spec.digest
         return FileWriter(path: path, options: options, acceptance: spec.acceptance)
     })
 }

@@ -9,6 +9,8 @@ final class HandlerSpec {
     @exclusivity(unchecked) var acceptance: Acceptance
     /// Largest body accepted, for handlers that take a limit (0: none).
     @exclusivity(unchecked) var maxSize = 0
+    /// For file handlers: the digest the download must have (hc_handler_file_set_digest).
+    @exclusivity(unchecked) var digest: ExpectedDigest?
     /// For bytes handlers: the caller's memory for bodies of known length, as
     /// `Accumulator.storage` (made when the allocator is set, not for every request).
     @exclusivity(unchecked) private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?

@@ -233,3 +233,28 @@ public func hc_error_attempts(_ err: OpaquePointer?) -> Int32 {
     guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none else { return 0 }
     return Int32(box.error.attempts)
 }
+
+// MARK: - Download digests
+
+@_cdecl("hc_handler_file_set_digest")
+public func hc_handler_file_set_digest(_ handler: OpaquePointer?, _ algorithm: UnsafePointer<CChar>?,
+                                       _ hex: UnsafePointer<CChar>?) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    guard let name = string(algorithm) else {
+        spec.digest = nil
+        return HC_OK
+    }
+    guard let algorithm = DigestAlgorithm(rawValue: name.lowercased()) else {
+        return fail(.invalidArgument, "unknown digest algorithm \"\(name)\" (sha256, sha512 or md5)")
+    }
+    guard let hex = string(hex) else { return nullArgument("hex") }
+    do { spec.digest = try ExpectedDigest(algorithm, hex: hex) } catch { return fail(error) }
+    return HC_OK
+}
+
+@_cdecl("hc_response_file_digest")
+public func hc_response_file_digest(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(response, as: ResponseBox.self),
+          let download = content(box, as: FileDownload.self) else { return nil }
+    return box.strings.get("file-digest") { download.digest }
+}

@@ -159,3 +159,48 @@ private func key() -> String { UUID().uuidString }
         #expect(RetryPolicy.retryAfterSeconds("-1") == nil)
     }
 }
+
+@Suite struct ChecksumTests {
+    @Test func anExpectedDigestIsCheckedAndAMismatchLeavesNoFile() throws {
+        let client = try Client()
+        let dir = NSTemporaryDirectory() + "hc-sum-\(key())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = FileWriter.Options()
+        options.resume = true
+        options.digest = try ExpectedDigest(.sha256, hex: "054edec1d0211f624fed0cbca9d4f9400b0e491c43742af2c5b0abebf0c990d8")
+        let ok = try client.get(server.url("/range/4"), handler: FileWriter(path: dir + "/a", options: options))
+        #expect(ok.content.digest == "sha256:054edec1d0211f624fed0cbca9d4f9400b0e491c43742af2c5b0abebf0c990d8")
+        options.digest = try ExpectedDigest(.md5, hex: String(repeating: "0", count: 32))
+        #expect { try client.get(server.url("/range/4"), handler: FileWriter(path: dir + "/b", options: options)) }
+            throws: { ($0 as? HTTPContentError)?.code == .checksum }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/b"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/b.part"))
+        #expect { try ExpectedDigest(.sha512, hex: "abc") } throws: { ($0 as? HTTPContentError)?.code == .invalidArgument }
+    }
+
+    @Test func aChangedFileRestartsFromZero() throws {
+        let client = try Client()
+        let dir = NSTemporaryDirectory() + "hc-sum-\(key())"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = FileWriter.Options()
+        options.resume = true
+        let k = key()
+        #expect(throws: HTTPContentError.self) {
+            try client.get(server.url("/versioned/100000?key=\(k)&reset_after=40000&bump=1"),
+                           handler: FileWriter(path: dir + "/f", options: options))
+        }
+        #expect(FileManager.default.fileExists(atPath: dir + "/f.part.meta"))
+        let r = try client.get(server.url("/versioned/100000?key=\(k)&digest=repr"), handler: FileWriter(path: dir + "/f", options: options))
+        #expect(!r.content.resumed)
+        #expect(r.content.size == 100000)
+        #expect(r.content.digest?.hasPrefix("sha256:") == true)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/f.part.meta"))
+    }
+
+    @Test func serverDigestFieldsParse() {
+        #expect(DownloadVerifier.structured("sha-256=:AAEC:, foo=:x:").first?.1 == [0, 1, 2])
+        #expect(DownloadVerifier.legacy("SHA-256=AAEC,MD5=AAE=").count == 2)
+    }
+}

@@ -187,10 +187,43 @@ static void test_retries(void) {
     hc_client_free(client);
 }
 
+static void test_digests(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    char dir[] = "/tmp/hc-digest-XXXXXX", path[128], part[160], url[128];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/file.bin", dir);
+    snprintf(part, sizeof part, "%s.part", path);
+    /* /range/4 is bytes 0 1 2 3: sha256 of that. */
+    hc_handler *file = hc_handler_file_new(path, HC_FILE_RESUME);
+    CHECK_CODE(hc_handler_file_set_digest(file, "sha256",
+        "054edec1d0211f624fed0cbca9d4f9400b0e491c43742af2c5b0abebf0c990d8"), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", "/range/4", file, &r), HC_OK);
+    CHECK(r && hc_response_file_digest(r) &&
+          strcmp(hc_response_file_digest(r), "sha256:054edec1d0211f624fed0cbca9d4f9400b0e491c43742af2c5b0abebf0c990d8") == 0);
+    hc_response_free(r);
+    CHECK_CODE(hc_handler_file_set_digest(file, "sha256", "00"), HC_EINVALID_ARG);
+    CHECK_CODE(hc_handler_file_set_digest(file, "crc32", "00"), HC_EINVALID_ARG);
+    CHECK_CODE(hc_handler_file_set_digest(file, "md5", "00000000000000000000000000000000"), HC_OK);
+    unlink(path);
+    CHECK_CODE(hc_test_send(client, "GET", "/range/4", file, &r), HC_ECHECKSUM);
+    CHECK(strcmp(hc_code_name(HC_ECHECKSUM), "checksum mismatch") == 0);
+    CHECK(access(path, F_OK) != 0 && access(part, F_OK) != 0);
+    /* A wrong Repr-Digest from the server is the same error. */
+    CHECK_CODE(hc_handler_file_set_digest(file, NULL, NULL), HC_OK);
+    snprintf(url, sizeof url, "/versioned/1000?key=c%d&digest=wrong", rand());
+    CHECK_CODE(hc_test_send(client, "GET", url, file, &r), HC_ECHECKSUM);
+    CHECK(access(path, F_OK) != 0 && access(part, F_OK) != 0);
+    hc_handler_free(file);
+    rmdir(dir);
+    hc_client_free(client);
+}
+
 int main(void) {
     hc_test_server_start();
     test_cookies();
     test_auth();
     test_retries();
+    test_digests();
     return hc_test_finish();
 }

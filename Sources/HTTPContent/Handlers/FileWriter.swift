@@ -12,6 +12,9 @@ public struct FileDownload: Sendable, Equatable {
     public let size: Int64
     /// Whether this transfer continued a previous partial download.
     public let resumed: Bool
+    /// The digest computed while the bytes streamed, "sha256:<hex>" (the expected digest's
+    /// algorithm, else the server's); nil when nothing was checked.
+    public var digest: String? = nil
 }
 
 /// Downloads the body to a file, atomically: bytes go to a temporary file in the target's
@@ -35,6 +38,10 @@ public final class FileWriter: SelectiveHandler {
         public var fsync = true
         /// Largest body written, in bytes; more fails with `.tooLarge`. Default: no limit.
         public var maxSize: Int64? = nil
+        /// The digest the file must have, computed while the bytes stream; a mismatch fails with
+        /// `.checksum` and leaves no file and no part. Digests the server sends (Repr-Digest,
+        /// Content-Digest, Digest) are checked whether or not this is set. Default: nil.
+        public var digest: ExpectedDigest? = nil
         public init() {}
     }
 
@@ -57,6 +64,10 @@ public final class FileWriter: SelectiveHandler {
     private var pending: UnsafeMutableRawBufferPointer?
     private var pendingCount = 0
     static let writeSize = 1 << 20
+    /// The digests checked while the bytes stream (Session/Checksum.swift).
+    private var verifier = DownloadVerifier(expected: nil)
+    /// `PATH.part.meta`: the part's ETag and Last-Modified, for If-Range on the next resume.
+    private var metaPath: String { path + ".part.meta" }
 
     public init(path: String, options: Options = Options(), acceptance: Acceptance = Acceptance()) {
         self.path = path
@@ -92,14 +103,23 @@ public final class FileWriter: SelectiveHandler {
         resumed = false
         written = 0
         head = nil
+        partIsComplete = false
+        verifier = DownloadVerifier(expected: options.digest)
         if options.resume {
             let part = path + ".part"
-            fd = open(part, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            // Read and write: a resumed part is read back once for its digest.
+            fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw HTTPContentError(.io, "cannot open \"\(part)\": \(errnoText())") }
             tempPath = part
             keepPart = true
             resumeFrom = Int64(lseek(fd, 0, SEEK_END))
-            if resumeFrom > 0 { request.headers.set("Range", "bytes=\(resumeFrom)-") }
+            if resumeFrom > 0 {
+                request.headers.set("Range", "bytes=\(resumeFrom)-")
+                // The rest of the same version only: a changed file comes whole (200).
+                if let validator = PartValidators.read(metaPath)?.ifRange {
+                    request.headers.set("If-Range", validator)
+                }
+            }
         } else {
             var template = Array("\(dir)/.\(baseName(of: path)).hc-XXXXXX".utf8CString)
             fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -118,6 +138,10 @@ public final class FileWriter: SelectiveHandler {
         if head.status == 416, resumeFrom > 0, completeLength(head) == resumeFrom {
             partIsComplete = true
             resumed = true
+            if let expected = options.digest {
+                verifier = DownloadVerifier(expected: expected)
+                verifier.start(ResponseHead(status: 200, headers: Headers()), existing: readPart)
+            }
             return true
         }
         do {
@@ -138,7 +162,24 @@ public final class FileWriter: SelectiveHandler {
                 resumeFrom = 0
             }
         }
+        if !head.hasNoBodyByDefinition {
+            if options.resume { PartValidators(head).write(metaPath) }
+            verifier.start(head, existing: resumeFrom > 0 ? readPart : { _ in })
+        }
         return true
+    }
+
+    /// Feeds the bytes already in the part (before `resumeFrom`) to `sink`.
+    private func readPart(_ sink: (UnsafeRawBufferPointer) -> Void) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while offset < resumeFrom {
+            let n = pread(fd, buffer.baseAddress, min(buffer.count, Int(resumeFrom - offset)), off_t(offset))
+            guard n > 0 else { break }
+            sink(UnsafeRawBufferPointer(rebasing: buffer[..<n]))
+            offset += Int64(n)
+        }
     }
 
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
@@ -147,6 +188,7 @@ public final class FileWriter: SelectiveHandler {
             keepPart = false
             throw HTTPContentError(.tooLarge, "download exceeds the limit of \(max) bytes", response: head)
         }
+        if verifier.active { verifier.update(chunk) }
         if pending == nil, chunk.count < FileWriter.writeSize {
             pending = .allocate(byteCount: FileWriter.writeSize, alignment: 4096)
         }
@@ -195,12 +237,21 @@ public final class FileWriter: SelectiveHandler {
         if !options.overwrite, access(path, F_OK) == 0 {
             throw HTTPContentError(.io, "\"\(path)\" appeared during the download and overwriting is off", response: head)
         }
+        do {
+            try verifier.verify(response: head)
+        } catch {
+            // Bytes that are not the file: neither the file nor a part to continue is left.
+            keepPart = false
+            throw error
+        }
         guard rename(tempPath, path) == 0 else {
             throw HTTPContentError(.io, "renaming the download to \"\(path)\" failed: \(errnoText())", response: head)
         }
         self.tempPath = nil
+        if options.resume { unlink(metaPath) }
         if options.fsync { syncDirectory(directory(of: path)) }
-        return FileDownload(path: path, bytesWritten: written, size: resumeFrom + written, resumed: resumed)
+        return FileDownload(path: path, bytesWritten: written, size: resumeFrom + written, resumed: resumed,
+                            digest: verifier.reported)
     }
 
     private func releasePending() {
@@ -220,7 +271,10 @@ public final class FileWriter: SelectiveHandler {
             fd = -1
         }
         if let tempPath, failed || !keepPart {
-            if !(failed && keepPart) { unlink(tempPath) }
+            if !(failed && keepPart) {
+                unlink(tempPath)
+                if options.resume { unlink(metaPath) }
+            }
         }
     }
 

@@ -489,6 +489,12 @@ class Download:
     bytes_written: int
     size: int
     resumed: bool
+    #: The digest computed while the bytes streamed, "sha256:<hex>"; None when none was checked.
+    digest: str | None = None
+
+
+_ffi.declare("hc_handler_file_set_digest", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p])
+_ffi.declare("hc_response_file_digest", ctypes.c_char_p, [ctypes.c_void_p])
 
 
 class File(Handler):
@@ -499,19 +505,38 @@ class File(Handler):
     file is removed and an existing file is left untouched; with `resume=True`, `path + ".part"`
     is kept instead and the next request continues it with a Range request. A response with no
     body by definition (HEAD, 204, 205) leaves the file as it was. An unwritable directory raises
-    `hc.LocalIOError` before anything is sent. Accepts 200-299, any type."""
+    `hc.LocalIOError` before anything is sent. Accepts 200-299, any type.
+
+    `sha256=`, `sha512=` or `md5=` (hex) is the digest the file must have, computed while the
+    bytes stream; digests the server sends (Repr-Digest, Content-Digest, Digest) are checked too.
+    A mismatch raises `hc.ChecksumMismatch` and leaves neither the file nor a part. With
+    `resume=True` the part's ETag/Last-Modified are kept in `path + ".part.meta"` and the resume
+    asks with If-Range: a file changed on the server starts over, never spliced."""
 
     _may_raise = False
 
     def __init__(self, path: PathLike, *, overwrite: bool = True, make_dirs: bool = False,
-                 resume: bool = False, fsync: bool = True, **options: Any) -> None:
+                 resume: bool = False, fsync: bool = True, sha256: str | None = None,
+                 sha512: str | None = None, md5: str | None = None, **options: Any) -> None:
         super().__init__(**options)
         self.path = os.fspath(path)
+        given = [(name, value) for name, value in (("sha256", sha256), ("sha512", sha512), ("md5", md5))
+                 if value is not None]
+        if len(given) > 1:
+            raise ValueError("give one of sha256=, sha512=, md5=")
+        self.digest: tuple[str, str] | None = given[0] if given else None
         self.flags = ((1 if make_dirs else 0) | (0 if overwrite else 2) | (4 if resume else 0)
                       | (0 if fsync else 8))
 
     def _new_native(self) -> int | None:
-        native: int | None = _ffi.lib().hc_handler_file_new(_ffi.text(self.path), self.flags)
+        lib = _ffi.lib()
+        native: int | None = lib.hc_handler_file_new(_ffi.text(self.path), self.flags)
+        if native and self.digest is not None:
+            algorithm, value = self.digest
+            if lib.hc_handler_file_set_digest(native, algorithm.encode(), _ffi.text(value)) != 0:
+                lib.hc_handler_free(native)
+                from .errors import raise_last
+                raise_last()
         return native
 
     def _content(self, response_ptr: int) -> Download:
@@ -519,7 +544,9 @@ class File(Handler):
                                         ctypes.c_int())
         check(_ffi.lib().hc_response_file(response_ptr, ctypes.byref(path), ctypes.byref(written),
                                           ctypes.byref(size), ctypes.byref(resumed)))
-        return Download((path.value or b"").decode(), written.value, size.value, bool(resumed.value))
+        digest = _ffi.lib().hc_response_file_digest(response_ptr)
+        return Download((path.value or b"").decode(), written.value, size.value, bool(resumed.value),
+                        digest.decode() if digest else None)
 
 
 class Compound(Handler):

@@ -103,6 +103,12 @@ class Response(Handle):
         return self._content_type()[1]
 
     @property
+    def digest(self) -> str | None:
+        """The digest a file download computed ("sha256:<hex>"), else None."""
+        value = getattr(self.content, "digest", None)
+        return value if isinstance(value, str) else None
+
+    @property
     def metrics(self) -> Metrics:
         """wire_bytes (body bytes on the wire), decoded_bytes (after decompression) and
         total_seconds."""

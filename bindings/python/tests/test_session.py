@@ -306,3 +306,113 @@ def test_a_forked_child_can_drop_and_recreate_a_client(base_url):
     assert queue.get(timeout=5) == 200
     assert parent.get(f"{base_url}/bytes/10").status == 200  # the parent's is untouched
     parent.close()
+
+
+# ---------------------------------------------------------------- downloads you can trust
+
+def _sha256(data):
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_expected_sha256_is_checked_while_streaming(base_url, tmp_path):
+    from sessionroutes import versioned_bytes
+    data = versioned_bytes(5000, 1)
+    with hc.Client() as client:
+        r = client.get(f"{base_url}/versioned/5000?key={key()}", handler=hc.File(tmp_path / "a", sha256=_sha256(data)))
+        assert r.digest == "sha256:" + _sha256(data)
+        assert r.content.digest == r.digest
+        import hashlib
+        r = client.get(f"{base_url}/versioned/5000?key={key()}",
+                       handler=hc.File(tmp_path / "m", md5=hashlib.md5(data).hexdigest()))
+        assert r.digest == "md5:" + hashlib.md5(data).hexdigest()
+        with pytest.raises(hc.ChecksumMismatch):
+            client.get(f"{base_url}/versioned/5000?key={key()}", handler=hc.File(tmp_path / "b", sha512="00" * 64))
+        assert not (tmp_path / "b").exists()
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".b")] == []
+        with pytest.raises(hc.InvalidArgument):
+            client.get(f"{base_url}/versioned/10", handler=hc.File(tmp_path / "c", sha256="xyz"))
+
+
+@pytest.mark.parametrize("kind", ["repr", "content", "legacy"])
+def test_server_digest_headers_are_verified(base_url, tmp_path, kind):
+    with hc.Client() as client:
+        r = client.get(f"{base_url}/versioned/3000?key={key()}&digest={kind}", handler=hc.File(tmp_path / "ok"))
+        assert r.digest is not None and r.digest.startswith("sha256:")
+
+
+def test_a_wrong_server_digest_leaves_no_file_and_no_part(base_url, tmp_path):
+    target = tmp_path / "bad.bin"
+    with hc.Client() as client:
+        with pytest.raises(hc.ChecksumMismatch) as info:
+            client.get(f"{base_url}/versioned/3000?key={key()}&digest=wrong", handler=hc.File(target, resume=True))
+    assert isinstance(info.value, hc.Error)
+    assert "Repr-Digest" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_resume_keeps_validators_and_uses_if_range(base_url, tmp_path):
+    from sessionroutes import versioned_bytes
+    target = tmp_path / "v.bin"
+    k = key()
+    with hc.Client() as client:
+        with pytest.raises(hc.TransportError):
+            client.get(f"{base_url}/versioned/200000?key={k}&reset_after=50000", handler=hc.File(target, resume=True))
+        meta = (tmp_path / "v.bin.part.meta").read_text()
+        assert 'etag: "v1"' in meta
+        r = client.get(f"{base_url}/versioned/200000?key={k}",
+                       handler=hc.File(target, resume=True, sha256=_sha256(versioned_bytes(200000, 1))))
+    assert r.content.resumed
+    assert target.read_bytes() == versioned_bytes(200000, 1)
+    assert not (tmp_path / "v.bin.part").exists() and not (tmp_path / "v.bin.part.meta").exists()
+
+
+def test_a_file_changed_between_attempts_restarts_from_zero_and_the_checksum_passes(base_url, tmp_path):
+    from sessionroutes import versioned_bytes
+    target = tmp_path / "changing.bin"
+    k = key()
+    with hc.Client() as client:
+        # The first attempt is cut after 60000 bytes, and the file changes on the server.
+        with pytest.raises(hc.TransportError):
+            client.get(f"{base_url}/versioned/200000?key={k}&reset_after=60000&bump=1",
+                       handler=hc.File(target, resume=True))
+        assert (tmp_path / "changing.bin.part").stat().st_size == 60000
+        new = versioned_bytes(200000, 2)
+        r = client.get(f"{base_url}/versioned/200000?key={k}",
+                       handler=hc.File(target, resume=True, sha256=_sha256(new)))
+    assert not r.content.resumed  # If-Range failed: the whole new version, from byte 0
+    assert r.content.size == 200000
+    assert target.read_bytes() == new
+
+
+def test_a_200_to_a_range_request_restarts_cleanly(base_url, tmp_path):
+    target = tmp_path / "norange.bin"
+    (tmp_path / "norange.bin.part").write_bytes(b"\xff" * 1000)
+    with hc.Client() as client:
+        r = client.get(f"{base_url}/range/5000?norange=1", handler=hc.File(target, resume=True))
+    assert not r.content.resumed
+    assert target.read_bytes() == bytes(i % 251 for i in range(5000))
+
+
+def test_a_resume_across_processes_continues_the_part(base_url, tmp_path):
+    import subprocess
+    import sys
+    from sessionroutes import versioned_bytes
+    target = tmp_path / "proc.bin"
+    k = key()
+    script = (
+        "import sys, httpcontent as hc\n"
+        "c = hc.Client()\n"
+        "try:\n"
+        "    r = c.get(sys.argv[1], handler=hc.File(sys.argv[2], resume=True))\n"
+        "    print('done', r.content.resumed)\n"
+        "except hc.TransportError:\n"
+        "    print('cut')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    first = subprocess.run([sys.executable, "-c", script, f"{base_url}/versioned/100000?key={k}&reset_after=30000",
+                            str(target)], capture_output=True, text=True, timeout=60, env=env)
+    assert first.stdout.strip() == "cut"
+    second = subprocess.run([sys.executable, "-c", script, f"{base_url}/versioned/100000?key={k}", str(target)],
+                            capture_output=True, text=True, timeout=60, env=env)
+    assert second.stdout.strip() == "done True"
+    assert target.read_bytes() == versioned_bytes(100000, 1)
