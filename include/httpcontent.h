@@ -1125,6 +1125,8 @@ HC_EXTERN hc_code hc_response_image_encoded(const hc_response *response, const u
  *  layout is HC_EINVALID_ARG. The caller owns *out and frees it with hc_buffer_free. */
 HC_EXTERN hc_code hc_image_encode_png(const uint8_t *pixels, uint32_t width, uint32_t height, int channels,
                                       size_t stride, uint8_t **out, size_t *len);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Property lists                                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -1297,6 +1299,123 @@ HC_EXTERN hc_code hc_plist_builder_end_dict(hc_plist_builder *builder);
 /** The value built (every container closed). On HC_OK, *out is a value the caller owns and
  *  frees with hc_plist_free, and the builder is empty again; on failure *out is NULL. */
 HC_EXTERN hc_code hc_plist_builder_finish(hc_plist_builder *builder, hc_plist **out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Schemas: JSON Schema draft 2020-12 validation                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A schema validates JSON values: responses (hc_handler_json_set_schema), request bodies
+ * (hc_request_set_json_body_schema) or any value (hc_schema_validate). Every keyword of the
+ * 2020-12 core, applicator, unevaluated and validation vocabularies; `format` is an annotation
+ * unless HC_SCHEMA assert-format is set. The 2020-12 meta-schemas are built in; other documents
+ * that `$ref` names are given with hc_schema_options_add_remote: nothing is ever fetched.
+ * `pattern` uses PCRE2 configured close to ECMA-262 (README: differences). A failed validation
+ * is HC_EDECODE (HC_EINVALID_ARG for a request body) whose hc_error_sub_kind is "schema"; the
+ * violations are read with hc_error_schema_count and the hc_error_schema_* getters. */
+
+/** A compiled schema: immutable, usable from several threads at once. */
+typedef struct hc_schema hc_schema;
+/** Options for making schemas: remote documents and flags. */
+typedef struct hc_schema_options hc_schema_options;
+
+/** Report every violation instead of the first only (hc_schema_validate, hc_handler_json_set_schema,
+ *  hc_request_set_json_body_schema). */
+#define HC_SCHEMA_ALL_ERRORS 1
+/** For a JSON items handler: skip invalid items instead of failing the transfer. */
+#define HC_SCHEMA_SKIP_INVALID 2
+
+/** New options: no remotes, format not asserted. The caller owns the result and frees it with
+ *  hc_schema_options_free. */
+HC_EXTERN hc_schema_options *hc_schema_options_new(void);
+
+/** Frees options (schemas made with them keep their own copy). Does nothing for NULL. */
+HC_EXTERN void hc_schema_options_free(hc_schema_options *opts);
+
+/** Adds a remote document: `$ref`s to `uri` resolve to the JSON text `data` (`len` bytes, copied).
+ *  HC_EINVALID_ARG when it is not JSON. */
+HC_EXTERN hc_code hc_schema_options_add_remote(hc_schema_options *opts, const char *uri,
+                                               const uint8_t *data, size_t len);
+
+/** Declares that the caller transforms values of `format` (copied) itself: hc_schema_format_annotations
+ *  and hc_response_json_format_annotations then list them too (date-time, date, uri and uuid are
+ *  listed without this). */
+HC_EXTERN hc_code hc_schema_options_add_transformer(hc_schema_options *opts, const char *format);
+
+/** `format` as an assertion (1) or an annotation only (0, the default). */
+HC_EXTERN hc_code hc_schema_options_set_assert_format(hc_schema_options *opts, int on);
+
+/** Compiles the schema in the JSON text `data` (`opts` may be NULL). NULL with HC_EINVALID_ARG for
+ *  text that is not JSON, an invalid schema, or a `$ref` that names nothing known. The caller owns
+ *  the result and frees it with hc_schema_free. */
+HC_EXTERN hc_schema *hc_schema_new_from_json(const uint8_t *data, size_t len, const hc_schema_options *opts);
+
+/** Frees a schema (handlers and requests using it keep it alive). Does nothing for NULL. */
+HC_EXTERN void hc_schema_free(hc_schema *schema);
+
+/** Validates the JSON text `data`: HC_OK when valid, HC_EDECODE when not (sub-kind "schema", or
+ *  none when the text is not JSON). `flags`: 0 or HC_SCHEMA_ALL_ERRORS. Nothing is kept. */
+HC_EXTERN hc_code hc_schema_validate(const hc_schema *schema, const uint8_t *data, size_t len, int flags);
+
+/** Validates a JSON value (borrowed or parsed): as hc_schema_validate. The value is only read. */
+HC_EXTERN hc_code hc_schema_validate_json(const hc_schema *schema, const hc_json *value, int flags);
+
+/** Validates what a JSON tree handler (hc_handler_json_new) produces right after the tree is
+ *  complete, or each item of a JSON items handler (hc_handler_json_items_new) before its callback
+ *  sees it. An invalid body fails the transfer with HC_EDECODE (sub-kind "schema"; status,
+ *  headers and the body's first bytes on the error); an invalid item fails it too, or is skipped
+ *  with HC_SCHEMA_SKIP_INVALID. NULL `schema` removes it. The handler keeps its own reference to
+ *  the schema: the caller may free it. HC_EINVALID_ARG for other handlers. */
+HC_EXTERN hc_code hc_handler_json_set_schema(hc_handler *handler, const hc_schema *schema, int flags);
+
+/** Validates the JSON text `data` against `schema`, then sets it as the request body (as
+ *  hc_request_set_json_body). When invalid: HC_EINVALID_ARG with sub-kind "schema", and the
+ *  request is unchanged, so nothing is sent. `data` is copied. */
+HC_EXTERN hc_code hc_request_set_json_body_schema(hc_request *request, const uint8_t *data, size_t len,
+                                                  const hc_schema *schema, int flags);
+
+/* Value transformers. After validation, the strings whose (passing) subschema has a `format`
+ * with a transformer (built in: date-time, date, uri, uuid) are listed with their location, so
+ * that each front turns them into its own typed values; C reads date-times with
+ * hc_schema_date_time. */
+
+/** The format annotations of the JSON text `data` as JSON text `[["/json/pointer","format"],...]`
+ *  in *out and *out_len (`[]` when none). HC_EDECODE when `data` is not valid under the schema.
+ *  The caller owns *out and frees it with hc_buffer_free. */
+HC_EXTERN hc_code hc_schema_format_annotations(const hc_schema *schema, const uint8_t *data, size_t len,
+                                               uint8_t **out, size_t *out_len);
+
+/** The format annotations of a response from hc_handler_json_pymarshal_new with a schema, as
+ *  hc_schema_format_annotations writes them; *data NULL and *len 0 when there are none. Borrowed:
+ *  valid until the response is freed. Not NUL-terminated. */
+HC_EXTERN hc_code hc_response_json_format_annotations(const hc_response *response, const uint8_t **data,
+                                                      size_t *len);
+
+/** Reads an RFC 3339 date-time: seconds since 1970-01-01T00:00:00Z (a leap second counts as the
+ *  second before), the nanoseconds and the offset from UTC in minutes, each pointer optional.
+ *  HC_EINVALID_ARG when `text` is not a date-time. */
+HC_EXTERN hc_code hc_schema_date_time(const char *text, int64_t *seconds, int32_t *nanosecond,
+                                      int32_t *offset_minutes);
+
+/** "schema" when the error comes from a schema validation, else NULL. Static storage. */
+HC_EXTERN const char *hc_error_sub_kind(const hc_error *err);
+
+/** How many violations the error carries (0 unless its sub-kind is "schema"). */
+HC_EXTERN size_t hc_error_schema_count(const hc_error *err);
+
+/** Violation `index`'s instance location, an RFC 6901 JSON Pointer ("" for the root). NULL when
+ *  out of range. Borrowed: valid as long as the error. */
+HC_EXTERN const char *hc_error_schema_instance_path(const hc_error *err, size_t index);
+
+/** Violation `index`'s schema location: the JSON Pointer of the failing keyword along the
+ *  evaluation path ($ref steps included). NULL when out of range. Borrowed: valid as long as the error. */
+HC_EXTERN const char *hc_error_schema_path(const hc_error *err, size_t index);
+
+/** Violation `index`'s keyword ("type", "required"...; "false" for a false schema). NULL when out
+ *  of range. Borrowed: valid as long as the error. */
+HC_EXTERN const char *hc_error_schema_keyword(const hc_error *err, size_t index);
+
+/** Violation `index`'s message. NULL when out of range. Borrowed: valid as long as the error. */
+HC_EXTERN const char *hc_error_schema_message(const hc_error *err, size_t index);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Record streams: lines, JSON records (JSON Lines, NDJSON, RFC 7464 sequences, concatenated   */

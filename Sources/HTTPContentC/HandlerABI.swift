@@ -11,6 +11,12 @@ final class HandlerSpec {
     @exclusivity(unchecked) var maxSize = 0
     /// For file handlers: the digest the download must have (hc_handler_file_set_digest).
     @exclusivity(unchecked) var digest: ExpectedDigest?
+    /// For JSON handlers that take one (hc_handler_json_set_schema): the schema check, and
+    /// whether path streaming skips invalid items instead of failing.
+    @exclusivity(unchecked) var validator: (any JSONValueValidator)?
+    @exclusivity(unchecked) var skipInvalid = false
+    /// Set by the JSON handler constructors that honour `validator`.
+    var takesSchema = false
     /// For bytes handlers: the caller's memory for bodies of known length, as
     /// `Accumulator.storage` (made when the allocator is set, not for every request).
     @exclusivity(unchecked) private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?

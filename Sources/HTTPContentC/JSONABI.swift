@@ -118,6 +118,8 @@ final class JSONResponseContent {
 /// The content of hc_handler_json_pymarshal_new: nil for an empty body.
 final class JSONPythonMarshalContent {
     let bytes: JSONPythonMarshalBytes?
+    /// With a schema that has transformers: the format annotations as JSON text (SchemaABI).
+    var formats: [UInt8] = []
     init(bytes: JSONPythonMarshalBytes?) { self.bytes = bytes }
 }
 
@@ -150,10 +152,12 @@ final class FailingHandler: ContentHandler {
 public func hc_handler_json_new(_ opts: OpaquePointer?) -> OpaquePointer? {
     let o = snapshot(opts)
     let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec in
-        MappedHandler(JSON(options: o.options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
+        MappedHandler(JSON(options: o.options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance,
+                           validator: spec.validator)) {
             JSONResponseContent($0)
         }
     }
+    spec.takesSchema = true
     return retainHandle(spec)
 }
 
@@ -184,9 +188,11 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
     guard let list = prefixList(prefixes, count) else { nullArgument("prefixes"); return nil }
     guard let cb else { nullArgument("cb"); return nil }
     let o = snapshot(opts)
-    func make(_ acceptance: Acceptance) throws(HTTPContentError) -> JSONItems {
+    func make(_ acceptance: Acceptance, _ validator: (any JSONValueValidator)? = nil,
+              _ skipInvalid: Bool = false) throws(HTTPContentError) -> JSONItems {
         try JSONItems(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
-                      requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, acceptance: acceptance) { item in
+                      requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, acceptance: acceptance,
+                      validator: validator, skipInvalid: skipInvalid) { item in
             let node = JSONNode(item.value)
             let rc = withExtendedLifetime(node) {
                 cb(userdata, item.prefixIndex, OpaquePointer(Unmanaged.passUnretained(node).toOpaque()))
@@ -196,8 +202,9 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
     }
     do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
     let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
+        do { return try make(spec.acceptance, spec.validator, spec.skipInvalid) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
     }
+    spec.takesSchema = true
     return retainHandle(spec)
 }
 
@@ -255,8 +262,14 @@ public func hc_handler_json_pymarshal_new(_ opts: OpaquePointer?) -> OpaquePoint
     }
     do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
     let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
+        // With a schema, the tree is built, validated, then written in marshal's format.
+        if let validator = spec.validator {
+            return ValidatedMarshalHandler(JSON(options: o.options, allowEmpty: o.allowEmpty,
+                                                acceptance: spec.acceptance, validator: validator))
+        }
         do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
     }
+    spec.takesSchema = true
     return retainHandle(spec)
 }
 
@@ -330,4 +343,23 @@ public func hc_request_set_json_value(_ request: OpaquePointer?, _ value: Opaque
     } catch {
         return fail(error)
     }
+}
+
+/// The Python JSON handler with a schema: the tree is parsed and validated, then written in
+/// marshal's format.
+final class ValidatedMarshalHandler: ContentHandler {
+    let inner: JSON
+    init(_ inner: JSON) { self.inner = inner }
+    func prepare(_ request: inout Request) throws { try inner.prepare(&request) }
+    func accept(_ head: ResponseHead) throws -> Bool { try inner.accept(head) }
+    func consume(_ chunk: UnsafeRawBufferPointer) throws { try inner.consume(chunk) }
+    func finish() throws -> JSONPythonMarshalContent {
+        guard let value = try inner.finish() else { return JSONPythonMarshalContent(bytes: nil) }
+        let content = JSONPythonMarshalContent(bytes: try JSONPythonMarshalBytes(encoding: value))
+        if let check = inner.validator as? JSONSchemaCheck {
+            content.formats = formatAnnotationsText(check.schema, value)
+        }
+        return content
+    }
+    func cleanup(failed: Bool) { inner.cleanup(failed: failed) }
 }

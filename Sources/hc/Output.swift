@@ -48,5 +48,8 @@ enum Output {
             line += " (a redirect: -L follows it)"
         }
         Output.writeError(line + "\n")
+        if error.violations.count > 1 {
+            for v in error.violations { Output.writeError("hc:   \(v)\n") }
+        }
     }
 }

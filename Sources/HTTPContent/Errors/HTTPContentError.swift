@@ -64,6 +64,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         var requestMethod: String?
         var recordIndex: Int?
         var attempts = 1
+        var violations: [SchemaViolation] = []
 
         init(code: Code, message: String, curlCode: Int32?, response: ResponseHead?, body: [UInt8],
              serverMessage: String?, offset: Int?, underlying: (any Error)?) {
@@ -84,6 +85,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
             other.requestMethod = requestMethod
             other.recordIndex = recordIndex
             other.attempts = attempts
+            other.violations = violations
             return other
         }
     }
@@ -155,6 +157,15 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         if box.value.requestMethod == nil { error.method = request.method }
         return error
     }
+    /// The schema violations behind a failed validation (sub-kind "schema"): on `.decode` for a
+    /// response, `.invalidArgument` for a request body. Empty for every other failure.
+    public var violations: [SchemaViolation] {
+        get { box.value.violations }
+        set { box.unique.violations = newValue }
+    }
+
+    /// The kind of failure within the code: "schema" when `violations` explain it, else nil.
+    public var subKind: String? { violations.isEmpty ? nil : "schema" }
 
     /// How many times the request was sent (more than 1 when a retry policy sent it again).
     public var attempts: Int {

@@ -6,19 +6,30 @@
 /// `options.allowMultipleValues`, the value is an array of every top-level document.
 /// Default acceptance: status 200–299; types `application/json`, `text/json`,
 /// `text/javascript`, `*/*+json`. Sends `Accept: application/json` unless the request sets one.
+///
+/// With a `validator` (a `JSONSchema`), the finished value is validated right after the tree
+/// completes (not while it is built: most keywords need whole values, and one pass over the
+/// finished tree is cheaper than tracking every open container); a failure is a `.decode` error
+/// with sub-kind "schema" (`violations`), carrying the response head and the body's first
+/// `errorBodyLimit` bytes like any decode error.
 public final class JSON: SelectiveHandler {
     public var acceptance: Acceptance
     public let options: JSONOptions
     /// An empty body on any status gives nil instead of a decode error. Default: false.
     public let allowEmpty: Bool
+    /// Checks the finished value (a `JSONSchema`). Default: none.
+    public let validator: (any JSONValueValidator)?
     private var head: ResponseHead?
     private var parser: JSONStreamParser?
+    /// The body's first bytes, kept for a validation error when there is a validator.
+    private var bodyHead: [UInt8] = []
 
     public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
-                acceptance: Acceptance = JSON.defaultAcceptance()) {
+                acceptance: Acceptance = JSON.defaultAcceptance(), validator: (any JSONValueValidator)? = nil) {
         self.options = options
         self.allowEmpty = allowEmpty
         self.acceptance = acceptance
+        self.validator = validator
     }
 
     /// The process-wide default status codes with the JSON media types.
@@ -39,6 +50,10 @@ public final class JSON: SelectiveHandler {
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
         let parser = self.parser ?? JSONStreamParser(options: options)
         self.parser = parser
+        if validator != nil {
+            let room = options.errorBodyLimit - bodyHead.count
+            if room > 0 { bodyHead.append(contentsOf: chunk.prefix(room)) }
+        }
         try parser.feed(chunk)
     }
 
@@ -47,10 +62,22 @@ public final class JSON: SelectiveHandler {
             try JSONAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, acceptance, head)
             return nil
         }
-        return try parser.finish()
+        let value = try parser.finish()
+        if let validator {
+            do {
+                try validator.check(value)
+            } catch {
+                var e = error
+                e.response = head
+                e.body = bodyHead
+                throw e
+            }
+        }
+        bodyHead = []
+        return value
     }
 
-    public func cleanup(failed: Bool) { parser = nil }
+    public func cleanup(failed: Bool) { parser = nil; bodyHead = [] }
 }
 
 /// Parses the body as JSON while it arrives, then decodes `T` from it with `JSONValueDecoder`.
@@ -80,6 +107,12 @@ extension JSON {
     public static func decoding<T: Decodable>(_ type: T.Type, options: JSONOptions = JSONOptions()) -> DecodedJSON<T> {
         DecodedJSON(type, options: options)
     }
+}
+
+/// Something that checks a finished JSON value (`JSONSchema` is one): throws `.decode` with
+/// the reasons when the value is not acceptable.
+public protocol JSONValueValidator: Sendable {
+    func check(_ value: JSONValue) throws(HTTPContentError)
 }
 
 /// What every whole-document JSON handler does at header time: ask for JSON, refuse an

@@ -15,13 +15,31 @@ public final class JSONItems: SelectiveHandler {
 
     /// - Parameters: as `JSONItemParser`; `allowEmpty` as `JSON`.
     /// - Throws: `.invalidArgument` for bad prefixes or limit.
+    /// - Parameters:
+    ///   - validator: checks each value before `onItem` sees it (a `JSONSchema`); an invalid
+    ///     value fails the transfer with its `.decode` error, or is skipped with `skipInvalid`.
     public init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
                 stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false, allowEmpty: Bool = false,
                 acceptance: Acceptance = JSON.defaultAcceptance(),
+                validator: (any JSONValueValidator)? = nil, skipInvalid: Bool = false,
                 onItem: @escaping (JSONItem) throws -> Void) throws(HTTPContentError) {
+        var deliver = onItem
+        if let validator {
+            deliver = { item in
+                do {
+                    try validator.check(item.value)
+                } catch {
+                    if skipInvalid { return }
+                    var e = HTTPContentError.wrapping(error)
+                    e.message = "item under \"\(item.prefix)\": " + e.message
+                    throw e
+                }
+                try onItem(item)
+            }
+        }
         parser = try JSONItemParser(prefixes: prefixes, options: options, limit: limit,
                                     stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
-                                    onItem: onItem)
+                                    onItem: deliver)
         self.allowEmpty = allowEmpty
         self.acceptance = acceptance
     }

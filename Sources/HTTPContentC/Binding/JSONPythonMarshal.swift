@@ -553,6 +553,11 @@ public final class JSONPythonMarshalBytes: @unchecked Sendable {
         self.pointer = pointer
         self.count = count
     }
+    /// `value` written in marshal's format (`JSONPythonMarshal.encode`).
+    public convenience init(encoding value: JSONValue) throws(HTTPContentError) {
+        let (p, n) = try JSONPythonMarshal.encode(value)
+        self.init(p, n)
+    }
     deinit { free(pointer) }
 }
 

@@ -64,6 +64,7 @@ class SendOptions(TypedDict, total=False):
     cookies: HeadersInput | None
     auth: Any
     retries: Retry | None
+    schema: Any  # an hc.Schema for the json= body
 
 
 class RequestOptions(SendOptions, total=False):

@@ -175,7 +175,7 @@ def _text(v: Any) -> bytes | None:
 
 def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: FormInput | None,
                json: Any, data: Any, multipart: Iterable[Any] | None,
-               content_type: str | None, raised: list[BaseException]) -> None:
+               content_type: str | None, raised: list[BaseException], schema: Any = None) -> None:
     """Sets the body (and query) of a native request from `Client.request`'s arguments.
     `keep` holds what C must still call during the send; `raised` collects exceptions."""
     lib = _ffi.lib()
@@ -186,9 +186,14 @@ def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: For
                                   ("multipart", multipart)) if v is not None]
     if len(given) > 1:
         raise InvalidArgument(f"one body at a time: got {', '.join(given)}")
+    if schema is not None and json is None:
+        raise InvalidArgument("schema= validates a json= body: there is none")
     if form is not None:
         with Form(form) as body:
             check(lib.hc_request_set_form_body(req, body))
+    elif json is not None and schema is not None:
+        raw = schema._dumps(json)
+        check(lib.hc_request_set_json_body_schema(req, raw, len(raw), schema, 0))
     elif json is not None:
         try:
             text = _json.dumps(json, allow_nan=False, ensure_ascii=False, separators=(",", ":"))

@@ -120,7 +120,7 @@ class Client(Handle):
                 plist: Any = None, plist_format: str = "xml",
                 multipart: Iterable[Any] | None = None,
                 timeout: float | None = None, follow_redirects: bool | None = None,
-                proxy: str | None = None,
+                proxy: str | None = None, schema: Any = None,
                 progress: Progress | None = None, cancel: CancelToken | None = None,
                 cookies: Any = None, auth: Any = None,
                 retries: "_session.Retry | None" = None) -> Response:
@@ -132,6 +132,9 @@ class Client(Handle):
         of `hc.Field`, `hc.FilePart`, `hc.BytesPart`), `plist=` (a property list: dict, list,
         str, int, float, bool, datetime, bytes, plistlib.UID) in `plist_format` "xml" (default,
         application/x-plist) or "binary" (application/x-bplist). `params=` adds query pairs.
+        `schema=` (an `hc.Schema`) validates the `json=` body before anything is sent
+        (`hc.RequestSchemaError`, an `hc.SchemaError` and `hc.InvalidArgument`), and writes
+        typed values (datetime, date, UUID, registered transformers) back as text.
 
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
         move; returning True from it cancels the transfer. `proxy` overrides the client's for
@@ -143,7 +146,8 @@ class Client(Handle):
         `hc.Retry` instead of the client's."""
         if (headers is None and data is None and params is None and form is None and json is None
                 and plist is None and multipart is None and progress is None and cancel is None and proxy is None
-                and cookies is None and auth is None and retries is None):
+                and cookies is None and auth is None and retries is None
+                and schema is None):
             return self._fetch(method, url, handler, timeout, follow_redirects)
         return self._send(Request(method, url, handler=handler, headers=headers, data=data,
                                   content_type=content_type, params=params, form=form,
@@ -151,7 +155,7 @@ class Client(Handle):
                                   multipart=multipart, timeout=timeout,
                                   follow_redirects=follow_redirects, proxy=proxy,
                                   progress=progress, cancel=cancel, cookies=cookies, auth=auth,
-                                  retries=retries))
+                                  retries=retries, schema=schema))
 
     @property
     def cookies(self) -> "_session.Cookies":
@@ -459,7 +463,7 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None) -> _Prep
             check(lib.hc_request_add_header(native, _ffi.text(name), _ffi.text(value)))
         apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
                    data=o.get("data"), multipart=o.get("multipart"),
-                   content_type=o.get("content_type"), raised=raised)
+                   content_type=o.get("content_type"), raised=raised, schema=o.get("schema"))
         plist_value = o.get("plist")
         if plist_value is not None:
             others = [n for n in ("form", "json", "data", "multipart") if o.get(n) is not None]

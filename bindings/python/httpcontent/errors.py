@@ -80,6 +80,28 @@ class DecodeError(Error):
     code = 7
 
 
+class SchemaError(DecodeError):
+    """A value failed a JSON Schema (`hc.Schema`): `.instance_path` (RFC 6901 pointer, "" for the
+    root), `.schema_path` (pointer to the failing keyword along the evaluation path),
+    `.keyword` and `.message` of the first violation; `.errors` lists every violation reported
+    (one unless all errors were asked for), each a dict with those four keys. For a response,
+    `.status`, `.headers` and `.body` are set as for any decode error."""
+    code = 7
+
+    def __init__(self, message: str, *, errors: list[dict[str, str]] | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.errors = errors or []
+        first = self.errors[0] if self.errors else {}
+        self.instance_path = first.get("instance_path", "")
+        self.schema_path = first.get("schema_path", "")
+        self.keyword = first.get("keyword", "")
+
+
+class RequestSchemaError(SchemaError, InvalidArgument):
+    """A request body failed its schema; nothing was sent (code HC_EINVALID_ARG)."""
+    code = 1
+
+
 class TooLarge(Error):
     code = 8
 
@@ -132,7 +154,17 @@ def last_error() -> Error:
     offset = lib.hc_error_offset(err)
     record_index = lib.hc_error_record_index(err)
     cls = _BY_CODE.get(code, Error)
-    exc = cls(message, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
+    extra: dict[str, Any] = {}
+    count = lib.hc_error_schema_count(err) if code in (1, 7) else 0
+    if count:
+        cls = SchemaError if code == 7 else RequestSchemaError
+        extra["errors"] = [{
+            "instance_path": _text(lib.hc_error_schema_instance_path(err, i)),
+            "schema_path": _text(lib.hc_error_schema_path(err, i)),
+            "keyword": _text(lib.hc_error_schema_keyword(err, i)),
+            "message": _text(lib.hc_error_schema_message(err, i)),
+        } for i in range(count)]
+    exc = cls(message, **extra, curl_code=lib.hc_error_curl_code(err), status=status, headers=headers,
                body=_lib.borrowed(lib.hc_error_body, err) or b"",
                server_message=server.decode("utf-8", "replace") if server else None,
                offset=offset if offset >= 0 else None,
@@ -141,6 +173,10 @@ def last_error() -> Error:
                record_index=record_index if record_index >= 0 else None)
     exc.attempts = lib.hc_error_attempts(err)  # how many times the request was sent
     return exc
+
+
+def _text(p: bytes | None) -> str:
+    return p.decode("utf-8", "replace") if p else ""
 
 
 def raise_last() -> NoReturn:
@@ -161,6 +197,7 @@ def check_handle(handle: int | None) -> int:
 
 
 __all__ = ["Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
-           "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
+           "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "SchemaError",
+           "RequestSchemaError", "TooLarge",
            "Cancelled", "LocalIOError", "CallbackError", "ChecksumMismatch"]
 

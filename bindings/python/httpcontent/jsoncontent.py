@@ -43,6 +43,12 @@ for _name, _res, _args in [
                                                                 ctypes.c_void_p, _ITEMS_BATCH_CB, ctypes.c_void_p]),
     ("hc_response_json_pymarshal", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
                                                   ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_response_json_format_annotations", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                                           ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_handler_json_items_new", ctypes.c_void_p, [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+                                                    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]),
+    ("hc_handler_json_set_schema", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
+    ("hc_handler_free", None, [ctypes.c_void_p]),
 ]:
     _ffi.declare(_name, _res, _args)
 
@@ -103,24 +109,34 @@ class JSON(Handler):
     def __init__(self, *, remove_nulls: bool = False, allow_comments: bool = False,
                  multiple_values: bool = False, max_depth: int | None = None,
                  max_size: int | None = None, strict_utf8: bool = True,
-                 keep_number_text: bool = False, allow_empty: bool = False, **options: Any) -> None:
+                 keep_number_text: bool = False, allow_empty: bool = False,
+                 schema: Any = None, all_errors: bool = False, **options: Any) -> None:
         super().__init__(**options)
+        self.schema = schema
+        self._schema_flags = 1 if all_errors else 0
         self._options = dict(remove_nulls=remove_nulls, allow_comments=allow_comments,
                              multiple_values=multiple_values, max_depth=max_depth,
                              max_size=max_size, strict_utf8=strict_utf8,
                              keep_number_text=keep_number_text, allow_empty=allow_empty)
 
     def _new_native(self) -> int | None:
+        lib = _ffi.lib()
         with _Options(**self._options) as opts:
-            native: int | None
+            ptr: int | None
             if self._options["keep_number_text"]:
-                native = _ffi.lib().hc_handler_json_new(opts)
-                return native
-            # Without keep_number_text, the document is written in Python's marshal format while
-            # it is parsed (no tree), and marshal.loads makes the objects about three times
-            # faster than json.loads would from text.
-            native = _ffi.lib().hc_handler_json_pymarshal_new(opts)
-            return native
+                ptr = lib.hc_handler_json_new(opts)
+            else:
+                # Without keep_number_text, the document is written in Python's marshal format
+                # while it is parsed (no tree), and marshal.loads makes the objects about three
+                # times faster than json.loads would from text. With a schema, the tree is built,
+                # validated, then written in marshal's format.
+                ptr = lib.hc_handler_json_pymarshal_new(opts)
+        if ptr and self.schema is not None:
+            code = lib.hc_handler_json_set_schema(ptr, self.schema, self._schema_flags)
+            if code:
+                lib.hc_handler_free(ptr)
+                check(code)
+        return ptr
 
     def _content(self, response_ptr: int) -> Any:
         lib = _ffi.lib()
@@ -131,7 +147,13 @@ class JSON(Handler):
                 return None
             # Read in place: the bytes belong to the response, alive during this call.
             with _GCPaused():
-                return marshal.loads((ctypes.c_char * size.value).from_address(data.value))
+                value = marshal.loads((ctypes.c_char * size.value).from_address(data.value))
+            if self.schema is not None:
+                check(lib.hc_response_json_format_annotations(response_ptr, ctypes.byref(data),
+                                                              ctypes.byref(size)))
+                if data.value:
+                    value = self.schema._apply(value, ctypes.string_at(data, size.value))
+            return value
         lib.hc_error_clear()
         tree = lib.hc_response_json(response_ptr)
         if not tree:
@@ -199,11 +221,28 @@ class JSONItems(Handler):
         return count.value
 
 
+_ITEM_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+
+
 def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET",
-              buffer: int = 4, **kwargs: Any) -> Iterator[Any]:
+              buffer: int = 4, schema: Any = None, skip_invalid: bool = False,
+              **kwargs: Any) -> Iterator[Any]:
     """Yields each value under `prefix` while the body is still arriving. The transfer runs in
     a worker thread; at most `buffer` batches wait between it and you, so memory stays bounded
-    however large the document. Stopping the iteration early stops the transfer."""
+    however large the document. Stopping the iteration early stops the transfer.
+
+    `schema` (an `hc.Schema`) validates each value before it is yielded: an invalid one raises
+    `hc.SchemaError` (its paths relative to the item), or is skipped with `skip_invalid=True`;
+    values with a transformable format come back converted."""
+    if schema is not None:
+        return _iter_json_validated(client, url, prefix, method, buffer, schema, skip_invalid, kwargs)
+    if skip_invalid:
+        raise ValueError("skip_invalid needs a schema")
+    return _iter_json(client, url, prefix, method, buffer, kwargs)
+
+
+def _iter_json(client: Any, url: str, prefix: str, method: str, buffer: int,
+               kwargs: dict) -> Iterator[Any]:
     batches: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer))
     stopping = threading.Event()
     done = object()
@@ -333,6 +372,82 @@ async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
             except BaseException:  # noqa: BLE001 - ours: the transfer was stopped
                 pass
         driver.close()
+        handler.close()
+
+
+
+
+def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer: int, schema: Any,
+                         skip_invalid: bool, kwargs: dict) -> Iterator[Any]:
+    """iter_json with a schema: each item is a tree validated in the library before its
+    callback (hc_handler_json_set_schema), then handed over as JSON text."""
+    items: queue.Queue = queue.Queue(maxsize=max(1, buffer) * 64)
+    stopping = threading.Event()
+    done = object()
+    options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
+        "limit", "stop_when_closed", "require_prefix", "multiple_values", "allow_comments",
+        "max_depth", "max_size", "accept_status", "accept_types")}
+    lib = _ffi.lib()
+
+    class _Validated(JSONItems):
+        def _new_native(self, sink: list[BaseException] | None = None) -> int:
+            def on_item(_userdata, _prefix_index, node):
+                out, size = ctypes.c_void_p(), ctypes.c_size_t()
+                if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
+                    return _CALLBACK_FAILED
+                try:
+                    text = ctypes.string_at(out, size.value)
+                finally:
+                    lib.hc_buffer_free(out)
+                while not stopping.is_set():
+                    try:
+                        items.put(text, timeout=0.1)
+                        return 0
+                    except queue.Full:
+                        continue
+                return _STOP
+            self._keep = _ITEM_CB(on_item)
+            names = (ctypes.c_char_p * 1)(prefix.encode())
+            with _Options(**self._options) as opts:
+                ptr = lib.hc_handler_json_items_new(names, 1, opts, ctypes.cast(self._keep, ctypes.c_void_p), None)
+            if ptr:
+                check(lib.hc_handler_json_set_schema(ptr, schema, 2 if skip_invalid else 0))
+            return ptr
+
+    handler = _Validated(prefix, lambda _v: None, **options)
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            client.request(method, url, handler=handler, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
+            failure.append(exc)
+        finally:
+            while True:
+                try:
+                    items.put(done, timeout=0.1)
+                    break
+                except queue.Full:
+                    if stopping.is_set():
+                        break
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = items.get()
+            if item is done:
+                break
+            yield schema.transform_text(item)
+        if failure:
+            raise failure[0]
+    finally:
+        stopping.set()
+        while worker.is_alive():
+            try:
+                items.get_nowait()
+            except queue.Empty:
+                worker.join(0.05)
         handler.close()
 
 

@@ -1,0 +1,299 @@
+/* JSON Schema from C: the official JSON-Schema-Test-Suite (draft 2020-12) through the C ABI,
+ * violations on errors, a schema on the JSON tree and items handlers, and request bodies. */
+#include "testutil.h"
+#include <dirent.h>
+#include <ftw.h>
+
+static hc_schema_options *suite_opts;
+static char remotes_root[4096];
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
+    fclose(f);
+    if (buf) { buf[n] = 0; *len = (size_t)n; }
+    return buf;
+}
+
+static int add_remote(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+    (void)st; (void)ftw;
+    size_t n = strlen(path);
+    if (type != FTW_F || n < 5 || strcmp(path + n - 5, ".json") != 0) return 0;
+    size_t len = 0;
+    char *text = read_file(path, &len);
+    if (!text) return 0;
+    char uri[8192];
+    snprintf(uri, sizeof uri, "http://localhost:1234/%s", path + strlen(remotes_root) + 1);
+    CHECK_CODE(hc_schema_options_add_remote(suite_opts, uri, (const uint8_t *)text, len), HC_OK);
+    free(text);
+    return 0;
+}
+
+/* The suite folder: ../shared/conformance beside the checkout, then $HC_CONFORMANCE, then
+ * /work/shared/conformance. Returns 0 when absent. */
+static int find_suite(char *out, size_t size) {
+    if (size < 3072) return 0;
+    char src[512];
+    snprintf(src, sizeof src, "%s", HC_TEST_SERVER);
+    char *cut = strstr(src, "/Tests/server/");
+    if (cut) *cut = 0;
+    const char *env = getenv("HC_CONFORMANCE");
+    char candidates[3][900];
+    snprintf(candidates[0], sizeof candidates[0], "%s/../shared/conformance", src);
+    snprintf(candidates[1], sizeof candidates[1], "%s", env ? env : "");
+    snprintf(candidates[2], sizeof candidates[2], "/work/shared/conformance");
+    for (int i = 0; i < 3; i++) {
+        if (!candidates[i][0]) continue;
+        char probe[1024];
+        if (snprintf(probe, sizeof probe, "%s/JSON-Schema-Test-Suite/tests/draft2020-12", candidates[i]) >= (int)sizeof probe) continue;
+        DIR *d = opendir(probe);
+        if (d) {
+            closedir(d);
+            if (snprintf(out, size, "%s/JSON-Schema-Test-Suite", candidates[i]) >= (int)size) return 0;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void run_suite(void) {
+    char suite[3072];
+    if (!find_suite(suite, sizeof suite)) {
+        printf("SKIP JSON-Schema-Test-Suite: absent (../shared/conformance, $HC_CONFORMANCE, /work/shared/conformance)\n");
+        return;
+    }
+    suite_opts = hc_schema_options_new();
+    snprintf(remotes_root, sizeof remotes_root, "%s/remotes", suite);
+    nftw(remotes_root, add_remote, 16, FTW_PHYS);
+
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/draft2020-12", suite);
+    DIR *d = opendir(dir);
+    char *names[256];
+    int count = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)) && count < 256) {
+        size_t n = strlen(e->d_name);
+        if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0) names[count++] = strdup(e->d_name);
+    }
+    if (d) closedir(d);
+    qsort(names, (size_t)count, sizeof names[0], cmp_names);
+
+    int total = 0, passed = 0;
+    for (int f = 0; f < count; f++) {
+        char path[8192];
+        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
+        size_t len = 0;
+        char *text = read_file(path, &len);
+        hc_json *groups = NULL;
+        if (!text || hc_json_parse((const uint8_t *)text, len, NULL, &groups) != HC_OK) {
+            fprintf(stderr, "cannot read %s\n", path);
+            hc_checks_failed++;
+            free(text);
+            continue;
+        }
+        for (size_t g = 0; g < hc_json_array_length(groups); g++) {
+            const hc_json *group = hc_json_array_at(groups, g);
+            uint8_t *schema_text = NULL;
+            size_t schema_len = 0;
+            hc_json_serialize(hc_json_get(group, "schema"), 0, &schema_text, &schema_len);
+            hc_schema *schema = hc_schema_new_from_json(schema_text, schema_len, suite_opts);
+            const hc_json *tests = hc_json_get(group, "tests");
+            for (size_t t = 0; t < hc_json_array_length(tests); t++) {
+                const hc_json *test = hc_json_array_at(tests, t);
+                const char *keys[] = {"data"};
+                uint8_t *data = NULL;
+                size_t data_len = 0;
+                hc_json_serialize(hc_json_get_path(test, keys, 1), 0, &data, &data_len);
+                int valid = 0;
+                hc_json_bool(hc_json_get(test, "valid"), &valid);
+                hc_code rc = schema ? hc_schema_validate(schema, data, data_len, HC_SCHEMA_ALL_ERRORS) : HC_EINVALID_ARG;
+                int ok = valid ? rc == HC_OK
+                               : (rc == HC_EDECODE && hc_error_schema_count(hc_error_last()) > 0);
+                total++;
+                if (ok) passed++;
+                else {
+                    const char *desc = NULL;
+                    size_t dl = 0;
+                    hc_json_string(hc_json_get(test, "description"), &desc, &dl);
+                    fprintf(stderr, "suite: %s group %zu: %.*s: got %s\n", names[f], g, (int)dl, desc, hc_code_name(rc));
+                }
+                hc_buffer_free(data);
+            }
+            hc_schema_free(schema);
+            hc_buffer_free(schema_text);
+        }
+        hc_json_free(groups);
+        free(text);
+        free(names[f]);
+    }
+    hc_schema_options_free(suite_opts);
+    printf("JSON-Schema-Test-Suite draft2020-12 via C: %d of %d passed\n", passed, total);
+    CHECK(total > 1200);
+    CHECK(passed == total);
+}
+
+static hc_schema *schema_of(const char *text) {
+    return hc_schema_new_from_json((const uint8_t *)text, strlen(text), NULL);
+}
+
+static void test_violations_name_the_place(void) {
+    hc_schema *s = schema_of("{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},"
+                             "\"tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"id\"]}");
+    CHECK(s != NULL);
+    const char *bad = "{\"id\":\"x\",\"tags\":[\"a\",2]}";
+    CHECK_CODE(hc_schema_validate(s, (const uint8_t *)bad, strlen(bad), 0), HC_EDECODE);
+    const hc_error *err = hc_error_last();
+    CHECK(hc_error_sub_kind(err) && strcmp(hc_error_sub_kind(err), "schema") == 0);
+    CHECK(hc_error_schema_count(err) == 1);
+    CHECK(strcmp(hc_error_schema_instance_path(err, 0), "/id") == 0);
+    CHECK(strcmp(hc_error_schema_path(err, 0), "/properties/id/type") == 0);
+    CHECK(strcmp(hc_error_schema_keyword(err, 0), "type") == 0);
+    CHECK(strstr(hc_error_schema_message(err, 0), "integer") != NULL);
+    CHECK(hc_error_schema_instance_path(err, 1) == NULL);
+
+    CHECK_CODE(hc_schema_validate(s, (const uint8_t *)bad, strlen(bad), HC_SCHEMA_ALL_ERRORS), HC_EDECODE);
+    err = hc_error_last();
+    CHECK(hc_error_schema_count(err) == 2);
+    CHECK(strcmp(hc_error_schema_instance_path(err, 1), "/tags/1") == 0);
+    CHECK(strcmp(hc_error_schema_path(err, 1), "/properties/tags/items/type") == 0);
+
+    const char *good = "{\"id\":3,\"tags\":[]}";
+    CHECK_CODE(hc_schema_validate(s, (const uint8_t *)good, strlen(good), 0), HC_OK);
+    /* A parse failure is a decode error without violations. */
+    CHECK_CODE(hc_schema_validate(s, (const uint8_t *)"{", 1, 0), HC_EDECODE);
+    CHECK(hc_error_sub_kind(hc_error_last()) == NULL);
+    CHECK(hc_error_schema_count(hc_error_last()) == 0);
+    hc_schema_free(s);
+
+    /* Bad schemas and arguments. */
+    CHECK(schema_of("{\"type\":\"nope\"}") == NULL);
+    CHECK(hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    CHECK(schema_of("{\"$ref\":\"http://example.com/elsewhere.json\"}") == NULL);
+    CHECK(strstr(hc_error_message(hc_error_last()), "nothing is fetched") != NULL);
+    CHECK(schema_of("{\"pattern\":\"(\"}") == NULL);
+    CHECK_CODE(hc_schema_validate(NULL, (const uint8_t *)"1", 1, 0), HC_EINVALID_ARG);
+    CHECK_CODE(hc_handler_json_set_schema(NULL, NULL, 0), HC_EINVALID_ARG);
+    hc_schema_free(NULL);
+    hc_schema_options_free(NULL);
+}
+
+static void test_format_assertion_is_an_option(void) {
+    const char *text = "{\"format\":\"date-time\"}";
+    hc_schema *annotation = schema_of(text);
+    hc_schema_options *o = hc_schema_options_new();
+    CHECK_CODE(hc_schema_options_set_assert_format(o, 1), HC_OK);
+    hc_schema *assertion = hc_schema_new_from_json((const uint8_t *)text, strlen(text), o);
+    hc_schema_options_free(o);
+    const char *bad = "\"2024-02-30T10:00:00Z\"", *good = "\"2024-02-29T10:00:00.5+01:00\"";
+    CHECK_CODE(hc_schema_validate(annotation, (const uint8_t *)bad, strlen(bad), 0), HC_OK);
+    CHECK_CODE(hc_schema_validate(assertion, (const uint8_t *)bad, strlen(bad), 0), HC_EDECODE);
+    CHECK(strcmp(hc_error_schema_keyword(hc_error_last(), 0), "format") == 0);
+    CHECK_CODE(hc_schema_validate(assertion, (const uint8_t *)good, strlen(good), 0), HC_OK);
+    hc_schema_free(annotation);
+    hc_schema_free(assertion);
+}
+
+static void test_json_handler_validates_the_body(hc_client *client) {
+    hc_schema *s = schema_of("{\"type\":\"object\",\"properties\":{\"n\":{\"type\":\"array\",\"maxItems\":2}}}");
+    hc_handler *h = hc_handler_json_new(NULL);
+    CHECK_CODE(hc_handler_json_set_schema(h, s, 0), HC_OK);
+    hc_schema_free(s); /* the handler keeps it */
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/json", h, &resp), HC_EDECODE);
+    const hc_error *err = hc_error_last();
+    CHECK(hc_error_status(err) == 200);
+    CHECK(hc_error_schema_count(err) == 1);
+    CHECK(strcmp(hc_error_schema_instance_path(err, 0), "/n") == 0);
+    CHECK(strcmp(hc_error_schema_keyword(err, 0), "maxItems") == 0);
+    const uint8_t *body = NULL;
+    size_t body_len = 0;
+    CHECK_CODE(hc_error_body(err, &body, &body_len), HC_OK);
+    CHECK(body_len > 0 && memmem(body, body_len, "hello", 5) != NULL);
+    CHECK(hc_error_header(err, "Content-Type") != NULL);
+    CHECK(resp == NULL);
+    /* Valid: content as usual. */
+    CHECK_CODE(hc_test_send(client, "GET", "/json?doc=%7B%22n%22%3A%5B1%5D%7D", h, &resp), HC_OK);
+    CHECK(resp && hc_response_json(resp) != NULL);
+    hc_response_free(resp);
+    /* Removing the schema. */
+    CHECK_CODE(hc_handler_json_set_schema(h, NULL, 0), HC_OK);
+    resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/json", h, &resp), HC_OK);
+    hc_response_free(resp);
+    hc_handler_free(h);
+
+    /* Other handlers refuse a schema. */
+    hc_handler *bytes = hc_handler_bytes_new(0);
+    hc_schema *any = schema_of("true");
+    CHECK_CODE(hc_handler_json_set_schema(bytes, any, 0), HC_EINVALID_ARG);
+    hc_handler_free(bytes);
+    hc_schema_free(any);
+}
+
+struct items { int seen; int sum; };
+
+static int on_item(void *userdata, size_t prefix, const hc_json *value) {
+    (void)prefix;
+    struct items *it = userdata;
+    int64_t v = 0;
+    if (hc_json_int64(hc_json_get(value, "v"), &v) == HC_OK) it->sum += (int)v;
+    it->seen++;
+    return 0;
+}
+
+static void test_items_are_validated_before_the_callback(hc_client *client) {
+    const char *prefixes[] = {"item"};
+    hc_schema *s = schema_of("{\"required\":[\"v\"],\"properties\":{\"v\":{\"type\":\"integer\"}}}");
+    /* [{"v":1},{"w":2},{"v":3}] */
+    const char *path = "/json?doc=%5B%7B%22v%22%3A1%7D%2C%7B%22w%22%3A2%7D%2C%7B%22v%22%3A3%7D%5D";
+    struct items it = {0, 0};
+    hc_handler *h = hc_handler_json_items_new(prefixes, 1, NULL, on_item, &it);
+    CHECK_CODE(hc_handler_json_set_schema(h, s, 0), HC_OK);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", path, h, &resp), HC_EDECODE);
+    CHECK(it.seen == 1);
+    CHECK(hc_error_schema_count(hc_error_last()) == 1);
+    CHECK(strcmp(hc_error_schema_keyword(hc_error_last(), 0), "required") == 0);
+    CHECK_CODE(hc_handler_json_set_schema(h, s, HC_SCHEMA_SKIP_INVALID), HC_OK);
+    it.seen = it.sum = 0;
+    CHECK_CODE(hc_test_send(client, "GET", path, h, &resp), HC_OK);
+    CHECK(it.seen == 2 && it.sum == 4);
+    hc_response_free(resp);
+    hc_handler_free(h);
+    hc_schema_free(s);
+}
+
+static void test_request_body_is_validated_before_sending(void) {
+    hc_schema *s = schema_of("{\"type\":\"object\",\"required\":[\"name\"]}");
+    hc_request *req = hc_request_new("POST", hc_url("/echo"));
+    const char *bad = "{\"nam\":1}", *good = "{\"name\":\"x\"}";
+    CHECK_CODE(hc_request_set_json_body_schema(req, (const uint8_t *)bad, strlen(bad), s, 0), HC_EINVALID_ARG);
+    CHECK(hc_error_schema_count(hc_error_last()) == 1);
+    CHECK(strcmp(hc_error_schema_keyword(hc_error_last(), 0), "required") == 0);
+    CHECK_CODE(hc_request_set_json_body_schema(req, (const uint8_t *)"{", 1, s, 0), HC_EINVALID_ARG);
+    CHECK_CODE(hc_request_set_json_body_schema(req, (const uint8_t *)good, strlen(good), s, 0), HC_OK);
+    CHECK_CODE(hc_request_set_json_body_schema(req, (const uint8_t *)good, strlen(good), NULL, 0), HC_EINVALID_ARG);
+    hc_request_free(req);
+    hc_schema_free(s);
+}
+
+int main(void) {
+    run_suite();
+    test_violations_name_the_place();
+    test_format_assertion_is_an_option();
+    hc_test_server_start();
+    hc_client *client = hc_client_new();
+    test_json_handler_validates_the_body(client);
+    test_items_are_validated_before_the_callback(client);
+    test_request_body_is_validated_before_sending();
+    hc_client_free(client);
+    return hc_test_finish();
+}

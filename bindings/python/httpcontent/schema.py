@@ -1,0 +1,203 @@
+"""JSON Schema (draft 2020-12) validation, run by the library's Swift core.
+
+    schema = hc.Schema({"type": "object", "required": ["id"]})
+    schema.validate({"id": 3})                 # raises hc.SchemaError when invalid
+    client.get(url, handler=hc.JSON(schema=schema))
+    client.post(url, json=body, schema=schema)  # refused before anything is sent
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime as _dt
+import json as _json
+import os
+import uuid as _uuid
+from typing import Any, Callable, Iterable, Mapping
+
+from . import _ffi
+from ._handle import Handle
+from .errors import check
+
+_ALL_ERRORS = 1
+_SKIP_INVALID = 2
+
+for _name, _res, _args in (
+    ("hc_schema_options_new", ctypes.c_void_p, []),
+    ("hc_schema_options_free", None, [ctypes.c_void_p]),
+    ("hc_schema_options_add_remote", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]),
+    ("hc_schema_options_set_assert_format", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_schema_options_add_transformer", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
+    ("hc_schema_new_from_json", ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]),
+    ("hc_schema_free", None, [ctypes.c_void_p]),
+    ("hc_schema_validate", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]),
+    ("hc_handler_json_set_schema", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
+    ("hc_schema_format_annotations", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t,
+                                                     ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_buffer_free", None, [ctypes.c_void_p]),
+    ("hc_request_set_json_body_schema", ctypes.c_int,
+     [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_int]),
+):
+    _ffi.declare(_name, _res, _args)
+
+
+def _dumps(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
+    return _json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"),
+                       default=default).encode("utf-8")
+
+
+# ----------------------------------------------------------------------------- transformers
+
+def _parse_date_time(text: str) -> _dt.datetime:
+    t = text.replace("t", "T").replace("z", "Z")
+    if t.endswith("Z"):
+        t = t[:-1] + "+00:00"
+    if ":60" in t[16:20]:  # a leap second has no datetime: the second before it
+        t = t[:17] + "59" + t[19:]
+    return _dt.datetime.fromisoformat(t)
+
+
+def _encode_builtin(value: Any) -> Any:
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None:
+            raise TypeError("a naive datetime cannot be sent as date-time (RFC 3339 needs an offset)")
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    if isinstance(value, _uuid.UUID):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+BUILTIN_TRANSFORMERS: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
+    "date-time": (_parse_date_time, _encode_builtin),
+    "date": (_dt.date.fromisoformat, _encode_builtin),
+    "uuid": (_uuid.UUID, str),
+    "uri": (str, str),
+}
+
+
+class Schema(Handle):
+    """A compiled JSON Schema (draft 2020-12).
+
+    `schema`: a dict, True/False, or a path to a JSON file. `remotes`: other schema documents by
+    URI, for `$ref`s that leave this one (the 2020-12 meta-schemas are built in; nothing is ever
+    fetched). `assert_format`: check `format` (date-time, email, ipv4... default False: formats
+    are annotations, as the specification says). `transformers`: {format name: decode or
+    (decode, encode)}; with a schema on a response handler, string values with a format that
+    has a transformer come back converted (date-time: aware `datetime`, date: `date`, uuid:
+    `uuid.UUID`, uri: str), and typed values in a `json=` body are encoded back to text."""
+
+    __slots__ = ("document", "transformers", "_encoders")
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_schema_free(ptr)
+
+    def __init__(self, schema: Any, *, remotes: Mapping[str, Any] | None = None,
+                 assert_format: bool = False,
+                 transformers: Mapping[str, Callable[[str], Any] | tuple[Callable[[str], Any], Callable[[Any], str]]] | None = None) -> None:
+        if isinstance(schema, (str, os.PathLike)):
+            with open(schema, "rb") as f:
+                schema = _json.loads(f.read())
+        if not isinstance(schema, (dict, bool)):
+            raise TypeError("a schema is a dict, a bool, or a path to a JSON file")
+        self.document = schema
+        table = dict(BUILTIN_TRANSFORMERS)
+        for name, fn in (transformers or {}).items():
+            table[name] = fn if isinstance(fn, tuple) else (fn, str)
+        self.transformers = table
+        self._encoders = [enc for _dec, enc in table.values()]
+        lib = _ffi.lib()
+        opts = lib.hc_schema_options_new()
+        try:
+            check(lib.hc_schema_options_set_assert_format(opts, int(bool(assert_format))))
+            for name in table:
+                check(lib.hc_schema_options_add_transformer(opts, name.encode()))
+            for uri, doc in (remotes or {}).items():
+                raw = _dumps(doc)
+                check(lib.hc_schema_options_add_remote(opts, uri.encode(), raw, len(raw)))
+            raw = _dumps(schema)
+            super().__init__(lib.hc_schema_new_from_json(raw, len(raw), opts))
+        finally:
+            lib.hc_schema_options_free(opts)
+
+    def _encode(self, value: Any) -> Any:
+        """json.dumps' `default`: typed values back to their text (request bodies)."""
+        for enc in self._encoders:
+            try:
+                out = enc(value)
+            except (TypeError, ValueError, AttributeError):
+                continue
+            if isinstance(out, str):
+                return out
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+    def _dumps(self, instance: Any) -> bytes:
+        try:
+            return _dumps(instance, self._encode)
+        except ValueError as exc:
+            from .errors import InvalidArgument
+            raise InvalidArgument(f"cannot be written as JSON: {exc}") from exc
+
+    def validate(self, instance: Any, *, all_errors: bool = False) -> None:
+        """Raises `hc.SchemaError` when `instance` (any JSON-serializable object) is not valid:
+        the first violation, or all of them in `.errors` with `all_errors`."""
+        self._check_open()
+        raw = self._dumps(instance)
+        check(_ffi.lib().hc_schema_validate(self, raw, len(raw), _ALL_ERRORS if all_errors else 0))
+
+    def is_valid(self, instance: Any) -> bool:
+        self._check_open()
+        raw = self._dumps(instance)
+        return _ffi.lib().hc_schema_validate(self, raw, len(raw), 0) == 0
+
+    def iter_errors(self, instance: Any) -> list[dict[str, str]]:
+        """Every violation, as dicts with instance_path, schema_path, keyword, message."""
+        from .errors import SchemaError
+        try:
+            self.validate(instance, all_errors=True)
+        except SchemaError as exc:
+            return exc.errors
+        return []
+
+    def transform(self, value: Any) -> Any:
+        """A copy of `value` with every string whose (passing) schema gives it a `format` that has
+        a transformer converted: date-time → aware `datetime`, date → `date`, uuid →
+        `uuid.UUID`, uri → str, and the registered ones. Where the formats are is worked out by
+        the library, along the same evaluation as validation ($ref, anyOf branches that pass...).
+        Raises `hc.SchemaError` when `value` is not valid."""
+        return self.transform_text(self._dumps(value), validate=True)
+
+    def transform_text(self, raw: bytes, *, validate: bool = False) -> Any:
+        """`transform` for JSON text (already validated unless `validate`)."""
+        lib = _ffi.lib()
+        if validate:
+            check(lib.hc_schema_validate(self, raw, len(raw), 0))
+        value = _json.loads(raw)
+        out, size = ctypes.c_void_p(), ctypes.c_size_t()
+        check(lib.hc_schema_format_annotations(self, raw, len(raw), ctypes.byref(out), ctypes.byref(size)))
+        try:
+            annotations = ctypes.string_at(out, size.value) if out.value else b"[]"
+        finally:
+            lib.hc_buffer_free(out)
+        return self._apply(value, annotations)
+
+    def _apply(self, value: Any, annotations: bytes) -> Any:
+        """Converts the values at the pointers of `annotations` ([[pointer, format], ...])."""
+        for pointer, fmt in _json.loads(annotations):
+            decode = self.transformers[fmt][0]
+            if pointer == "":
+                value = decode(value) if isinstance(value, str) else value
+                continue
+            tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+            parent = value
+            for token in tokens[:-1]:
+                parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+            last: Any = int(tokens[-1]) if isinstance(parent, list) else tokens[-1]
+            if isinstance(parent[last], str):
+                parent[last] = decode(parent[last])
+        return value
+
+
+__all__ = ["Schema"]
