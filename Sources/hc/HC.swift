@@ -117,7 +117,7 @@ enum Run {
         if o.savesToFile && o.mode != ImageMode.name {   // --as image -o saves a decoded PNG copy
             try download(exchange)
         } else {
-            try BodyModes.find(o.mode)!.run(exchange)
+            try BodyModes.find(o.schema != nil ? JSONMode.name : o.mode)!.run(exchange)
         }
     }
 

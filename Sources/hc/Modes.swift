@@ -78,7 +78,11 @@ enum JSONMode: BodyMode {
         var options = JSONOptions()
         options.removeNulls = o.removeNulls
         if let maxSize = o.maxSize { options.maxSize = maxSize }
-        let r = try exchange.send { JSON(options: options, acceptance: acceptance) }
+        var validator: JSONSchemaCheck?
+        if let file = o.schema {
+            validator = JSONSchemaCheck(try JSONSchema(parsing: try Input.readFile(file)), allErrors: o.allErrors)
+        }
+        let r = try exchange.send { JSON(options: options, acceptance: acceptance, validator: validator) }
         guard var value = r.content else {
             Output.write("(empty response)\n")
             return

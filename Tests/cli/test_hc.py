@@ -419,3 +419,24 @@ def test_as_json_lines_prints_one_record_per_line(hc, base_url):
     out = run(hc, "--as", "json-lines", f"{base_url}/ndjson?n=3")
     assert out.returncode == 0, out
     assert out.stdout == b'{"i":0}\n{"i":1}\n{"i":2}\n'
+
+
+# -- --schema
+
+def test_schema_validates_the_json_body_and_exits_7_naming_each_violation(hc, base_url, tmp_path):
+    import urllib.parse
+    schema = tmp_path / "s.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"n": {"type": "array", "items": {"type": "string"}}}}))
+    doc = urllib.parse.quote(json.dumps({"n": [1, "a", 2]}))
+    out = run(hc, "--schema", str(schema), f"{base_url}/json?doc={doc}")
+    assert out.returncode == 7
+    err = out.stderr.decode()
+    assert "schema validation failed" in err and '"/n/0"' in err and "/properties/n/items/type" in err
+    out = run(hc, "--schema", str(schema), "--all-errors", f"{base_url}/json?doc={doc}")
+    assert out.returncode == 7 and '"/n/2"' in out.stderr.decode()
+    good = urllib.parse.quote(json.dumps({"n": ["x"]}))
+    out = run(hc, "--schema", str(schema), "--path", "n.0", f"{base_url}/json?doc={good}")
+    assert out.returncode == 0 and json.loads(out.stdout) == "x"
+    bad_schema = tmp_path / "bad.json"
+    bad_schema.write_text('{"type": "nope"}')
+    assert run(hc, "--schema", str(bad_schema), f"{base_url}/json").returncode == 1

@@ -242,7 +242,7 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
 
 
 def _iter_json(client: Any, url: str, prefix: str, method: str, buffer: int,
-               kwargs: dict) -> Iterator[Any]:
+               kwargs: dict[str, Any]) -> Iterator[Any]:
     batches: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer))
     stopping = threading.Event()
     done = object()
@@ -378,10 +378,10 @@ async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
 
 
 def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer: int, schema: Any,
-                         skip_invalid: bool, kwargs: dict) -> Iterator[Any]:
+                         skip_invalid: bool, kwargs: dict[str, Any]) -> Iterator[Any]:
     """iter_json with a schema: each item is a tree validated in the library before its
     callback (hc_handler_json_set_schema), then handed over as JSON text."""
-    items: queue.Queue = queue.Queue(maxsize=max(1, buffer) * 64)
+    items: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer) * 64)
     stopping = threading.Event()
     done = object()
     options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
@@ -390,8 +390,8 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
     lib = _ffi.lib()
 
     class _Validated(JSONItems):
-        def _new_native(self, sink: list[BaseException] | None = None) -> int:
-            def on_item(_userdata, _prefix_index, node):
+        def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+            def on_item(_userdata: int | None, _prefix_index: int, node: int) -> int:
                 out, size = ctypes.c_void_p(), ctypes.c_size_t()
                 if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
                     return _CALLBACK_FAILED
@@ -409,7 +409,8 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
             self._keep = _ITEM_CB(on_item)
             names = (ctypes.c_char_p * 1)(prefix.encode())
             with _Options(**self._options) as opts:
-                ptr = lib.hc_handler_json_items_new(names, 1, opts, ctypes.cast(self._keep, ctypes.c_void_p), None)
+                ptr: int | None = lib.hc_handler_json_items_new(names, 1, opts,
+                                                                ctypes.cast(self._keep, ctypes.c_void_p), None)
             if ptr:
                 check(lib.hc_handler_json_set_schema(ptr, schema, 2 if skip_invalid else 0))
             return ptr

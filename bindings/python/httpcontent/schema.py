@@ -150,7 +150,8 @@ class Schema(Handle):
     def is_valid(self, instance: Any) -> bool:
         self._check_open()
         raw = self._dumps(instance)
-        return _ffi.lib().hc_schema_validate(self, raw, len(raw), 0) == 0
+        code: int = _ffi.lib().hc_schema_validate(self, raw, len(raw), 0)
+        return code == 0
 
     def iter_errors(self, instance: Any) -> list[dict[str, str]]:
         """Every violation, as dicts with instance_path, schema_path, keyword, message."""
