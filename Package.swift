@@ -32,9 +32,9 @@ let package = Package(
                                  .linkedLibrary("webp")]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
-                .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8",
+        .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8",
                        providers: [.apt(["libpcre2-dev"])]),
-                .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2"]),
+        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .target(name: "HTTPContentFoundation", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [
