@@ -11,7 +11,7 @@ set -euo pipefail
 
 apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config nginx openssl
               libplist-dev libxml2-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev
-              libpcre2-dev libpsl-dev valgrind patchelf)
+              libpcre2-dev libpsl-dev libssl-dev valgrind patchelf)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
