@@ -38,6 +38,36 @@ enum PlistScan {
         if count > options.maxObjects {
             throw HTTPContentError(.tooLarge, "binary plist holds \(count) objects, more than the limit of \(options.maxObjects)")
         }
+        // libplist 2.2 asserts (aborting the process) when it reads a string or key holding a
+        // NUL: refuse those first. ASCII strings are marker 0x5N, UTF-16 ones 0x6N, N the length
+        // or 0xF and an int object with it.
+        for object in 0..<count {
+            let offset64 = uint(table + object * offSize, offSize)
+            guard offset64 >= 8, offset64 < UInt64(table) else { continue }  // reported by the walk below
+            let offset = Int(offset64)
+            let kind = b[offset] >> 4
+            guard kind == 0x5 || kind == 0x6 else { continue }
+            var length = Int(b[offset] & 0xF)
+            var p = offset + 1
+            if length == 0xF {
+                guard p < table, b[p] >> 4 == 1, b[p] & 0xF <= 3 else { continue }
+                let size = 1 << Int(b[p] & 0xF)
+                guard p + 1 + size <= table else { continue }
+                let l = uint(p + 1, size)
+                guard l <= UInt64(n) else { throw bad("string object \(object) claims \(l) characters") }
+                length = Int(l)
+                p += 1 + size
+            }
+            let unit = kind == 0x6 ? 2 : 1
+            guard length <= (table - p) / unit else { throw bad("string object \(object) runs past the object area") }
+            var i = 0
+            while i < length {
+                if unit == 1 ? b[p + i] == 0 : (b[p + 2 * i] == 0 && b[p + 2 * i + 1] == 0) {
+                    throw bad("string object \(object) holds a NUL character, which this reader does not accept")
+                }
+                i += 1
+            }
+        }
 
         /// Where the container's references start and how many there are; nil for a scalar.
         func references(of object: Int) throws(HTTPContentError) -> (start: Int, count: Int)? {
