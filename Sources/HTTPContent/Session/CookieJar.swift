@@ -131,7 +131,12 @@ public final class CookieJar: @unchecked Sendable {
     /// Attaches an easy handle to the jar and turns libcurl's cookie engine on for it.
     func attach(_ easy: EasyHandle) throws(HTTPContentError) {
         try easy.set(CURLOPT_SHARE, pointer: UnsafeRawPointer(share))
-        try easy.set(CURLOPT_COOKIEFILE, "")
+        // Once per handle: every CURLOPT_COOKIEFILE appends to a list that only a transfer
+        // frees, so a handle reset and set again before its next transfer leaked one (valgrind).
+        if !easy.cookieEngineOn {
+            try easy.set(CURLOPT_COOKIEFILE, "")
+            easy.cookieEngineOn = true
+        }
     }
 
     // MARK: - Reading and changing
