@@ -415,7 +415,10 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
                 check(lib.hc_handler_json_set_schema(ptr, schema, 2 if skip_invalid else 0))
             return ptr
 
-    handler = _Validated(prefix, lambda _v: None, **options)
+    def ignore(_value: Any) -> None:
+        return None
+
+    handler = _Validated(prefix, ignore, **options)
     failure: list[BaseException] = []
 
     def run() -> None:
