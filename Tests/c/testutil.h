@@ -79,7 +79,7 @@ static int hc_test_finish(void) {
 }
 
 static char *hc_url(const char *path) {
-    static char buf[1024];
+    static __thread char buf[1024];  /* per thread: tests send from several threads at once */
     snprintf(buf, sizeof buf, "%s%s", hc_base, path);
     return buf;
 }
