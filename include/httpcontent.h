@@ -1803,6 +1803,56 @@ HC_EXTERN hc_code hc_xml_text(const hc_xml *node, const char **data, size_t *len
  *  NUL-terminated). */
 HC_EXTERN hc_code hc_xml_serialize(const hc_xml *node, int pretty, uint8_t **data, size_t *len);
 
+/* ------------------------------------------------------------------------------------------ */
+/* XML events                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The document's events for handlers of one's own (the same push parser, options, security and
+ * errors as the XML section): start element, text, end element, and comments with
+ * HC_XML_KEEP_COMMENTS. Nothing is kept between events. Text comes whole between two tags
+ * (entities replaced; CDATA joined to it unless HC_XML_KEEP_CDATA keeps a section apart); text
+ * outside the root element is not reported. `depth` is the element's own depth (1 for the root)
+ * for start and end, and the depth of the element holding it for text and comments. Every
+ * string is NUL-terminated UTF-8, borrowed for the duration of the call. */
+
+#define HC_XML_CALLBACKS_VERSION 1u
+
+/** The callbacks of an events handler; every pointer may be NULL (that event is skipped). Each
+ *  returns 0 to continue, HC_XML_STOP to stop with success, anything else to abort with
+ *  HC_ECALLBACK.
+ *   start_element: `name` is the local name, `namespace_uri` its namespace (NULL: none),
+ *                  `prefix` the prefix written (NULL: none); `attributes` holds
+ *                  3 * attribute_count pointers, (local name, namespace URI or NULL, value) for
+ *                  each attribute in document order (NULL when there are none); namespace
+ *                  declarations are not attributes.
+ *   text:          `len` bytes of character data; `cdata` is 1 for a CDATA section kept apart.
+ *   end_element:   the element's local name and namespace, as at its start.
+ *   comment:       `len` bytes of a comment's text. */
+typedef struct hc_xml_callbacks {
+    unsigned int version; /**< HC_XML_CALLBACKS_VERSION */
+    int (*start_element)(void *userdata, const char *name, const char *namespace_uri, const char *prefix,
+                         const char *const *attributes, size_t attribute_count, size_t depth);
+    int (*text)(void *userdata, const char *data, size_t len, int cdata, size_t depth);
+    int (*end_element)(void *userdata, const char *name, const char *namespace_uri, size_t depth);
+    int (*comment)(void *userdata, const char *data, size_t len, size_t depth);
+} hc_xml_callbacks;
+
+/** A handler calling `callbacks` (copied) with each event while the body arrives; `opts` may be
+ *  NULL for the defaults (copied). `userdata` must stay valid while a send runs; every send using
+ *  this handler calls the same callbacks, so use one handler per concurrent request. Stopping with
+ *  HC_XML_STOP ends the transfer with success. The response has no content. HC_EINVALID_ARG (NULL
+ *  result) for NULL callbacks or a version other than HC_XML_CALLBACKS_VERSION. The caller owns
+ *  the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_xml_events_new(const hc_xml_options *opts, const hc_xml_callbacks *callbacks,
+                                                void *userdata);
+
+/** Parses `len` bytes of XML (`opts` may be NULL), calling `callbacks` (as hc_handler_xml_events_new)
+ *  during the call. HC_OK when the document is read to its end or a callback stopped it with
+ *  HC_XML_STOP; HC_EDECODE (line, column, byte offset) or HC_ETOO_LARGE at the bad byte, after the
+ *  events before it; HC_ECALLBACK when a callback aborted. */
+HC_EXTERN hc_code hc_xml_events_parse(const uint8_t *data, size_t len, const hc_xml_options *opts,
+                                      const hc_xml_callbacks *callbacks, void *userdata);
+
 /* -- Downloads you can trust. A resumable file handler (HC_FILE_RESUME) keeps the part's ETag and
  *    Last-Modified in PATH.part.meta and resumes with If-Range: a file changed on the server comes
  *    whole and the part starts over, never spliced. Digests are computed while the bytes stream

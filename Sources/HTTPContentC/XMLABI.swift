@@ -83,7 +83,7 @@ public func hc_xml_options_get(_ opts: OpaquePointer?, _ option: Int32, _ out: U
     return HC_OK
 }
 
-private func snapshot(_ opts: OpaquePointer?) -> XMLOptionsBox {
+func xmlSnapshot(_ opts: OpaquePointer?) -> XMLOptionsBox {
     let copy = XMLOptionsBox()
     if let box = borrowHandle(opts, as: XMLOptionsBox.self) {
         copy.options = box.options
@@ -151,7 +151,7 @@ final class XMLPickleContent {
 public typealias XMLElementCallback = @convention(c) (UnsafeMutableRawPointer?, Int, OpaquePointer?) -> Int32
 public typealias XMLBatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafePointer<UInt8>?, Int, Int) -> Int32
 
-private func verdict(_ rc: Int32, _ what: String) throws {
+func xmlVerdict(_ rc: Int32, _ what: String) throws {
     if rc == 0 { return }
     if rc == -1 { throw StopTransfer() }
     throw HTTPContentError(.callback, "the \(what) callback returned \(rc)")
@@ -168,14 +168,14 @@ private func pathList(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: I
 }
 
 /// The options with the handler's size limit (hc_handler_set_max_size), when one is set.
-private func limited(_ options: XMLOptions, _ spec: HandlerSpec) -> XMLOptions {
+func xmlLimited(_ options: XMLOptions, _ spec: HandlerSpec) -> XMLOptions {
     guard let limit = spec.limit else { return options }
     var o = options
     o.maxSize = limit
     return o
 }
 
-private func failing(_ error: any Error) -> FailingHandler {
+func xmlFailing(_ error: any Error) -> FailingHandler {
     FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)"))
 }
 
@@ -183,9 +183,9 @@ private func failing(_ error: any Error) -> FailingHandler {
 
 @_cdecl("hc_handler_xml_new")
 public func hc_handler_xml_new(_ opts: OpaquePointer?) -> OpaquePointer? {
-    let o = snapshot(opts)
+    let o = xmlSnapshot(opts)
     return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec in
-        MappedHandler(XML(options: limited(o.options, spec), allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
+        MappedHandler(XML(options: xmlLimited(o.options, spec), allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
             XMLResponseContent($0)
         }
     })
@@ -197,26 +197,26 @@ public func hc_handler_xml_elements_new(_ paths: UnsafePointer<UnsafePointer<CCh
                                         _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let list = pathList(paths, count) else { nullArgument("paths"); return nil }
     guard let cb else { nullArgument("cb"); return nil }
-    let o = snapshot(opts)
+    let o = xmlSnapshot(opts)
     func make(_ acceptance: Acceptance, _ options: XMLOptions) throws(HTTPContentError) -> XMLElements {
         try XMLElements(paths: list, options: options, limit: o.limit, allowEmpty: o.allowEmpty,
                         acceptance: acceptance) { index, element in
             let node = XMLNodeBox(.element(element))
             let rc = withExtendedLifetime(node) { cb(userdata, index, node.pointer) }
-            try verdict(rc, "element")
+            try xmlVerdict(rc, "element")
         }
     }
     do { _ = try make(XML.defaultAcceptance(), o.options) } catch { fail(error); return nil }
     return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance, limited(o.options, spec)) } catch { return failing(error) }
+        do { return try make(spec.acceptance, xmlLimited(o.options, spec)) } catch { return xmlFailing(error) }
     })
 }
 
 @_cdecl("hc_handler_xml_pickle_new")
 public func hc_handler_xml_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
-    let o = snapshot(opts)
+    let o = xmlSnapshot(opts)
     return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec in
-        MappedHandler(XMLPythonPickleHandler(options: limited(o.options, spec), allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
+        MappedHandler(XMLPythonPickleHandler(options: xmlLimited(o.options, spec), allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
             XMLPickleContent($0)
         }
     })
@@ -228,17 +228,17 @@ public func hc_handler_xml_batches_pickle_new(_ paths: UnsafePointer<UnsafePoint
                                               _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
     guard let list = pathList(paths, count) else { nullArgument("paths"); return nil }
     guard let cb else { nullArgument("cb"); return nil }
-    let o = snapshot(opts)
+    let o = xmlSnapshot(opts)
     func make(_ acceptance: Acceptance, _ options: XMLOptions) throws(HTTPContentError) -> XMLPythonPickleBatches {
         try XMLPythonPickleBatches(paths: list, options: options, limit: o.limit, allowEmpty: o.allowEmpty,
                                    batchBytes: o.batchBytes, acceptance: acceptance) { index, bytes, n in
             let rc = cb(userdata, index, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, n)
-            try verdict(rc, "batch")
+            try xmlVerdict(rc, "batch")
         }
     }
     do { _ = try make(XML.defaultAcceptance(), o.options) } catch { fail(error); return nil }
     return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance, limited(o.options, spec)) } catch { return failing(error) }
+        do { return try make(spec.acceptance, xmlLimited(o.options, spec)) } catch { return xmlFailing(error) }
     })
 }
 
@@ -294,7 +294,7 @@ public func hc_xml_parse(_ data: UnsafePointer<UInt8>?, _ len: Int, _ opts: Opaq
     guard let out else { return nullArgument("out") }
     out.pointee = nil
     guard data != nil || len == 0, len >= 0 else { return nullArgument("data") }
-    let parser = XMLStreamParser(options: snapshot(opts).options)
+    let parser = XMLStreamParser(options: xmlSnapshot(opts).options)
     do {
         try parser.feed(UnsafeRawBufferPointer(start: data, count: len))
         out.pointee = retainHandle(XMLNodeBox(.element(try parser.finish()), ownedByCaller: true))

@@ -445,7 +445,7 @@ static void test_every_function_refuses_null_handles(void) {
  * is on main; every function it calls must be declared there. */
 static const char *const audited_sections[] = {
     "Errors", "Cancellation", "Handlers", "Requests", "Clients", "Responses", "Batches",
-    "Request bodies", "JSON", "Decoded images",
+    "Request bodies", "JSON", "Decoded images", "XML events",
 };
 
 static void test_the_null_table_covers_every_function_of_the_header(void) {
@@ -1619,6 +1619,61 @@ static void test_decoded_images_keep_their_promises(void) {
     free(saved_encoded);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* XML events                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+static int count_start(void *u, const char *name, const char *ns, const char *prefix,
+                       const char *const *attributes, size_t count, size_t depth) {
+    (void)name; (void)ns; (void)prefix; (void)attributes; (void)count; (void)depth;
+    ((int *)u)[0]++;
+    return 0;
+}
+static int count_end(void *u, const char *name, const char *ns, size_t depth) {
+    (void)name; (void)ns; (void)depth;
+    ((int *)u)[1]++;
+    return 0;
+}
+
+static void test_xml_events_keep_their_promises(void) {
+    hc_xml_callbacks cbs = {HC_XML_CALLBACKS_VERSION, count_start, NULL, count_end, NULL};
+    static const uint8_t doc[] = "<a><b/><c/></a>";
+    /* NULL handles and required pointers; opts, userdata and every callback may be NULL. */
+    NULL_PTR(hc_handler_xml_events_new(NULL, NULL, NULL));
+    NULL_CODE(hc_xml_events_parse(NULL, 3, NULL, &cbs, NULL));
+    NULL_CODE(hc_xml_events_parse(doc, sizeof doc - 1, NULL, NULL, NULL));
+    hc_xml_callbacks none = {HC_XML_CALLBACKS_VERSION, NULL, NULL, NULL, NULL};
+    OPTIONAL_OK(hc_xml_events_parse(doc, sizeof doc - 1, NULL, &none, NULL));
+    /* Another version: HC_EINVALID_ARG, and NULL from the constructor. */
+    hc_xml_callbacks later = cbs;
+    later.version = HC_XML_CALLBACKS_VERSION + 1;
+    CHECK_CODE(hc_xml_events_parse(doc, sizeof doc - 1, NULL, &later, NULL), HC_EINVALID_ARG);
+    CHECK(hc_handler_xml_events_new(NULL, &later, NULL) == NULL);
+    CHECK(hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+
+    /* "callbacks (copied)", "opts ... (copied)": both changed or freed before the send. */
+    int counts[2] = {0, 0};
+    hc_xml_options *o = hc_xml_options_new();
+    CHECK_CODE(hc_xml_options_set(o, HC_XML_MAX_DEPTH, 1), HC_OK);
+    hc_xml_callbacks mine = cbs;
+    hc_handler *h = hc_handler_xml_events_new(o, &mine, counts);
+    CHECK(h != NULL);
+    hc_xml_options_free(o);
+    memset(&mine, 0, sizeof mine);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/xml/doc?doc=%3Ca%3E%3Cb%2F%3E%3C%2Fa%3E", h, &resp), HC_EDECODE);
+    CHECK(counts[0] == 1 && counts[1] == 0);                 /* the root, then the depth limit */
+    counts[0] = counts[1] = 0;
+    hc_handler *plain = hc_handler_xml_events_new(NULL, &cbs, counts);
+    CHECK_CODE(hc_test_send(client, "GET", "/xml/doc?doc=%3Ca%3E%3Cb%2F%3E%3C%2Fa%3E", plain, &resp), HC_OK);
+    CHECK(counts[0] == 2 && counts[1] == 2);
+    /* "The response has no content": the other sections' getters say so. */
+    CHECK(hc_response_xml(resp) == NULL && hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    hc_response_free(resp);
+    hc_handler_free(plain);
+    hc_handler_free(h);
+}
+
 int main(void) {
     hc_test_server_start();
     client = hc_client_new();
@@ -1626,6 +1681,7 @@ int main(void) {
     void (*const tests[])(void) = {
         test_every_function_refuses_null_handles,
         test_decoded_images_keep_their_promises,
+        test_xml_events_keep_their_promises,
         test_the_null_table_covers_every_function_of_the_header,
         test_response_strings_live_until_the_response_is_freed,
         test_bytes_file_and_fetch_results_live_until_the_response_is_freed,

@@ -1,6 +1,7 @@
 /* XML from C: the tree API, the element-callback API, parsing, serializing, options, hostile
  * documents and NULL safety, against the local test server. */
 #include "testutil.h"
+#include <stdarg.h>
 
 static hc_client *client;
 
@@ -156,6 +157,127 @@ static void test_element_callbacks(void) {
     CHECK(hc_handler_xml_elements_new(empty, 1, NULL, on_element, &s) == NULL);
 }
 
+/* XML events: each event appended to a log as text, compared with the sequence expected. */
+struct event_log { char text[8192]; size_t n; int events, stop_at, abort_at; };
+
+static int logged(struct event_log *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int logged(struct event_log *l, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(l->text + l->n, sizeof l->text - l->n, fmt, ap);
+    va_end(ap);
+    if (k > 0) l->n = l->n + (size_t)k < sizeof l->text ? l->n + (size_t)k : sizeof l->text - 1;
+    l->events++;
+    if (l->events == l->abort_at) return 42;
+    return l->events == l->stop_at ? HC_XML_STOP : 0;
+}
+
+static int on_start(void *u, const char *name, const char *ns, const char *prefix,
+                    const char *const *attributes, size_t count, size_t depth) {
+    if (count == 0 && attributes != NULL) return 77;   /* "NULL when there are none" */
+    char attrs[1024] = "";
+    size_t n = 0;
+    for (size_t i = 0; i < count && n < sizeof attrs; i++) {
+        const char *ans = attributes[3 * i + 1];
+        n += (size_t)snprintf(attrs + n, sizeof attrs - n, " {%s}%s=%s", ans ? ans : "", attributes[3 * i],
+                              attributes[3 * i + 2]);
+    }
+    return logged(u, "%zu<%s%s%s%s%s%s%s>", depth, prefix ? prefix : "", prefix ? ":" : "", ns ? "{" : "",
+                  ns ? ns : "", ns ? "}" : "", name, attrs);
+}
+
+static int on_text(void *u, const char *data, size_t len, int cdata, size_t depth) {
+    if (strlen(data) != len) return 78;                 /* NUL-terminated, len bytes */
+    return logged(u, "%zu%s[%s]", depth, cdata ? "D" : "T", data);
+}
+
+static int on_end(void *u, const char *name, const char *ns, size_t depth) {
+    return logged(u, "%zu</%s%s%s%s>", depth, ns ? "{" : "", ns ? ns : "", ns ? "}" : "", name);
+}
+
+static int on_comment(void *u, const char *data, size_t len, size_t depth) {
+    if (strlen(data) != len) return 78;
+    return logged(u, "%zuC[%s]", depth, data);
+}
+
+static const hc_xml_callbacks event_callbacks = {HC_XML_CALLBACKS_VERSION, on_start, on_text, on_end, on_comment};
+
+static const char events_doc[] =
+    "<?xml version='1.0'?><!-- before --><r xmlns='urn:d' xmlns:p='urn:p' a='1' p:b='&lt;2&gt;'>"
+    "one &amp; <p:c>two<![CDATA[ <three> ]]></p:c><!-- four --><e xmlns=''/>tail</r>";
+
+static void test_events_handler(void) {
+    static const char *want =
+        "1<{urn:d}r {}a=1 {urn:p}b=<2>>1T[one & ]2<p:{urn:p}c>2T[two <three> ]2</{urn:p}c>"
+        "2<e>2</e>1T[tail]1</{urn:d}r>";
+    hc_handler *h = NULL;
+    /* Whole and one byte per chunk: the same events. */
+    for (int chunk = 0; chunk <= 1; chunk++) {
+        struct event_log log = {"", 0, 0, -1, -1};
+        h = hc_handler_xml_events_new(NULL, &event_callbacks, &log);
+        CHECK(h != NULL);
+        static char path[17000];
+        snprintf(path, sizeof path, "%s&chunk=%d", doc_path(events_doc, "application/xml"), chunk);
+        hc_response *r = NULL;
+        CHECK_CODE(send_long(path, h, &r), HC_OK);
+        if (strcmp(log.text, want) != 0) fprintf(stderr, "events (chunk %d): %s\n", chunk, log.text);
+        CHECK(strcmp(log.text, want) == 0);
+        hc_response_free(r);
+        hc_handler_free(h);
+    }
+    /* Stopping with HC_XML_STOP ends the transfer with success; another code is HC_ECALLBACK. */
+    struct event_log log = {"", 0, 0, 3, -1};
+    h = hc_handler_xml_events_new(NULL, &event_callbacks, &log);
+    hc_response *r = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/xml/feed?n=1000000", h, &r), HC_OK);
+    CHECK(log.events == 3);
+    hc_response_free(r);
+    hc_handler_free(h);
+    struct event_log aborted = {"", 0, 0, -1, 5};
+    h = hc_handler_xml_events_new(NULL, &event_callbacks, &aborted);
+    CHECK_CODE(hc_test_send(client, "GET", "/xml/feed?n=100", h, &r), HC_ECALLBACK);
+    CHECK(aborted.events == 5);
+    hc_handler_free(h);
+    /* Hostile input: the security of the tree handler. */
+    struct event_log hostile = {"", 0, 0, -1, -1};
+    h = hc_handler_xml_events_new(NULL, &event_callbacks, &hostile);
+    const char *xxe = "<!DOCTYPE r [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><r>&x;</r>";
+    CHECK_CODE(send_long(doc_path(xxe, "text/xml"), h, &r), HC_EDECODE);
+    CHECK(strstr(hc_error_message(hc_error_last()), "external entity") != NULL);
+    hc_handler_free(h);
+}
+
+static void test_events_parse_and_options(void) {
+    hc_xml_options *o = hc_xml_options_new();
+    hc_xml_options_set(o, HC_XML_KEEP_COMMENTS, 1);
+    hc_xml_options_set(o, HC_XML_KEEP_CDATA, 1);
+    struct event_log log = {"", 0, 0, -1, -1};
+    CHECK_CODE(hc_xml_events_parse((const uint8_t *)events_doc, strlen(events_doc), o, &event_callbacks, &log), HC_OK);
+    static const char *want =
+        "1<{urn:d}r {}a=1 {urn:p}b=<2>>1T[one & ]2<p:{urn:p}c>2T[two]2D[ <three> ]2</{urn:p}c>"
+        "1C[ four ]2<e>2</e>1T[tail]1</{urn:d}r>";
+    if (strcmp(log.text, want) != 0) fprintf(stderr, "events (comments, CDATA): %s\n", log.text);
+    CHECK(strcmp(log.text, want) == 0);
+    /* Only the callbacks given are called. */
+    hc_xml_callbacks ends_only = {HC_XML_CALLBACKS_VERSION, NULL, NULL, on_end, NULL};
+    struct event_log ends = {"", 0, 0, -1, -1};
+    CHECK_CODE(hc_xml_events_parse((const uint8_t *)events_doc, strlen(events_doc), NULL, &ends_only, &ends), HC_OK);
+    CHECK(strcmp(ends.text, "2</{urn:p}c>2</e>1</{urn:d}r>") == 0);
+    /* A malformed document: the events before the bad byte, then HC_EDECODE. */
+    struct event_log bad = {"", 0, 0, -1, -1};
+    const char *broken = "<a><b>x</c></a>";
+    CHECK_CODE(hc_xml_events_parse((const uint8_t *)broken, strlen(broken), NULL, &event_callbacks, &bad), HC_EDECODE);
+    CHECK(strncmp(bad.text, "1<a>2<b>", 8) == 0);
+    struct event_log deep = {"", 0, 0, -1, -1};
+    hc_xml_options_set(o, HC_XML_MAX_DEPTH, 2);
+    CHECK_CODE(hc_xml_events_parse((const uint8_t *)"<a><b><c/></b></a>", 18, o, &event_callbacks, &deep), HC_EDECODE);
+    CHECK_CODE(hc_xml_events_parse((const uint8_t *)"", 0, NULL, &event_callbacks, &deep), HC_EDECODE);
+    hc_xml_callbacks wrong = event_callbacks;
+    wrong.version = 2;
+    CHECK_CODE(hc_xml_events_parse((const uint8_t *)"<a/>", 4, NULL, &wrong, &deep), HC_EINVALID_ARG);
+    hc_xml_options_free(o);
+}
+
 static void test_null_safety(void) {
     CHECK(hc_xml_kind(NULL) == HC_XML_INVALID);
     CHECK(hc_xml_name(NULL) == NULL);
@@ -179,6 +301,8 @@ int main(void) {
     test_parse_options_and_errors();
     test_hostile_documents();
     test_element_callbacks();
+    test_events_handler();
+    test_events_parse_and_options();
     test_null_safety();
     hc_client_free(client);
     return hc_test_finish();

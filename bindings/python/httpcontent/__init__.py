@@ -20,7 +20,7 @@ from .errors import RequestSchemaError, SchemaError
 from .jsoncontent import JSON, JSONItems
 from .imagecontent import DecodedImage, DecodedImageContent
 from .records import SSE, JSONLines, Lines, ServerSentEvent
-from .xmlcontent import XML, XMLElements
+from .xmlcontent import XML, XMLElements, XMLEvents
 from .plist import Plist
 from .schema import Schema
 from .handlers import (Bytes, Compound, Discard, Download, File, Handler, Image, ImageContent,
@@ -38,7 +38,7 @@ def library_version() -> str:
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
-           "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements",
+           "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements", "XMLEvents",
            "Schema", "SchemaError", "RequestSchemaError",
            "set_default_accept_status", "set_default_accept_types",
            "set_server_message_paths", "reset_defaults", "form_encode", "Field", "FilePart",

@@ -23,12 +23,25 @@ from .handlers import Handler
 _BATCH_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                              ctypes.c_size_t, ctypes.c_size_t)
 _STOP = -1  # HC_XML_STOP
+_START_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                             ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_size_t)
+_TEXT_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                            ctypes.c_size_t)
+_END_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
+_COMMENT_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
+
+
+class _Callbacks(ctypes.Structure):
+    """hc_xml_callbacks (HC_XML_CALLBACKS_VERSION 1); a field left unset is NULL."""
+    _fields_ = [("version", ctypes.c_uint), ("start_element", _START_CB), ("text", _TEXT_CB),
+                ("end_element", _END_CB), ("comment", _COMMENT_CB)]
 
 for _name, _res, _args in [
     ("hc_xml_options_new", ctypes.c_void_p, []),
     ("hc_xml_options_free", None, [ctypes.c_void_p]),
     ("hc_xml_options_set", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_int64]),
     ("hc_handler_xml_pickle_new", ctypes.c_void_p, [ctypes.c_void_p]),
+    ("hc_handler_xml_events_new", ctypes.c_void_p, [ctypes.c_void_p, ctypes.POINTER(_Callbacks), ctypes.c_void_p]),
     ("hc_handler_xml_batches_pickle_new", ctypes.c_void_p, [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
                                                             ctypes.c_void_p, _BATCH_CB, ctypes.c_void_p]),
     ("hc_response_xml_pickle", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
@@ -145,6 +158,93 @@ class XMLElements(Handler):
         return count.value
 
 
+class XMLEvents(Handler):
+    """The document's events, for handlers of one's own, while the body arrives (the parse,
+    security and limits of `XML`): `on_start(tag, attrib)` at each start tag (`tag` as
+    ElementTree writes it, `{uri}name` or `name`; `attrib` a dict with keys in the same form),
+    `on_text(text)` with the character data between two tags (entities replaced, CDATA joined;
+    text outside the root element is not reported), `on_end(tag)` at each end tag, and
+    `on_comment(text)` for comments (giving it keeps them). Nothing is kept between events.
+
+    `target=` takes an object with any of `start`, `data`, `end`, `comment` and `close` (an
+    `xml.etree.ElementTree.TreeBuilder` fits, as for `ET.XMLParser(target=...)`); the content is
+    then `target.close()`, else None. Any callback may return True to stop the transfer early,
+    with success. Accepts 200-299 and application/xml, text/xml, */*+xml."""
+
+    _any_type_by_default = False
+    _shared = True
+
+    def __init__(self, on_start: Callable[[str, dict[str, str]], Any] | None = None,
+                 on_text: Callable[[str], Any] | None = None, on_end: Callable[[str], Any] | None = None,
+                 on_comment: Callable[[str], Any] | None = None, *, target: Any = None,
+                 max_depth: int | None = None, max_entity_expansion: int | None = None,
+                 allow_empty: bool = False, **options: Any) -> None:
+        super().__init__(**options)
+        self.target = target
+        self.on_start = on_start if on_start is not None else getattr(target, "start", None)
+        self.on_text = on_text if on_text is not None else getattr(target, "data", None)
+        self.on_end = on_end if on_end is not None else getattr(target, "end", None)
+        self.on_comment = on_comment if on_comment is not None else getattr(target, "comment", None)
+        self._options = dict(keep_comments=self.on_comment is not None, max_depth=max_depth,
+                             max_entity_expansion=max_entity_expansion, allow_empty=allow_empty)
+
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+        tags: dict[tuple[bytes, bytes | None], str] = {}  # names repeat: one str each
+
+        def tag_of(name: bytes, ns: bytes | None) -> str:
+            tag = tags.get((name, ns))
+            if tag is None:
+                tag = name.decode() if ns is None else "{" + ns.decode() + "}" + name.decode()
+                if len(tags) < 4096:
+                    tags[(name, ns)] = tag
+            return tag
+
+        def verdict(result: Any) -> int:
+            return _STOP if result is True else 0
+
+        callbacks = _Callbacks(1)
+        on_start, on_text, on_end, on_comment = self.on_start, self.on_text, self.on_end, self.on_comment
+        if on_start is not None:
+            start_cb = on_start
+
+            def start(_u: int | None, name: bytes, ns: bytes | None, _prefix: bytes | None,
+                      attributes: Any, count: int, _depth: int) -> int:
+                def run() -> int:
+                    attrib: dict[str, str] = {}
+                    for i in range(count):
+                        value: bytes = attributes[3 * i + 2]
+                        attrib[tag_of(attributes[3 * i], attributes[3 * i + 1])] = value.decode()
+                    return verdict(start_cb(tag_of(name, ns), attrib))
+                return self._guard(run, sink)
+            callbacks.start_element = _START_CB(start)
+        if on_text is not None:
+            text_cb = on_text
+
+            def text(_u: int | None, data: int, size: int, _cdata: int, _depth: int) -> int:
+                return self._guard(lambda: verdict(text_cb(ctypes.string_at(data, size).decode())), sink)
+            callbacks.text = _TEXT_CB(text)
+        if on_end is not None:
+            end_cb = on_end
+
+            def end(_u: int | None, name: bytes, ns: bytes | None, _depth: int) -> int:
+                return self._guard(lambda: verdict(end_cb(tag_of(name, ns))), sink)
+            callbacks.end_element = _END_CB(end)
+        if on_comment is not None:
+            comment_cb = on_comment
+
+            def comment(_u: int | None, data: int, size: int, _depth: int) -> int:
+                return self._guard(lambda: verdict(comment_cb(ctypes.string_at(data, size).decode())), sink)
+            callbacks.comment = _COMMENT_CB(comment)
+        self._keep = callbacks
+        with _Options(**self._options) as opts:
+            native: int | None = _ffi.lib().hc_handler_xml_events_new(opts, ctypes.byref(callbacks), None)
+            return native
+
+    def _content(self, response_ptr: int) -> Any:
+        close = getattr(self.target, "close", None)
+        return close() if close is not None else None
+
+
 def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: int = 4,
              **kwargs: Any) -> Iterator[ET.Element]:
     """Yields each `Element` matching `path` while the body is still arriving. The transfer runs
@@ -215,4 +315,4 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
         handler.close()
 
 
-__all__ = ["XML", "XMLElements", "iter_xml"]
+__all__ = ["XML", "XMLElements", "XMLEvents", "iter_xml"]

@@ -1,6 +1,7 @@
 """XML handler and path streaming, checked against xml.etree.ElementTree on real-world shapes."""
 
 import gc
+import io
 import os
 import tracemalloc
 import xml.etree.ElementTree as ET
@@ -164,6 +165,81 @@ def test_depth_limit_raises_decode_error(client, base_url):
         client.get(url(base_url, ten), handler=hc.XML(max_depth=5))
     with pytest.raises(hc.DecodeError):
         list(client.iter_xml(url(base_url, deep), path="a/a"))
+
+
+# -- events
+
+def iterparse_events(body):
+    """ElementTree's start and end events: ("start", tag, attrib) and ("end", tag, None)."""
+    return [(event, element.tag, dict(element.attrib) if event == "start" else None)
+            for event, element in ET.iterparse(io.BytesIO(body), events=("start", "end"))]
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+@pytest.mark.parametrize("chunk", [None, 1, 7])
+def test_events_match_iterparse_and_rebuild_the_same_tree(client, base_url, name, chunk):
+    body = SHAPES[name]
+    seen = []
+    builder = ET.TreeBuilder()
+
+    def on_start(tag, attrib):
+        seen.append(("start", tag, attrib))
+        builder.start(tag, attrib)
+
+    def on_text(text):
+        assert seen[-1][0] != "text", "text comes whole between two tags"
+        seen.append(("text", text, None))
+        builder.data(text)
+
+    def on_end(tag):
+        seen.append(("end", tag, None))
+        builder.end(tag)
+
+    r = client.get(url(base_url, body, chunk=chunk), handler=hc.XMLEvents(on_start, on_text, on_end))
+    assert r.content is None
+    assert [e for e in seen if e[0] != "text"] == iterparse_events(body)
+    mine, theirs = builder.close(), ET.fromstring(body)
+    assert canonical(mine) == canonical(theirs)
+    for a, b in zip(mine.iter(), theirs.iter(), strict=True):
+        assert (a.tag, a.attrib, a.text, a.tail) == (b.tag, b.attrib, b.text, b.tail)
+
+
+def test_events_target_is_an_elementtree_builder_with_comments(client, base_url):
+    r = client.get(url(base_url, XHTML, chunk=3),
+                   handler=hc.XMLEvents(target=ET.TreeBuilder(insert_comments=True)))
+    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+    parser.feed(XHTML)
+    assert canonical(r.content) == canonical(parser.close())
+    assert any(e.tag is ET.Comment for e in r.content.iter())
+    # Without on_comment (nor a target's comment), comments are not reported.
+    texts = []
+    client.get(url(base_url, XHTML), handler=hc.XMLEvents(on_text=texts.append))
+    assert not any("dropped" in t for t in texts) and any("trailing" in t for t in texts)
+
+
+def test_events_stop_early_and_callback_errors_propagate(client, base_url):
+    starts = []
+    client.get(f"{base_url}/xml/feed?n=100000000",
+               handler=hc.XMLEvents(on_start=lambda tag, attrib: starts.append(tag) or len(starts) == 3))
+    assert starts == ["{http://www.w3.org/2005/Atom}feed", "{http://www.w3.org/2005/Atom}title",
+                      "{http://www.w3.org/2005/Atom}entry"]
+
+    class Boom(Exception):
+        pass
+
+    def explode(tag):
+        raise Boom(tag)
+
+    with pytest.raises(Boom, match="title"):
+        client.get(f"{base_url}/xml/feed?n=10", handler=hc.XMLEvents(on_end=explode))
+
+
+@pytest.mark.parametrize("doc", [billion_laughs(), quadratic_blowup(), b"<a>" * 300 + b"</a>" * 300,
+                                 b'<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>'],
+                         ids=["billion-laughs", "quadratic", "deep", "external"])
+def test_events_refuse_hostile_documents(client, base_url, doc):
+    with pytest.raises(hc.DecodeError):
+        client.get(url(base_url, doc), handler=hc.XMLEvents(on_text=lambda text: None))
 
 
 # -- path streaming
