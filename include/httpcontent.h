@@ -125,6 +125,16 @@ HC_EXTERN const char *hc_error_url(const hc_error *err);
  *  request. Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_method(const hc_error *err);
 
+/** How many redirects were followed before the response the error concerns (0 when none, or
+ *  err is NULL). */
+HC_EXTERN size_t hc_error_history_count(const hc_error *err);
+
+/** The `index`th redirect followed before the failure, oldest first, as hc_response_history_at.
+ *  Borrowed: lives as long as err. HC_EINVALID_ARG when index is out of range (that failure
+ *  replaces the thread's last error: read from a copy when iterating over it). */
+HC_EXTERN hc_code hc_error_history_at(const hc_error *err, size_t index, int *status,
+                                      const char **url, const char **headers);
+
 /** The body of a rejected response (capped, 64 KiB by default), or for HC_EDECODE the first
  *  bytes of the body a decoder could not decode (text, JSON: up to 64 KiB). Sets *data and *len; *data is NULL when there is none. Not NUL-terminated.
  *  Borrowed: lives as long as err. */
@@ -506,6 +516,17 @@ HC_EXTERN hc_code hc_response_header_at(const hc_response *response, size_t inde
  *  them in one go. Not NUL-terminated. Borrowed: valid until the response is freed. */
 HC_EXTERN hc_code hc_response_headers_raw(const hc_response *response, const uint8_t **data,
                                           size_t *len);
+
+/** How many redirects were followed before the final response (0 if response is NULL): the
+ *  entries of hc_response_history_at. */
+HC_EXTERN size_t hc_response_history_count(const hc_response *response);
+
+/** The `index`th redirect response followed, oldest first: sets *status, *url (the URL it came
+ *  from) and *headers (its fields as "Name: value\r\n" lines, NUL-terminated). Any of the three
+ *  may be NULL. Borrowed: valid until the response is freed. HC_EINVALID_ARG when index is out
+ *  of range. */
+HC_EXTERN hc_code hc_response_history_at(const hc_response *response, size_t index, int *status,
+                                         const char **url, const char **headers);
 
 /** The Content-Type's media type, lowercased, without parameters ("text/html"), or NULL.
  *  Borrowed: valid until the response is freed. */
@@ -1540,8 +1561,10 @@ HC_EXTERN hc_code hc_response_records(const hc_response *response, size_t *count
 /** For a bad record of a record stream: its index among the records (from 0), else -1. */
 HC_EXTERN int64_t hc_error_record_index(const hc_error *err);
 
-/* ===================================================================== Session ==
- * Cookies, authentication and retries: layers a client composes around each transfer. */
+/* ------------------------------------------------------------------------------------------ */
+/* Session: cookies, authentication, proxies, retries and download digests, the layers a      */
+/* client composes around each transfer                                                        */
+/* ------------------------------------------------------------------------------------------ */
 
 /* -- Cookies: libcurl's cookie engine, one jar per client, shared by all its transfers
  *    (hc_client_send, batches). On by default; its rules (domain, path, secure, expiry, public
@@ -1642,6 +1665,23 @@ HC_EXTERN hc_code hc_request_set_retry(hc_request *request, int total, int backo
 
 /** How many times the failed request was sent (1 without retries; 0 for the "no error" value). */
 HC_EXTERN int hc_error_attempts(const hc_error *err);
+
+/* -- Downloads you can trust. A resumable file handler (HC_FILE_RESUME) keeps the part's ETag and
+ *    Last-Modified in PATH.part.meta and resumes with If-Range: a file changed on the server comes
+ *    whole and the part starts over, never spliced. Digests are computed while the bytes stream
+ *    (OpenSSL's libcrypto), covering the part already on disk after a resume. */
+
+/** The digest the download must have: `algorithm` "sha256", "sha512" or "md5" and its value in
+ *  `hex`; a mismatch fails the send with HC_ECHECKSUM and leaves neither the file nor a part.
+ *  Digests the server sends (RFC 9530 Repr-Digest, Content-Digest on a whole unencoded body,
+ *  legacy Digest) are checked whether or not one is set. NULL `algorithm` removes it. Only for
+ *  file handlers (others ignore it). The strings are copied. */
+HC_EXTERN hc_code hc_handler_file_set_digest(hc_handler *handler, const char *algorithm, const char *hex);
+
+/** The digest computed for a download, "sha256:<hex>" (the expected digest's algorithm, else
+ *  the server's), or NULL when none was checked or the handler was not a file handler.
+ *  Borrowed: valid until the response is freed. */
+HC_EXTERN const char *hc_response_file_digest(const hc_response *response);
 
 /* ------------------------------------------------------------------------------------------ */
 /* XML                                                                                         */
@@ -1852,23 +1892,6 @@ HC_EXTERN hc_handler *hc_handler_xml_events_new(const hc_xml_options *opts, cons
  *  events before it; HC_ECALLBACK when a callback aborted. */
 HC_EXTERN hc_code hc_xml_events_parse(const uint8_t *data, size_t len, const hc_xml_options *opts,
                                       const hc_xml_callbacks *callbacks, void *userdata);
-
-/* -- Downloads you can trust. A resumable file handler (HC_FILE_RESUME) keeps the part's ETag and
- *    Last-Modified in PATH.part.meta and resumes with If-Range: a file changed on the server comes
- *    whole and the part starts over, never spliced. Digests are computed while the bytes stream
- *    (OpenSSL's libcrypto), covering the part already on disk after a resume. */
-
-/** The digest the download must have: `algorithm` "sha256", "sha512" or "md5" and its value in
- *  `hex`; a mismatch fails the send with HC_ECHECKSUM and leaves neither the file nor a part.
- *  Digests the server sends (RFC 9530 Repr-Digest, Content-Digest on a whole unencoded body,
- *  legacy Digest) are checked whether or not one is set. NULL `algorithm` removes it. Only for
- *  file handlers (others ignore it). The strings are copied. */
-HC_EXTERN hc_code hc_handler_file_set_digest(hc_handler *handler, const char *algorithm, const char *hex);
-
-/** The digest computed for a download, "sha256:<hex>" (the expected digest's algorithm, else
- *  the server's), or NULL when none was checked or the handler was not a file handler.
- *  Borrowed: valid until the response is freed. */
-HC_EXTERN const char *hc_response_file_digest(const hc_response *response);
 
 HC_END_DECL
 

@@ -254,7 +254,7 @@ public func hc_handler_file_set_digest(_ handler: OpaquePointer?, _ algorithm: U
 
 @_cdecl("hc_response_file_digest")
 public func hc_response_file_digest(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(response, as: ResponseBox.self),
-          let download = content(box, as: FileDownload.self) else { return nil }
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
+    guard let download = content(box, as: FileDownload.self) else { return nil }
     return box.strings.get("file-digest") { download.digest }
 }

@@ -164,6 +164,32 @@ private let server = TestServer.shared
         #expect(code("/redirect/1", RequestOptions(followRedirects: false)) == .unacceptableStatus)
     }
 
+    @Test func theRedirectsFollowedAreTheResponsesHistoryOldestFirst() async throws {
+        let r = try client.get(server.url("/redirect/2"), handler: Text())
+        #expect(r.head.history.map(\.status) == [302, 302])
+        #expect(r.head.history.map(\.url) == [server.url("/redirect/2"), server.url("/redirect/1")])
+        #expect(r.head.history.map { $0.headers["location"] } == ["/redirect/1", "/redirect/0"])
+        #expect(r.head.history.allSatisfy { $0.history.isEmpty })
+        #expect(r.url == server.url("/redirect/0") && r.content == "done")
+        #expect(try client.get(server.url("/redirect/0"), handler: Text()).head.history.isEmpty)
+        // The async path (a multi handle) records the same.
+        let viaAsync = try await client.send(Request("GET", server.url("/redirect/1")), handler: Text())
+        #expect(viaAsync.head.history.map(\.url) == [server.url("/redirect/1")])
+    }
+
+    @Test func anErrorAfterRedirectsCarriesThem() throws {
+        let target = server.url("/redirect-to?url=/status/404&status=308")
+        do {
+            _ = try client.get(target, handler: Bytes())
+            Issue.record("a 404 was accepted")
+        } catch {
+            #expect(error.code == .unacceptableStatus)
+            #expect(error.response?.history.map(\.status) == [308])
+            #expect(error.response?.history.first?.url == target)
+            #expect(error.url == server.url("/status/404") && error.method == "GET")
+        }
+    }
+
     @Test func cancellationFromAnotherThreadAndFromProgress() throws {
         let token = CancellationToken()
         token.cancel()

@@ -166,6 +166,8 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_error_body(err, &d, NULL));
     NULL_PTR(hc_error_server_message(NULL));
     NULL_VALUE(hc_error_offset(NULL), -1);
+    NULL_VALUE(hc_error_history_count(NULL), 0);
+    NULL_CODE(hc_error_history_at(NULL, 0, NULL, NULL, NULL));
     cover("hc_code_name(");
     CHECK(hc_code_name((hc_code)-1) != NULL && strcmp(hc_code_name((hc_code)-1), "unknown") == 0);
     cover("hc_version(");
@@ -268,6 +270,9 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_PTR(hc_response_header(NULL, "content-length"));
     NULL_PTR(hc_response_header(resp, NULL));
     NULL_VALUE(hc_response_header_count(NULL), 0);
+    NULL_VALUE(hc_response_history_count(NULL), 0);
+    NULL_CODE(hc_response_history_at(NULL, 0, NULL, NULL, NULL));
+    NULL_CODE(hc_response_history_at(resp, 0, NULL, NULL, NULL));   /* no redirect: out of range */
     NULL_CODE(hc_response_header_at(NULL, 0, &s, &s2));
     NULL_CODE(hc_response_header_at(resp, 0, NULL, &s2));
     NULL_CODE(hc_response_header_at(resp, 0, &s, NULL));
@@ -311,6 +316,42 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_batch_watch(batch, watch_nothing, NULL, NULL));
     NULL_CODE(hc_batch_socket_action(NULL, HC_SOCKET_TIMEOUT, 0, NULL));
     cover("hc_live_handles(");
+
+    /* Session (audited with issue 20): the client and request are left as they were, as every
+     * call with a real handle fails before changing anything. */
+    const int statuses[] = {503};
+    NULL_CODE(hc_client_set_cookies(NULL, 1, NULL));
+    NULL_CODE(hc_client_cookies(NULL, NULL, NULL));
+    NULL_CODE(hc_client_cookies(client, NULL, NULL));
+    NULL_CODE(hc_client_cookie_set(NULL, "a", "1", "127.0.0.1", NULL, 0, 0));
+    NULL_CODE(hc_client_cookie_set(client, NULL, "1", "127.0.0.1", NULL, 0, 0));
+    NULL_CODE(hc_client_cookie_set(client, "a", NULL, "127.0.0.1", NULL, 0, 0));
+    NULL_CODE(hc_client_cookie_set(client, "a", "1", NULL, NULL, 0, 0));   /* domain is required */
+    NULL_CODE(hc_client_cookies_clear(NULL));
+    NULL_CODE(hc_client_cookies_save(NULL, "/nonexistent/x"));
+    NULL_CODE(hc_client_cookies_save(client, NULL));        /* "NULL: the file given": none was */
+    NULL_CODE(hc_client_cookies_load(NULL, "/nonexistent/x"));
+    NULL_CODE(hc_client_cookies_load(client, NULL));
+    NULL_CODE(hc_request_add_cookie(NULL, "a", "1"));
+    NULL_CODE(hc_request_add_cookie(req, NULL, "1"));
+    NULL_CODE(hc_request_add_cookie(req, "a", NULL));
+    NULL_CODE(hc_client_set_auth(NULL, HC_AUTH_NONE, NULL, NULL, NULL, NULL));
+    NULL_CODE(hc_client_set_auth(client, HC_AUTH_BASIC, NULL, "p", NULL, NULL));
+    NULL_CODE(hc_client_set_auth(client, HC_AUTH_BASIC, "u", NULL, NULL, NULL));
+    NULL_CODE(hc_client_set_auth(client, HC_AUTH_BEARER, NULL, NULL, NULL, NULL));
+    NULL_CODE(hc_client_set_auth(client, HC_AUTH_CUSTOM, NULL, NULL, NULL, NULL));
+    NULL_CODE(hc_request_set_auth(NULL, HC_AUTH_NONE, NULL, NULL, NULL, NULL));
+    NULL_CODE(hc_request_set_auth(req, HC_AUTH_DIGEST, "u", NULL, NULL, NULL));
+    NULL_CODE(hc_auth_request_set_header(NULL, "a", "b"));
+    NULL_CODE(hc_client_set_retry(NULL, 0, 0, 0, NULL, 0, 0));
+    NULL_CODE(hc_client_set_retry(client, 3, 0, 0, NULL, 1, 0));   /* NULL statuses with a count */
+    NULL_CODE(hc_request_set_retry(NULL, 0, 0, 0, statuses, 1, 0));
+    NULL_CODE(hc_request_set_retry(req, 3, 0, 0, NULL, 1, 0));
+    NULL_VALUE(hc_error_attempts(NULL), 0);
+    NULL_CODE(hc_handler_file_set_digest(NULL, "sha256", "00"));
+    NULL_CODE(hc_handler_file_set_digest(bytes, "sha256", NULL));
+    OPTIONAL_OK(hc_handler_file_set_digest(bytes, NULL, NULL));   /* "NULL algorithm removes it" */
+    NULL_PTR(hc_response_file_digest(NULL));
 
     /* Request bodies */
     FREE_NULL(hc_buffer_free(NULL));
@@ -445,7 +486,7 @@ static void test_every_function_refuses_null_handles(void) {
  * is on main; every function it calls must be declared there. */
 static const char *const audited_sections[] = {
     "Errors", "Cancellation", "Handlers", "Requests", "Clients", "Responses", "Batches",
-    "Request bodies", "JSON", "Decoded images", "XML events",
+    "Request bodies", "JSON", "Decoded images", "XML events", "Session",
 };
 
 static void test_the_null_table_covers_every_function_of_the_header(void) {

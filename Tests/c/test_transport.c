@@ -256,6 +256,41 @@ static void test_null_handles_are_errors_not_crashes(void) {
     CHECK(strcmp(hc_version(), HC_VERSION_STRING) == 0);
 }
 
+/* The redirects followed before a response, oldest first, on the response and on an error. */
+static void test_redirect_history_on_responses_and_errors(void) {
+    hc_response *r = NULL;
+    int status = 0;
+    const char *url = NULL, *headers = NULL;
+    char first[1024];
+    CHECK_CODE(hc_test_send(client, "GET", "/redirect/2", NULL, &r), HC_OK);
+    CHECK(hc_response_history_count(r) == 2);
+    CHECK_CODE(hc_response_history_at(r, 0, &status, &url, &headers), HC_OK);
+    snprintf(first, sizeof first, "%s", url);
+    CHECK(status == 302 && strcmp(first, hc_url("/redirect/2")) == 0);
+    CHECK(headers && strstr(headers, "Location: /redirect/1\r\n") != NULL);
+    CHECK_CODE(hc_response_history_at(r, 1, &status, &url, NULL), HC_OK);
+    CHECK(status == 302 && strcmp(url, hc_url("/redirect/1")) == 0);
+    CHECK(strcmp(hc_response_url(r), hc_url("/redirect/0")) == 0);
+    CHECK_CODE(hc_response_history_at(r, 2, &status, &url, &headers), HC_EINVALID_ARG);
+    CHECK_CODE(hc_response_history_at(r, 0, NULL, NULL, NULL), HC_OK);  /* any may be NULL */
+    hc_response_free(r);
+
+    CHECK_CODE(hc_test_send(client, "GET", "/redirect/0", NULL, &r), HC_OK);
+    CHECK(hc_response_history_count(r) == 0);
+    hc_response_free(r);
+
+    /* A rejected status after a redirect: the error has the redirect. */
+    CHECK_CODE(hc_test_send(client, "GET", "/redirect-to?url=/status/404&status=301", NULL, &r), HC_EUNACCEPTABLE_STATUS);
+    hc_error *err = hc_error_copy(hc_error_last());
+    CHECK(hc_error_history_count(err) == 1);
+    CHECK_CODE(hc_error_history_at(err, 0, &status, &url, &headers), HC_OK);
+    CHECK(status == 301 && strcmp(url, hc_url("/redirect-to?url=/status/404&status=301")) == 0);
+    CHECK(strstr(headers, "Location: /status/404\r\n") != NULL);
+    CHECK(strcmp(hc_error_url(err), hc_url("/status/404")) == 0);
+    CHECK_CODE(hc_error_history_at(err, 1, &status, &url, &headers), HC_EINVALID_ARG);
+    hc_error_free(err);
+}
+
 static void test_fetch_in_one_call(void) {
     hc_fetch_result r;
     CHECK_CODE(hc_client_fetch(client, "GET", hc_url("/bytes/1000"), NULL, 0, -1, &r), HC_OK);
@@ -358,6 +393,7 @@ int main(void) {
     test_header_injection_refused();
     test_post_body_and_user_agent();
     test_fetch_in_one_call();
+    test_redirect_history_on_responses_and_errors();
     test_null_handles_are_errors_not_crashes();
     test_proxy_variables_are_read_when_a_client_is_made();
     hc_client_free(client);

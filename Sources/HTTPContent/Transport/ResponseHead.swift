@@ -11,6 +11,7 @@ public struct ResponseHead: Sendable {
         var url: String
         var method: String
         var bodyEnded = false
+        var history: [ResponseHead] = []
 
         init(status: Int, reason: String, httpVersion: String, headers: Headers, url: String, method: String) {
             self.status = status
@@ -25,6 +26,7 @@ public struct ResponseHead: Sendable {
             let other = Storage(status: status, reason: reason, httpVersion: httpVersion, headers: headers,
                                 url: url, method: method)
             other.bodyEnded = bodyEnded
+            other.history = history
             return other
         }
     }
@@ -66,6 +68,13 @@ public struct ResponseHead: Sendable {
                 headers: Headers = Headers(), url: String = "", method: String = "GET") {
         box = CopyOnWrite(Storage(status: status, reason: reason, httpVersion: httpVersion,
                                   headers: headers, url: url, method: method))
+    }
+
+    /// The redirects followed before this response, oldest first: each one's status, headers
+    /// and the URL it came from (its `history` is empty). Empty when no redirect was followed.
+    public var history: [ResponseHead] {
+        get { box.value.history }
+        set { box.unique.history = newValue }
     }
 
     /// Set by the transfer when the body ended before a single byte arrived.

@@ -39,6 +39,10 @@ final class Transfer {
     /// The handler threw `StopTransfer`: the write error libcurl reports is our own doing.
     @exclusivity(unchecked) private var stoppedByHandler = false
     @exclusivity(unchecked) private(set) var decodedBytes: Int64 = 0
+    /// The redirect responses followed so far, oldest first, and the URL of the response being
+    /// received when it is not the request's (known once a redirect was followed).
+    @exclusivity(unchecked) private var history: [ResponseHead] = []
+    @exclusivity(unchecked) private var hopURL: String?
     /// Redirects followed, once asked of libcurl.
     @exclusivity(unchecked) private var redirects: Int?
     /// Where a multi driver keeps this transfer while it runs (-1: not in one).
@@ -313,6 +317,8 @@ final class Transfer {
                 code = code * 10 + Int(line[i] - 0x30)
                 i += 1
             }
+            // A redirect's status line is followed by the next response's: keep the redirect.
+            if (300..<400).contains(status) { recordRedirect() }
             status = code
             while i < end, line[i] == 0x20 { i += 1 }
             reason = end - i == 2 && line[i] == 0x4F && line[i + 1] == 0x4B ? "OK" : text(i, end)
@@ -332,6 +338,18 @@ final class Transfer {
                 $0.add(line: line, nameEnd: colon, valueStart: a, valueEnd: b)
             }
         }
+    }
+
+    /// Keeps the response just ended (a redirect libcurl follows) in the history. The URL of
+    /// the next one is libcurl's effective URL, already moved to the redirect's target.
+    private func recordRedirect() {
+        fieldsShared = true  // the entry holds them: the next response's go to a new store
+        var hop = ResponseHead(status: status, reason: reason, httpVersion: httpVersion,
+                               headers: Headers(received: fields), url: hopURL ?? request.url,
+                               method: request.method)
+        hop.bodyEnded = true
+        history.append(hop)
+        hopURL = easy.info(string: CURLINFO_EFFECTIVE_URL)
     }
 
     private func writableFields() -> ReceivedHeaders {
@@ -390,6 +408,7 @@ final class Transfer {
                                 url: finalURL(),
                                 method: request.method)
         head.bodyEnded = bodyEnded
+        if !history.isEmpty { head.history = history }
         return head
     }
 

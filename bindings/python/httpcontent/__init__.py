@@ -12,6 +12,7 @@ from ._types import (FormInput, HeadersInput, Metrics, ProgressInfo, RequestOpti
 from .bodies import BytesPart, Field, FilePart, form_encode
 from .client import Client
 from .models import CancelToken, Headers, Request, Response
+from ._history import HistoryEntry
 from .errors import (CallbackError, Cancelled, ChecksumMismatch, DecodeError, Error, InvalidArgument,
                      LocalIOError, Timeout, TooLarge, TooManyRedirects, TransportError,
                      UnacceptableContentType, UnacceptableStatus)
@@ -36,7 +37,7 @@ def library_version() -> str:
     return version.decode()
 
 
-__all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "Handler", "ResponseHead", "Discard",
+__all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "HistoryEntry", "Handler", "ResponseHead", "Discard",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
            "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements", "XMLEvents",
            "Schema", "SchemaError", "RequestSchemaError",

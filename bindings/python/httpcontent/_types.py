@@ -56,6 +56,8 @@ class SendOptions(TypedDict, total=False):
     plist: Any
     plist_format: str
     multipart: Iterable[Any] | None
+    files: Any  # requests' shapes: {"name": file} or {"name": (filename, content, type)}
+    arrays: str  # list values in params/form/data: "repeat" (default), "brackets", "indexed"
     timeout: float | None
     follow_redirects: bool | None
     proxy: str | None

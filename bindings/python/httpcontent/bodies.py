@@ -8,7 +8,7 @@ import io
 import json as _json
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, cast
+from typing import Any, Iterable, Iterator, Mapping, Sequence, cast
 
 from . import _ffi
 from ._handle import Handle
@@ -173,15 +173,86 @@ def _text(v: Any) -> bytes | None:
     return _ffi.text(os.fspath(cast("os.PathLike[str]", v)) if isinstance(v, os.PathLike) else v)
 
 
+def _is_pairs(data: Any) -> bool:
+    """A `data=` value that is form fields, as requests reads it: a mapping, or a list or tuple
+    of (key, value) pairs (an iterable of bytes is a streamed body instead)."""
+    if isinstance(data, Mapping):
+        return True
+    items = cast("Sequence[Any]", data)
+    if not isinstance(items, (list, tuple)):
+        return False
+    return len(items) > 0 and all(_is_pair(item) for item in items)
+
+
+def _is_pair(item: Any) -> bool:
+    if not isinstance(item, tuple):
+        return False
+    pair: tuple[Any, ...] = item  # pyright: ignore[reportUnknownVariableType]
+    return len(pair) == 2
+
+
+def files_parts(files: Any, data: Any) -> list[Field | FilePart | BytesPart]:
+    """The multipart parts of requests' `files=` (a mapping or (name, value) pairs), after the
+    fields of `data=` (a mapping or pairs). A value is a file object, bytes or str, or a tuple
+    (filename, content) or (filename, content, content_type). A file object opened on a real
+    file, at its start, is read by the library from its path; any other is read here."""
+    parts: list[Field | FilePart | BytesPart] = []
+    if data is not None:
+        if not _is_pairs(data):
+            raise InvalidArgument("with files=, data= is form fields (a dict or (key, value) pairs)")
+        for key, value in _form_items(data):
+            values: list[Any] = value if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownVariableType]
+            for item in values:
+                parts.append(Field(str(key), item.decode("utf-8") if isinstance(item, bytes) else str(item)))
+    for name, value in _form_items(files):
+        filename: str | None = None
+        ctype: str | None = None
+        content: Any = value
+        if isinstance(value, tuple):
+            spec: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]
+            if not 2 <= len(spec) <= 3:
+                raise InvalidArgument(f"files={name!r}: a tuple is (filename, content) or (filename, content, content_type)")
+            filename, content = spec[0], spec[1]
+            ctype = spec[2] if len(spec) == 3 else None
+        if isinstance(content, (str, bytes, bytearray, memoryview)):
+            parts.append(BytesPart(str(name), _raw(content), filename or str(name), ctype))
+            continue
+        if not hasattr(content, "read"):
+            raise InvalidArgument(f"files={name!r}: bytes, str or a file object, not {type(content).__name__}")
+        path = getattr(content, "name", None)
+        if filename is None:
+            filename = os.path.basename(path) if isinstance(path, str) else str(name)
+        if isinstance(path, str) and os.path.isfile(path) and _at_start(content):
+            parts.append(FilePart(str(name), path, ctype, filename))
+        else:
+            parts.append(BytesPart(str(name), _raw(content.read()), filename, ctype))
+    return parts
+
+
+def _at_start(file: Any) -> bool:
+    try:
+        return bool(file.seekable()) and file.tell() == 0
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: FormInput | None,
                json: Any, data: Any, multipart: Iterable[Any] | None,
-               content_type: str | None, raised: list[BaseException], schema: Any = None) -> None:
+               content_type: str | None, raised: list[BaseException], schema: Any = None,
+               files: Any = None, arrays: str = "repeat") -> None:
     """Sets the body (and query) of a native request from `Client.request`'s arguments.
-    `keep` holds what C must still call during the send; `raised` collects exceptions."""
+    `keep` holds what C must still call during the send; `raised` collects exceptions.
+    `arrays` encodes list values of `params`, `form` and a `data=` dict ("repeat": a=1&a=2)."""
     lib = _ffi.lib()
     if params is not None:
-        with Form(params) as query:
+        with Form(params, arrays=arrays) as query:
             check(lib.hc_request_add_query(req, query))
+    if files is not None:
+        if multipart is not None:
+            raise InvalidArgument("one body at a time: got files, multipart")
+        multipart, data = files_parts(files, data), None
+    elif data is not None and form is None and _is_pairs(data):
+        form, data = data, None
     given = [name for name, v in (("form", form), ("json", json), ("data", data),
                                   ("multipart", multipart)) if v is not None]
     if len(given) > 1:
@@ -189,7 +260,7 @@ def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: For
     if schema is not None and json is None:
         raise InvalidArgument("schema= validates a json= body: there is none")
     if form is not None:
-        with Form(form) as body:
+        with Form(form, arrays=arrays) as body:
             check(lib.hc_request_set_form_body(req, body))
     elif json is not None and schema is not None:
         raw = schema._dumps(json)

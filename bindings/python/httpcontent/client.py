@@ -118,7 +118,7 @@ class Client(Handle):
                 data: Any = None, content_type: str | None = None,
                 params: FormInput | None = None, form: FormInput | None = None, json: Any = None,
                 plist: Any = None, plist_format: str = "xml",
-                multipart: Iterable[Any] | None = None,
+                multipart: Iterable[Any] | None = None, files: Any = None, arrays: str = "repeat",
                 timeout: float | None = None, follow_redirects: bool | None = None,
                 proxy: str | None = None, schema: Any = None,
                 progress: Progress | None = None, cancel: CancelToken | None = None,
@@ -132,6 +132,11 @@ class Client(Handle):
         of `hc.Field`, `hc.FilePart`, `hc.BytesPart`), `plist=` (a property list: dict, list,
         str, int, float, bool, datetime, bytes, plistlib.UID) in `plist_format` "xml" (default,
         application/x-plist) or "binary" (application/x-bplist). `params=` adds query pairs.
+        As in requests: `data=` a dict (or (key, value) pairs) sends a form (%20 for spaces);
+        `files=` a multipart body from {"name": file_object} or {"name": (filename, bytes or
+        file, content_type)}, after the fields of a `data=` dict. List values of `params`,
+        `form` and a `data` dict repeat their key (`a=1&a=2`); `arrays="brackets"` (a[]=1)
+        or `"indexed"` (a[0]=1) instead.
         `schema=` (an `hc.Schema`) validates the `json=` body before anything is sent
         (`hc.RequestSchemaError`, an `hc.SchemaError` and `hc.InvalidArgument`), and writes
         typed values (datetime, date, UUID, registered transformers) back as text.
@@ -145,14 +150,15 @@ class Client(Handle):
         `hc.BearerAuth`, `hc.DigestAuth` or a hook, instead of the client's; `retries=` an
         `hc.Retry` instead of the client's."""
         if (headers is None and data is None and params is None and form is None and json is None
-                and plist is None and multipart is None and progress is None and cancel is None and proxy is None
+                and plist is None and multipart is None and files is None
+                and progress is None and cancel is None and proxy is None
                 and cookies is None and auth is None and retries is None
                 and schema is None):
             return self._fetch(method, url, handler, timeout, follow_redirects)
         return self._send(Request(method, url, handler=handler, headers=headers, data=data,
                                   content_type=content_type, params=params, form=form,
                                   json=json, plist=plist, plist_format=plist_format,
-                                  multipart=multipart, timeout=timeout,
+                                  multipart=multipart, files=files, arrays=arrays, timeout=timeout,
                                   follow_redirects=follow_redirects, proxy=proxy,
                                   progress=progress, cancel=cancel, cookies=cookies, auth=auth,
                                   retries=retries, schema=schema))
@@ -217,7 +223,7 @@ class Client(Handle):
         if handler._plain_bytes and result.bytes_len < _LEND_MIN:  # a copy: no lent memory
             response = _new_response(Response)
             response._ptr = result.response
-            response._url = response._media = response._headers = response._metrics = None
+            response._url = response._media = response._headers = response._metrics = response._history = None
             response.status = result.status
             response.content = result.bytes[:result.bytes_len]  # NULL with length 0 gives b""
         else:
@@ -463,10 +469,11 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None) -> _Prep
             check(lib.hc_request_add_header(native, _ffi.text(name), _ffi.text(value)))
         apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
                    data=o.get("data"), multipart=o.get("multipart"),
-                   content_type=o.get("content_type"), raised=raised, schema=o.get("schema"))
+                   content_type=o.get("content_type"), raised=raised, schema=o.get("schema"),
+                   files=o.get("files"), arrays=o.get("arrays") or "repeat")
         plist_value = o.get("plist")
         if plist_value is not None:
-            others = [n for n in ("form", "json", "data", "multipart") if o.get(n) is not None]
+            others = [n for n in ("form", "json", "data", "multipart", "files") if o.get(n) is not None]
             if others:
                 raise InvalidArgument(f"one body at a time: got plist, {', '.join(others)}")
             _set_plist_body(native, plist_value, o.get("plist_format", "xml"))

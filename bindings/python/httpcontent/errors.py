@@ -8,6 +8,7 @@ from typing import Any, NoReturn
 
 from . import _lib
 from ._headers import Headers
+from ._history import HistoryEntry, read_history
 
 # errors imports only the bottom of the package (_lib, the loader, and _headers, pure Python):
 # never the client, models or handlers.
@@ -17,7 +18,10 @@ class Error(Exception):
     """Base of every httpcontent error. `.code` is the C hc_code, `.message` the explanation."""
 
     code = 0
+    #: How many times the request was sent (more than 1 when a retry policy sent it again).
     attempts = 1
+    #: The redirects followed before the failure, oldest first (`HistoryEntry`).
+    history: list[HistoryEntry] = []
 
     def __init__(self, message: str, *, curl_code: int = 0, status: int = 0,
                  headers: Headers | None = None, body: bytes = b"",
@@ -172,6 +176,8 @@ def last_error() -> Error:
                method=method.decode("utf-8", "replace") if method is not None else None,
                record_index=record_index if record_index >= 0 else None)
     exc.attempts = lib.hc_error_attempts(err)  # how many times the request was sent
+    if status:
+        exc.history = read_history(lib.hc_error_history_count, lib.hc_error_history_at, err)
     return exc
 
 

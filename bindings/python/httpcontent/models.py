@@ -5,13 +5,17 @@ handlers (a Response calls its handler only through the methods every handler ha
 from __future__ import annotations
 
 import ctypes
+import datetime
+import http
+import json as _json
 import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from . import _ffi, _lib
 from ._handle import Handle
 from ._headers import Headers
-from .errors import check, raise_last
+from ._history import HistoryEntry, read_history
+from .errors import UnacceptableStatus, check, raise_last
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -22,14 +26,16 @@ if TYPE_CHECKING:
 
 class Response(Handle):
     """A completed response: `status`, `headers`, `url`, `content` (what the handler made of the
-    body), `media_type` and `charset` from Content-Type, and transfer `metrics`.
+    body), `media_type` and `charset` from Content-Type, and transfer `metrics`; as in
+    `requests`: `ok`, `elapsed`, `history` (the redirects followed), `raise_for_status()`, and
+    `text` and `json()` of a body kept as bytes.
 
     The content is taken when the response arrives; the rest is read from the library on first
     use (a request loop that only wants the content pays for nothing else). The library's
     response is released when this object is (or by `close()`); after that the fields already
     read remain."""
 
-    __slots__ = ("status", "content", "_url", "_media", "_headers", "_metrics")
+    __slots__ = ("status", "content", "_url", "_media", "_headers", "_metrics", "_history")
 
     @staticmethod
     def _free(ptr: int) -> None:
@@ -55,6 +61,7 @@ class Response(Handle):
         self._media: tuple[str | None, str | None] | None = None
         self._headers: Headers | None = None
         self._metrics: Metrics | None = None
+        self._history: list[HistoryEntry] | None = None
         try:
             if fetched is None:
                 self.status: int = _ffi.lib().hc_response_status(ptr)
@@ -119,6 +126,66 @@ class Response(Handle):
             self._metrics = {"wire_bytes": wire.value, "decoded_bytes": decoded.value,
                              "total_seconds": seconds.value}
         return self._metrics
+
+    @property
+    def history(self) -> list[HistoryEntry]:
+        """The redirect responses followed before this one, oldest first: each entry's `status`,
+        `url` (where it came from) and `headers`. Empty when there was no redirect."""
+        history = self._history
+        if history is None:
+            lib = _ffi.lib()
+            history = self._history = read_history(lib.hc_response_history_count,
+                                                   lib.hc_response_history_at, self._native())
+        return history
+
+    @property
+    def ok(self) -> bool:
+        """True unless the status is 400 or more (as `requests`: a redirect not followed is ok)."""
+        return self.status < 400
+
+    @property
+    def elapsed(self) -> datetime.timedelta:
+        """The time from sending the request to the end of the body (metrics' total_seconds)."""
+        return datetime.timedelta(seconds=self.metrics["total_seconds"])
+
+    def raise_for_status(self) -> None:
+        """Raises `hc.UnacceptableStatus` when the status is 400 or more (with a handler that
+        accepts any status, such as `hc.Bytes(accept_status=None)`); otherwise does nothing."""
+        if self.status < 400:
+            return
+        try:
+            phrase = " " + http.HTTPStatus(self.status).phrase
+        except ValueError:
+            phrase = ""
+        kind = "client" if self.status < 500 else "server"
+        body = self.content if isinstance(self.content, bytes) else b""
+        exc = UnacceptableStatus(f"HTTP {self.status}{phrase} ({kind} error) for {self.url}",
+                                 status=self.status, headers=self.headers, body=body, url=self.url)
+        exc.history = self.history
+        raise exc
+
+    @property
+    def text(self) -> str:
+        """The body as text: a `Text` handler's content as it is, a `Bytes` one's decoded with the
+        Content-Type's charset (UTF-8 when none is named; bad bytes replaced)."""
+        content = self.content
+        if isinstance(content, str):
+            return content
+        if isinstance(content, (bytes, bytearray)):
+            charset = self.charset or "utf-8"
+            try:
+                return bytes(content).decode(charset, "replace")
+            except LookupError:  # a charset Python does not know
+                return bytes(content).decode("utf-8", "replace")
+        raise TypeError(f"response.text reads a Bytes or Text response; this handler made {type(content).__name__}")
+
+    def json(self, **kwargs: Any) -> Any:
+        """The body parsed with `json.loads(**kwargs)`, for a `Bytes` or `Text` response (a `JSON`
+        handler has parsed it already: its `content` is the value)."""
+        content = self.content
+        if isinstance(content, (bytes, bytearray, str)):
+            return _json.loads(content, **kwargs)
+        raise TypeError(f"response.json() reads a Bytes or Text response; this handler made {type(content).__name__}")
 
     def __repr__(self) -> str:
         return f"<Response {self.status}>"

@@ -7,8 +7,6 @@ import os
 import threading
 import time
 import uuid
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
-from socketserver import ThreadingMixIn
 
 import pytest
 
@@ -29,28 +27,7 @@ def other(base_url):
     return base_url.replace("127.0.0.1", "localhost")
 
 
-# ---------------------------------------------------------------- httpbin
-
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def httpbin_url():
-    """httpbin's WSGI app under a threaded wsgiref server on 127.0.0.1 and a free port."""
-    httpbin = pytest.importorskip("httpbin")
-    server = make_server("127.0.0.1", 0, httpbin.app, server_class=_ThreadingWSGIServer,
-                         handler_class=_QuietHandler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+# httpbin_url (httpbin started locally): conftest.py
 
 
 # ---------------------------------------------------------------- cookies
