@@ -1553,6 +1553,35 @@ HC_EXTERN hc_code hc_client_events(hc_client *client, const hc_request *request,
                                    hc_sse_comment_cb comment, void *userdata, const hc_records_options *opts,
                                    size_t *events);
 
+/** An event stream whose connections you send yourself (hc_event_source_new). */
+typedef struct hc_event_source hc_event_source;
+
+/** One event stream whose connections you send yourself (say, in a batch your event loop
+ *  drives, see hc_batch_watch), with hc_client_events' reconnection: send each connection with a
+ *  request whose handler is hc_event_source_handler's, then ask hc_event_source_next what to do.
+ *  The connections share one parser: the last event ID goes out as Last-Event-ID, the server's
+ *  retry: sets the wait. `cb`, `comment` (may be NULL) and `userdata` as hc_handler_sse_new's;
+ *  `opts` as hc_client_events' (NULL: defaults). NULL on a bad argument (hc_error_last says
+ *  why). The caller owns the result and frees it with hc_event_source_free. */
+HC_EXTERN hc_event_source *hc_event_source_new(hc_sse_event_cb cb, hc_sse_comment_cb comment, void *userdata,
+                                               const hc_records_options *opts);
+
+/** Frees the event source; NULL is a no-op. A handler from it stays usable (it keeps what it needs). */
+HC_EXTERN void hc_event_source_free(hc_event_source *source);
+
+/** The handler for the event source's connections (one at a time), with hc_handler_sse_new's
+ *  acceptance. NULL for a NULL source. The caller owns the result and frees it with
+ *  hc_handler_free. */
+HC_EXTERN hc_handler *hc_event_source_handler(hc_event_source *source);
+
+/** After a connection ended with `outcome` (HC_OK, or the code its send or batch reported): sets
+ *  *delay_ms to the wait in milliseconds before the next connection, or to -1 when the stream is
+ *  over (a 204, a callback returned HC_RECORDS_STOP, no reconnection asked for or left), and
+ *  returns HC_OK. Returns `outcome` itself when the stream ends with that connection's error (not
+ *  a transport error or timeout, or no reconnection left): its detail is what that send reported,
+ *  and hc_error_last() is left as it was. HC_EINVALID_ARG for a NULL argument or an unknown code. */
+HC_EXTERN hc_code hc_event_source_next(hc_event_source *source, hc_code outcome, int64_t *delay_ms);
+
 /** For a response from a record handler: how many records (lines, events) were delivered, and
  *  how many bad ones were skipped. Either pointer may be NULL. HC_EINVALID_ARG for another
  *  handler's response. */

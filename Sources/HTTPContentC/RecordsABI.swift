@@ -207,6 +207,11 @@ public func hc_handler_sse_new(_ cb: SSEEventCallback?, _ comment: SSECommentCal
     }, acceptance: SSE.defaultAcceptance())
 }
 
+func eventSourceOptions(_ o: RecordsOptions) -> EventSourceOptions {
+    EventSourceOptions(reconnect: o.reconnect != 0, maxReconnects: Int(o.maxReconnects), retryMs: Int(o.retryMs),
+                       maxRetryMs: Int(o.maxRetryMs), maxLineSize: limit(o.maxLineSize), maxEventSize: limit(o.maxRecordSize))
+}
+
 @_cdecl("hc_client_events")
 public func hc_client_events(_ client: OpaquePointer?, _ request: OpaquePointer?, _ cb: SSEEventCallback?,
                              _ comment: SSECommentCallback?, _ userdata: UnsafeMutableRawPointer?,
@@ -217,9 +222,7 @@ public func hc_client_events(_ client: OpaquePointer?, _ request: OpaquePointer?
     guard let cb else { return nullArgument("cb") }
     do {
         let o = try readRecordsOptions(opts)
-        let options = EventSourceOptions(reconnect: o.reconnect != 0, maxReconnects: Int(o.maxReconnects),
-                                         retryMs: Int(o.retryMs), maxRetryMs: Int(o.maxRetryMs),
-                                         maxLineSize: limit(o.maxLineSize), maxEventSize: limit(o.maxRecordSize))
+        let options = eventSourceOptions(o)
         var counted = 0
         let summary = try EventSource.run(client: box.client, request: req.request, options: options,
                                           acceptance: SSE.defaultAcceptance(),
@@ -232,6 +235,65 @@ public func hc_client_events(_ client: OpaquePointer?, _ request: OpaquePointer?
         return HC_OK
     } catch {
         return fail(error)
+    }
+}
+
+// MARK: - Event sources driven by the caller
+
+/// `hc_event_source`: one event stream's reconnection state (EventSourceState) for a caller that
+/// sends the connections itself (a batch on its own event loop).
+final class EventSourceBox {
+    let state: EventSourceState
+    init(_ state: EventSourceState) { self.state = state }
+}
+
+@_cdecl("hc_event_source_new")
+public func hc_event_source_new(_ cb: SSEEventCallback?, _ comment: SSECommentCallback?,
+                                _ userdata: UnsafeMutableRawPointer?, _ opts: UnsafeRawPointer?) -> OpaquePointer? {
+    guard let cb else { nullArgument("cb"); return nil }
+    do {
+        let state = try EventSourceState(options: eventSourceOptions(try readRecordsOptions(opts)),
+                                         onComment: commentCallback(comment, userdata),
+                                         onEvent: eventCallback(cb, userdata))
+        return retainHandle(EventSourceBox(state))
+    } catch {
+        fail(error)
+        return nil
+    }
+}
+
+@_cdecl("hc_event_source_free")
+public func hc_event_source_free(_ source: OpaquePointer?) {
+    releaseHandle(source, as: EventSourceBox.self)
+}
+
+@_cdecl("hc_event_source_handler")
+public func hc_event_source_handler(_ source: OpaquePointer?) -> OpaquePointer? {
+    guard let box = borrowHandle(source, as: EventSourceBox.self) else { nullArgument("source"); return nil }
+    let state = box.state
+    return retainHandle(HandlerSpec(acceptance: SSE.defaultAcceptance()) { spec -> any ContentHandler in
+        MappedHandler(state.connection(acceptance: spec.acceptance)) { RecordsContent(count: $0) }
+    })
+}
+
+@_cdecl("hc_event_source_next")
+public func hc_event_source_next(_ source: OpaquePointer?, _ outcome: Int32,
+                                 _ delayMs: UnsafeMutablePointer<Int64>?) -> Int32 {
+    delayMs?.pointee = -1
+    guard let box = borrowHandle(source, as: EventSourceBox.self) else { return nullArgument("source") }
+    guard let delayMs else { return nullArgument("delay_ms") }
+    var error: HTTPContentError?
+    if outcome != HC_OK {
+        guard let code = HTTPContentError.Code(rawValue: outcome) else {
+            return fail(.invalidArgument, "hc_event_source_next: \(outcome) is not an hc_code")
+        }
+        error = HTTPContentError(code, "the connection failed")
+    }
+    do {
+        delayMs.pointee = try box.state.next(after: error).map(Int64.init) ?? -1
+        return HC_OK
+    } catch {
+        return outcome  // that connection's own error: the caller has its detail
     }
 }
 

@@ -233,12 +233,76 @@ static void test_options_and_null_safety(void) {
     CHECK(hc_handler_json_lines_pymarshal_new(NULL, NULL, NULL, NULL) == NULL);
     CHECK(hc_handler_lines_batches_new(NULL, NULL, NULL) == NULL);
     CHECK_CODE(hc_client_events(NULL, NULL, on_event, NULL, NULL, NULL, NULL), HC_EINVALID_ARG);
+    CHECK(hc_event_source_new(NULL, NULL, NULL, NULL) == NULL);
+    CHECK(hc_event_source_handler(NULL) == NULL);
+    int64_t delay = 0;
+    CHECK_CODE(hc_event_source_next(NULL, HC_OK, &delay), HC_EINVALID_ARG);
+    CHECK(delay == -1);
+    hc_event_source_free(NULL);
     CHECK_CODE(hc_response_records(NULL, NULL, NULL), HC_EINVALID_ARG);
     CHECK(hc_error_record_index(NULL) == -1);
     hc_response *resp = NULL;
     CHECK_CODE(hc_test_send(client, "GET", "/bytes/3", NULL, &resp), HC_OK);
     CHECK_CODE(hc_response_records(resp, NULL, NULL), HC_EINVALID_ARG);
     hc_response_free(resp);
+}
+
+/* An event source driven by the caller: each connection sent with its handler, then
+ * hc_event_source_next says when to reconnect (as hc_client_events decides on its own). */
+static void test_event_source_driven_by_the_caller(void) {
+    hc_records_options opts;
+    CHECK_CODE(hc_records_options_init(&opts, HC_RECORDS_OPTIONS_VERSION), HC_OK);
+    opts.reconnect = 1;
+    struct events e = {0};
+    hc_event_source *source = hc_event_source_new(on_event, on_comment, &e, &opts);
+    CHECK(source != NULL);
+    hc_handler *h = hc_event_source_handler(source);
+    CHECK(h != NULL);
+    hc_event_source_free(source);   /* the handler keeps what it needs */
+    hc_response *first = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/records/sse-resume?total=8&per=3&retry=10&mode=close", h, &first), HC_OK);
+    hc_response_free(first);
+    hc_handler_free(h);
+    CHECK(e.n == 3 && e.comments == 1);
+
+    /* The whole loop, with the source kept. */
+    struct events all = {0};
+    int connections;
+    int64_t delay = 0;
+    source = hc_event_source_new(on_event, on_comment, &all, &opts);
+    h = hc_event_source_handler(source);
+    for (connections = 0; connections < 10; ) {
+        hc_response *resp = NULL;
+        hc_code rc = hc_test_send(client, "GET", "/records/sse-resume?total=8&per=3&retry=10&mode=break", h, &resp);
+        hc_response_free(resp);
+        connections++;
+        CHECK_CODE(hc_event_source_next(source, rc, &delay), HC_OK);
+        if (delay < 0) break;
+        CHECK(delay >= 10 && delay <= 11);   /* the server's retry: 10 ms, plus up to 10% */
+    }
+    CHECK(connections == 4 && all.n == 8 && all.comments == 3);   /* 3 + 3 + 2 events, then a 204 */
+    for (int i = 0; i < 8 && i < all.n; i++) {
+        char want[8];
+        snprintf(want, sizeof want, "%d", i + 1);
+        CHECK(strcmp(all.ids[i], want) == 0);
+    }
+    /* Not a transport error: the connection's own code comes back, and the stream is over. */
+    CHECK_CODE(hc_event_source_next(source, HC_EUNACCEPTABLE_STATUS, &delay), HC_EUNACCEPTABLE_STATUS);
+    CHECK(delay == -1);
+    CHECK_CODE(hc_event_source_next(source, 4242, &delay), HC_EINVALID_ARG);
+    hc_handler_free(h);
+    hc_event_source_free(source);
+
+    /* Without reconnection a break is the outcome. */
+    struct events once = {0};
+    source = hc_event_source_new(on_event, NULL, &once, NULL);
+    CHECK_CODE(hc_event_source_next(source, HC_ETRANSPORT, &delay), HC_ETRANSPORT);
+    CHECK_CODE(hc_event_source_next(source, HC_OK, &delay), HC_OK);
+    CHECK(delay == -1);
+    hc_event_source_free(source);
+    opts.version = 0;
+    CHECK(hc_event_source_new(on_event, NULL, NULL, &opts) == NULL);
+    CHECK(hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
 }
 
 int main(void) {
@@ -249,6 +313,7 @@ int main(void) {
     test_json_lines();
     test_sse_handler();
     test_client_events_reconnects();
+    test_event_source_driven_by_the_caller();
     test_options_and_null_safety();
     hc_client_free(client);
     return hc_test_finish();

@@ -327,10 +327,17 @@ class Client(Handle):
         on_comment=` and the request options. See `hc.records.iter_events`."""
         return _records.iter_events(self, url, **kwargs)
 
-    def aiter_events(self, url: str, **kwargs: Any) -> Any:
-        """`iter_events` as an async iterator (the stream runs in a worker thread, as
-        `arequest`'s transfer does)."""
-        return _records.aiter_events(self, url, **kwargs)
+    def aiter_events(self, url: str, **kwargs: Any) -> AsyncIterator[Any]:
+        """`iter_events` on the running event loop, with no thread: `async for event in
+        client.aiter_events(url, reconnect=True)`. At most `buffer` (16) events wait for you;
+        the loop then stops reading the socket until you catch up. Leaving early, or cancelling
+        the task, stops the stream (also during a reconnection wait)."""
+        self._check_open()
+
+        async def send(handler: Handler, driver: LoopDriver, *, method: str, url: str, **options: Any) -> Any:
+            return await self._await(driver, Request(method, url, handler=handler, **options))
+
+        return _records.aiter_events(self, send, url, **kwargs)
 
     def iter_xml(self, url: str, path: str, **kwargs: Any) -> Iterator[Any]:
         """Yields each `xml.etree.ElementTree.Element` matching `path` ("feed/entry": steps from

@@ -7,13 +7,16 @@ sequences, concatenated JSON) and Server-Sent Events (`hc.SSE`, `client.iter_eve
 from __future__ import annotations
 
 import asyncio
+import collections
 import ctypes
 import marshal
 import queue
 import threading
-from typing import Any, AsyncIterator, Callable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 from . import _ffi
+from ._aio import LoopDriver
+from ._handle import Handle
 from .errors import Error, check, last_error
 from .handlers import Discard, Handler
 from .models import CancelToken, Request
@@ -45,6 +48,10 @@ for _name, _res, _args in [
     ("hc_handler_sse_new", ctypes.c_void_p, [_EVENT_CB, _COMMENT_CB, ctypes.c_void_p, ctypes.POINTER(_Options)]),
     ("hc_client_events", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, _EVENT_CB, _COMMENT_CB, ctypes.c_void_p,
                                         ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_event_source_new", ctypes.c_void_p, [_EVENT_CB, _COMMENT_CB, ctypes.c_void_p, ctypes.POINTER(_Options)]),
+    ("hc_event_source_free", None, [ctypes.c_void_p]),
+    ("hc_event_source_handler", ctypes.c_void_p, [ctypes.c_void_p]),
+    ("hc_event_source_next", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]),
     ("hc_response_records", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
                                            ctypes.POINTER(ctypes.c_size_t)]),
 ]:
@@ -448,19 +455,112 @@ def iter_events(client: Any, url: str, *, method: str = "GET", reconnect: bool =
     yield from _iterate(pipe, unpack, before_stop=lambda: token.cancel() if pipe.failure == [] else None)
 
 
-async def aiter_events(client: Any, url: str, **kwargs: Any) -> AsyncIterator[ServerSentEvent]:
-    """`iter_events` for asyncio: the stream runs in a worker thread (as `arequest` does) and
-    each event is awaited without blocking the event loop."""
-    it = iter_events(client, url, **kwargs)
-    done = object()
+class _EventSource(Handle):
+    """hc_event_source: one stream's reconnection state in the library, for connections sent
+    from the event loop."""
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_event_source_free(ptr)
+
+
+class _Connections(Handler):
+    """The handler of an event source's connections (they share its parser)."""
+
+    _any_type_by_default = False
+    _may_raise = False
+
+    def __init__(self, source: _EventSource, **options: Any) -> None:
+        super().__init__(**options)
+        self._source = source
+
+    def _new_native(self) -> int | None:
+        native: int | None = _ffi.lib().hc_event_source_handler(self._source)
+        return native
+
+    def _content(self, response_ptr: int) -> int:
+        return _records_count(response_ptr)
+
+
+async def aiter_events(client: Any, send: Callable[..., Awaitable[Any]], url: str, *, method: str = "GET",
+                       reconnect: bool = False, max_reconnects: int = 10, max_line_size: int | None = None,
+                       max_event_size: int | None = None, retry: float = 3.0, max_retry: float = 30.0,
+                       on_comment: Callable[[str], Any] | None = None, buffer: int = 16,
+                       **kwargs: Any) -> AsyncIterator[ServerSentEvent]:
+    """`iter_events` on the running event loop, with no thread: each connection's socket is
+    watched by the loop (`send(handler, driver, ...)` runs one, see Client.aiter_events), and
+    the library's event source decides when to reconnect (as hc_client_events does). When
+    `buffer` events wait for you, the loop stops reading the socket until you catch up.
+    Leaving the loop early, or cancelling the task, cancels the transfer (or the wait)."""
+    opts = _event_options(reconnect, max_reconnects, max_line_size, max_event_size, retry, max_retry)
+    handler_options = {k: kwargs.pop(k) for k in list(kwargs) if k in ("accept_status", "accept_types")}
+    loop = asyncio.get_running_loop()
+    driver = LoopDriver(client, loop)
+    waiting: collections.deque[ServerSentEvent | str] = collections.deque()
+    arrived = asyncio.Event()
+    limit = max(1, buffer)
+
+    def keep(item: ServerSentEvent | str) -> int:
+        waiting.append(item)
+        arrived.set()
+        if len(waiting) >= limit:
+            driver.pause()
+        return 0
+
+    def event_cb(_userdata: int | None, event: int | None, event_len: int, data: int | None, data_len: int,
+                 id_: int | None, id_len: int, retry_ms: int) -> int:
+        return keep(_event(event, event_len, data, data_len, id_, id_len, retry_ms))
+
+    def comment_cb(_userdata: int | None, text: int | None, size: int) -> int:
+        return keep(_text(text, size)) if on_comment is not None else 0
+
+    callbacks = (_EVENT_CB(event_cb), _COMMENT_CB(comment_cb))
+    source = _EventSource(_ffi.lib().hc_event_source_new(callbacks[0], callbacks[1], None, ctypes.byref(opts)))
+    handler = _Connections(source, **handler_options)
+    transfer: asyncio.Future[Any] | None = None
     try:
         while True:
-            event = await asyncio.to_thread(next, it, done)
-            if event is done:
-                break
-            yield event
+            transfer = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
+            while True:
+                if waiting:
+                    item = waiting.popleft()
+                    if len(waiting) < limit:
+                        driver.resume()
+                    if isinstance(item, str):
+                        assert on_comment is not None
+                        on_comment(item)
+                    else:
+                        yield item
+                    continue
+                if transfer.done():
+                    break
+                arrived.clear()
+                waiter = asyncio.ensure_future(arrived.wait())
+                try:
+                    await asyncio.wait({transfer, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiter.cancel()
+            failure = transfer.exception()
+            code = 0 if failure is None else (failure.code if isinstance(failure, Error) and failure.code else 11)
+            delay = ctypes.c_int64()
+            rc = _ffi.lib().hc_event_source_next(source, code, ctypes.byref(delay))
+            if rc == code and failure is not None:
+                raise failure
+            check(rc)
+            if delay.value < 0:
+                return
+            await asyncio.sleep(delay.value / 1000)
     finally:
-        await asyncio.to_thread(it.close)
+        if transfer is not None and not transfer.done():
+            transfer.cancel()
+            try:
+                await transfer
+            except BaseException:  # noqa: BLE001 - ours: the transfer was stopped
+                pass
+        driver.close()
+        handler.close()
+        source.close()
+        del callbacks
 
 
 __all__ = ["Lines", "JSONLines", "SSE", "ServerSentEvent", "iter_lines", "iter_json_lines", "iter_events",

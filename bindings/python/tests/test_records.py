@@ -296,11 +296,113 @@ def test_stopping_iteration_ends_a_reconnection_wait_at_once(client, base_url):
     assert time.monotonic() - start < 5
 
 
-def test_aiter_events(client, base_url):
-    async def collect():
-        out = []
-        async for event in client.aiter_events(f"{base_url}/records/sse-resume?total=4&per=2&retry=1&mode=close",
-                                               reconnect=True):
-            out.append(event.id)
-        return out
-    assert asyncio.run(collect()) == ["1", "2", "3", "4"]
+# -- aiter_events: on the event loop, no thread -----------------------------------------------
+
+def client_threads():
+    """The threads of this process but the in-process test server's (one per connection)."""
+    import threading
+    return {t for t in threading.enumerate() if "process_request" not in t.name}
+
+
+def arun(coro):
+    """Runs `coro`, checking that no thread (but the test server's) was started meanwhile."""
+    before = client_threads()
+
+    async def main():
+        result = await coro
+        assert client_threads() == before
+        return result, asyncio.get_running_loop()._default_executor
+    result, executor = asyncio.run(main())
+    assert executor is None and client_threads() == before  # no asyncio.to_thread either
+    return result
+
+
+def test_aiter_events_reconnects_on_the_loop_with_no_thread(client, base_url):
+    url = f"{base_url}/records/sse-resume?total=9&per=3&retry=20&mode=break"
+
+    async def collect(**options):
+        before, got = client_threads(), []
+        async for event in client.aiter_events(url, **options):
+            assert client_threads() == before   # while the stream runs, not only after
+            got.append(event)
+        return got
+    comments = []
+    events = arun(collect(reconnect=True, on_comment=comments.append))
+    assert [e.id for e in events] == [str(i) for i in range(1, 10)]
+    assert [e.data for e in events] == [f"event {i}" for i in range(1, 10)]
+    assert events[0].retry is None and comments == [" last-event-id=", " last-event-id=3", " last-event-id=6"]
+    assert len(arun(collect(reconnect=True, buffer=1))) == 9
+
+
+def test_aiter_events_errors_and_bounds_as_iter_events(client, base_url):
+    async def collect(url, **options):
+        return [e.id async for e in client.aiter_events(url, **options)]
+
+    async def seen_before_error(url, **options):
+        seen = []
+        with pytest.raises(hc.TransportError):
+            async for event in client.aiter_events(url, **options):
+                seen.append(event.id)
+        return seen
+    broken = f"{base_url}/records/sse-resume?total=9&per=3&retry=1&mode=break"
+    assert arun(seen_before_error(broken)) == ["1", "2", "3"]
+    # The last reconnection breaks too: its error is the outcome.
+    assert arun(seen_before_error(broken, reconnect=True, max_reconnects=1)) == [str(i) for i in range(1, 7)]
+    bounded = f"{base_url}/records/sse-resume?total=100&per=1&retry=1&mode=close"
+    assert arun(collect(bounded, reconnect=True, max_reconnects=2)) == ["1", "2", "3"]
+    with pytest.raises(hc.UnacceptableStatus):
+        arun(collect(f"{base_url}/records/sse-status?status=503&ctype=text/event-stream", reconnect=True))
+    with pytest.raises(hc.UnacceptableContentType):
+        arun(collect(f"{base_url}/records/sse-status?status=200&ctype=text/plain", reconnect=True))
+    with pytest.raises(hc.TooLarge):
+        arun(collect(echo(base_url, b"data: " + b"x" * 300 + b"\n\n", 64), max_event_size=100))
+
+
+def test_aiter_events_stops_reading_while_its_buffer_is_full(client, base_url, monkeypatch):
+    import httpcontent.records as records
+    pauses = []
+
+    class Watched(records.LoopDriver):
+        def pause(self):
+            pauses.append(len(pauses))
+            super().pause()
+    monkeypatch.setattr(records, "LoopDriver", Watched)
+    body = b"".join(b"id: %d\ndata: %s\n\n" % (i, b"x" * 100) for i in range(3000))
+
+    async def slow():
+        got = []
+        async for event in client.aiter_events(f"{base_url}/records/echo?chunk=4096", method="POST",
+                                               data=body, buffer=2):
+            got.append(int(event.id))
+            if len(got) % 500 == 0:
+                await asyncio.sleep(0.02)
+        return got
+    assert arun(slow()) == list(range(3000))
+    assert len(pauses) > 10   # the socket was left unread many times, yet nothing was lost
+
+
+def test_cancelling_aiter_events_cancels_the_transfer_and_the_wait(client, base_url):
+    import time
+
+    async def cancel_after_first(url, **options):
+        first = asyncio.Event()
+
+        async def consume():
+            async for _ in client.aiter_events(url, **options):
+                first.set()
+        task = asyncio.ensure_future(consume())
+        await asyncio.wait_for(first.wait(), 10)
+        await asyncio.sleep(0.2)
+        start = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        took = time.monotonic() - start
+        r = await client.arequest("GET", f"{base_url}/bytes/3")   # the client goes on serving
+        assert r.content == bytes(range(3))
+        return took
+    # During a transfer that still has a minute to run, then during a 20 s reconnection wait.
+    slow_stream = echo(base_url, b"".join(b"data: %d\n\n" % i for i in range(60)), 9) + "&delay=1"
+    assert arun(cancel_after_first(slow_stream)) < 1
+    waiting = f"{base_url}/records/sse-resume?total=100&per=1&retry=20000&mode=close"
+    assert arun(cancel_after_first(waiting, reconnect=True, max_retry=60)) < 1
