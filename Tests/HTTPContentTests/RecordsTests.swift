@@ -151,6 +151,30 @@ struct RecordsTests {
         }
     }
 
+    @Test func eventSourceStateDecidesReconnectionsForAnyDriver() throws {
+        let client = try Client()
+        var ids: [String] = []
+        let state = try EventSourceState(options: EventSourceOptions(reconnect: true, maxReconnects: 5, jitter: 0)) {
+            ids.append($0.id)
+        }
+        let request = Request.get(TestServer.shared.url("/records/sse-resume?total=5&per=2&retry=7&mode=break"))
+        var delays: [Int?] = []
+        for _ in 0..<10 {
+            var broken: HTTPContentError?
+            do { _ = try client.send(request, handler: state.connection()) } catch { broken = error }
+            let delay = try state.next(after: broken)
+            delays.append(delay)
+            if delay == nil { break }
+        }
+        #expect(ids == ["1", "2", "3", "4", "5"])
+        #expect(delays == [7, 7, 7, nil])   // the server's retry: 7 each time, then its 204
+        // Not a transport error: the stream ends with it, however many reconnections are left.
+        #expect(throws: HTTPContentError.self) { try state.next(after: HTTPContentError(.unacceptableStatus, "503")) }
+        let once = try EventSourceState(options: EventSourceOptions()) { _ in }
+        #expect(throws: HTTPContentError.self) { try once.next(after: HTTPContentError(.transport, "reset")) }
+        #expect(try once.next(after: nil) == nil)
+    }
+
     @Test func eventsAsAnAsyncSequence() async throws {
         let client = try Client()
         var ids: [String] = []
