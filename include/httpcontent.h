@@ -446,6 +446,11 @@ HC_EXTERN hc_code hc_client_set_proxy(hc_client *client, const char *proxy);
  *  environment's no_proxy, or none when hc_client_set_proxy set a proxy. */
 HC_EXTERN hc_code hc_client_set_no_proxy(hc_client *client, const char *hosts);
 
+/** Whether the proxy variables of the environment (http_proxy, https_proxy, all_proxy, no_proxy)
+ *  are read (non-zero, the default) or ignored (0: requests go directly unless
+ *  hc_client_set_proxy or hc_request_set_proxy names a proxy). */
+HC_EXTERN hc_code hc_client_set_trust_env(hc_client *client, int trust);
+
 /** The User-Agent sent unless a request sets its own. */
 HC_EXTERN hc_code hc_client_set_user_agent(hc_client *client, const char *user_agent);
 

@@ -99,6 +99,11 @@ public func hc_client_set_no_proxy(_ client: OpaquePointer?, _ hosts: UnsafePoin
     return configure(client) { $0.noProxy = hosts }
 }
 
+@_cdecl("hc_client_set_trust_env")
+public func hc_client_set_trust_env(_ client: OpaquePointer?, _ trust: Int32) -> Int32 {
+    configure(client) { $0.trustEnvironment = trust != 0 }
+}
+
 @_cdecl("hc_client_set_user_agent")
 public func hc_client_set_user_agent(_ client: OpaquePointer?, _ agent: UnsafePointer<CChar>?) -> Int32 {
     guard let agent = string(agent) else { return nullArgument("user_agent") }

@@ -204,3 +204,74 @@ private func key() -> String { UUID().uuidString }
         #expect(DownloadVerifier.legacy("SHA-256=AAEC,MD5=AAE=").count == 2)
     }
 }
+
+/// Proxies: the tiny loopback-only proxies inside the test server (Tests/server/proxyserver.py),
+/// which log what they saw; https through CONNECT goes to a real nginx with TLS (`H2Server`).
+@Suite(.serialized) struct ProxyTests {
+    let client = try! Client()
+
+    private func document(_ path: String) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(client.get(server.url(path), handler: Text()).content.utf8))
+    }
+
+    private func ports() throws -> [String: Int] {
+        (try document("/proxies") as? [String: Any] ?? [:]).compactMapValues { $0 as? Int }
+    }
+
+    /// (kind, target, atyp) of each entry the proxies logged from `since` on.
+    private func seen(since: Int) throws -> [[String]] {
+        (try document("/proxies/log?since=\(since)") as? [[String: Any]] ?? []).map { entry in
+            ["kind", "target", "atyp"].map { entry[$0] as? String ?? "" }
+        }
+    }
+
+    private func echoTarget(_ configuration: ClientConfiguration, proxy: String? = nil,
+                            url: String = server.url("/echo")) throws -> String? {
+        let r = try Client(configuration: configuration)
+            .send(Request("GET", url, options: RequestOptions(proxy: proxy)), handler: Text())
+        return json(r)["target"] as? String
+    }
+
+    @Test func socks5ResolvesLocallyAndSocks5hLetsTheProxyResolve() throws {
+        let ports = try ports(), since = ports["logged"] ?? 0
+        let port = server.url("").split(separator: ":").last.map(String.init) ?? ""
+        var config = ClientConfiguration()
+        config.proxy = "socks5://127.0.0.1:\(ports["socks5"] ?? 0)"
+        #expect(try echoTarget(config) == "/echo")
+        config.proxy = "socks5h://pu:pp@127.0.0.1:\(ports["socks5_auth"] ?? 0)"
+        #expect(try echoTarget(config, url: "http://localhost:\(port)/echo") == "/echo")
+        #expect(try seen(since: since) == [["socks5", "127.0.0.1:\(port)", "ipv4"],
+                                           ["socks5", "localhost:\(port)", "domain"]])
+        config.proxy = "socks5h://pu:bad@127.0.0.1:\(ports["socks5_auth"] ?? 0)"
+        #expect(throws: HTTPContentError.self) { try echoTarget(config) }
+    }
+
+    @Test func httpProxyForwardsHTTPAndTunnelsHTTPSWithConnect() throws {
+        let ports = try ports(), since = ports["logged"] ?? 0
+        var config = ClientConfiguration()
+        config.proxy = "http://pu:pp@127.0.0.1:\(ports["http_auth"] ?? 0)"
+        #expect(try echoTarget(config) == server.url("/echo"))
+        guard let tls = try H2Server() else { return }  // nginx or openssl missing: said why
+        defer { tls.stop() }
+        config.caFile = tls.caFile
+        let r = try Client(configuration: config).get("https://127.0.0.1:\(tls.port)/f4.bin", handler: Bytes())
+        #expect(r.content.array == [UInt8](repeating: 4, count: 1004))
+        #expect(try seen(since: since).map { Array($0.prefix(2)) }
+                == [["forward", server.url("/echo")], ["connect", "127.0.0.1:\(tls.port)"]])
+    }
+
+    @Test func noProxyAndAnIgnoredEnvironmentGoDirectly() throws {
+        let ports = try ports(), since = ports["logged"] ?? 0
+        var config = ClientConfiguration()
+        config.proxy = "http://127.0.0.1:\(ports["http"] ?? 0)"
+        config.noProxy = "127.0.0.1"
+        #expect(try echoTarget(config) == "/echo")
+        #expect(try seen(since: since).isEmpty)
+        // trustEnvironment false: libcurl is told there is no proxy whatever the environment
+        // says (the environment itself is tested from C and Python, in processes of their own).
+        var ignoring = ClientConfiguration()
+        ignoring.trustEnvironment = false
+        #expect(try Client(configuration: ignoring).direct)
+        #expect(try echoTarget(ignoring, proxy: "http://127.0.0.1:\(ports["http"] ?? 0)") == server.url("/echo"))
+    }
+}

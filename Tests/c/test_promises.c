@@ -335,6 +335,7 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_request_add_cookie(NULL, "a", "1"));
     NULL_CODE(hc_request_add_cookie(req, NULL, "1"));
     NULL_CODE(hc_request_add_cookie(req, "a", NULL));
+    NULL_CODE(hc_client_set_trust_env(NULL, 0));
     NULL_CODE(hc_client_set_auth(NULL, HC_AUTH_NONE, NULL, NULL, NULL, NULL));
     NULL_CODE(hc_client_set_auth(client, HC_AUTH_BASIC, NULL, "p", NULL, NULL));
     NULL_CODE(hc_client_set_auth(client, HC_AUTH_BASIC, "u", NULL, NULL, NULL));

@@ -219,11 +219,79 @@ static void test_digests(void) {
     hc_client_free(client);
 }
 
+/* The port of proxy `name` in the test server's /proxies document. */
+static int proxy_port(const char *doc, const char *name) {
+    char key[64];
+    snprintf(key, sizeof key, "\"%s\": ", name);
+    const char *at = strstr(doc, key);
+    return at ? atoi(at + strlen(key)) : 0;
+}
+
+/* The target /echo saw: absolute-form when the request came through an http proxy. */
+static int echo_target_is(hc_client *client, const char *proxy, const char *want) {
+    hc_request *req = hc_request_new("GET", hc_url("/echo"));
+    hc_response *r = NULL;
+    char buf[4096], expect[512];
+    if (proxy) CHECK_CODE(hc_request_set_proxy(req, proxy), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_OK);
+    snprintf(expect, sizeof expect, "\"target\": \"%s\"", want);
+    int ok = strstr(text_of(r, buf, sizeof buf), expect) != NULL;
+    if (!ok) fprintf(stderr, "echo: %s (wanted %s)\n", buf, expect);
+    hc_response_free(r);
+    hc_request_free(req);
+    return ok;
+}
+
+static void test_proxies(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    char doc[512], proxy[160], absolute[256];
+    CHECK_CODE(hc_test_send(client, "GET", "/proxies", NULL, &r), HC_OK);
+    text_of(r, doc, sizeof doc);
+    hc_response_free(r);
+    int http = proxy_port(doc, "http"), http_auth = proxy_port(doc, "http_auth");
+    int socks = proxy_port(doc, "socks5"), socks_auth = proxy_port(doc, "socks5_auth");
+    CHECK(http > 0 && http_auth > 0 && socks > 0 && socks_auth > 0);
+    snprintf(absolute, sizeof absolute, "%s/echo", hc_base);
+
+    /* http proxy with credentials; socks5h with and without. */
+    snprintf(proxy, sizeof proxy, "http://pu:pp@127.0.0.1:%d", http_auth);
+    CHECK(echo_target_is(client, proxy, absolute));
+    snprintf(proxy, sizeof proxy, "http://pu:wrong@127.0.0.1:%d", http_auth);
+    hc_request *req = hc_request_new("GET", absolute);
+    CHECK_CODE(hc_request_set_proxy(req, proxy), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_EUNACCEPTABLE_STATUS);
+    CHECK(hc_error_status(hc_error_last()) == 407);
+    hc_request_free(req);
+    snprintf(proxy, sizeof proxy, "socks5h://127.0.0.1:%d", socks);
+    CHECK(echo_target_is(client, proxy, "/echo"));
+    snprintf(proxy, sizeof proxy, "socks5://pu:pp@127.0.0.1:%d", socks_auth);
+    CHECK(echo_target_is(client, proxy, "/echo"));
+
+    /* trust_env: the environment's http_proxy is read by default, ignored when told. */
+    char env_proxy[80];
+    snprintf(env_proxy, sizeof env_proxy, "http://127.0.0.1:%d", http);
+    setenv("http_proxy", env_proxy, 1);
+    hc_client *trusting = hc_client_new(), *direct = hc_client_new();
+    CHECK_CODE(hc_client_set_trust_env(direct, 0), HC_OK);
+    CHECK(echo_target_is(trusting, NULL, absolute));
+    CHECK(echo_target_is(direct, NULL, "/echo"));
+    CHECK(echo_target_is(direct, env_proxy, absolute));   /* a proxy said outright still applies */
+    CHECK_CODE(hc_client_set_trust_env(direct, 1), HC_OK);
+    CHECK(echo_target_is(direct, NULL, absolute));
+    unsetenv("http_proxy");
+    CHECK_CODE(hc_client_set_trust_env(NULL, 0), HC_EINVALID_ARG);
+    hc_client_free(trusting);
+    hc_client_free(direct);
+    hc_client_free(client);
+}
+
 int main(void) {
     hc_test_server_start();
     test_cookies();
     test_auth();
     test_retries();
     test_digests();
+    test_proxies();
     return hc_test_finish();
 }

@@ -47,6 +47,8 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /records/...          record streams: see recordserver.py
     /flaky, /flaky-reset, /attempts, /basic-auth, /bearer, /digest-auth, /versioned
                           session layer endpoints: see sessionroutes.py
+    /proxies, /proxies/log   ports of local HTTP (CONNECT) and SOCKS5 proxies, with and without
+                          credentials, and what they saw (see proxyserver.py)
     /plist                property lists (see plistserver.py)
     anything else         404 {"error": {"message": "Not Found"}}
 """
@@ -213,9 +215,10 @@ def gzip_body(n, zeros=False):
 # ---------------------------------------------------------------- handler
 
 from sessionroutes import SessionRoutes  # noqa: E402  (session layer endpoints)
+from proxyserver import ProxyRoutes  # noqa: E402  (local proxies for the proxy tests)
 
 
-class Handler(SessionRoutes, XMLRoutes, RecordEndpoints, http.server.BaseHTTPRequestHandler):
+class Handler(SessionRoutes, ProxyRoutes, XMLRoutes, RecordEndpoints, http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "httpcontent-testserver/1.0"
     timeout = 120  # idle/blocked connections are dropped after this many seconds

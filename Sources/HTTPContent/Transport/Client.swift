@@ -18,7 +18,8 @@ public final class Client: Sendable {
     /// (0: libcurl's default), from the configuration.
     let aloneBuffers: TransferBuffers
     let multiBuffers: TransferBuffers
-    /// No proxy variable was set when the client was made (`ProxyEnvironment`).
+    /// No proxy variable was set when the client was made (`ProxyEnvironment`), or the
+    /// configuration ignores them (`trustEnvironment` false).
     let direct: Bool
     /// The client's cookie jar, shared by all its transfers; nil when cookies are off.
     public let cookieJar: CookieJar?
@@ -45,7 +46,7 @@ public final class Client: Sendable {
         defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
         defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
         defaultConnectTimeoutMs = configuration.connectTimeout.map(milliseconds) ?? 0
-        direct = ProxyEnvironment.namesNoProxy()
+        direct = !configuration.trustEnvironment || ProxyEnvironment.namesNoProxy()
         aloneBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.aloneDefault,
                                        upload: configuration.uploadBufferSize ?? TransferBuffers.aloneDefault)
         multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,

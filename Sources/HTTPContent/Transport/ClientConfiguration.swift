@@ -28,6 +28,10 @@ public struct ClientConfiguration: Sendable {
     /// (`example.com` covers its subdomains), IP addresses or CIDR ranges, or `*` for all.
     /// Default: nil, the environment's `no_proxy`, or none when `proxy` is set here.
     public var noProxy: String? = nil
+    /// Read the proxy variables of the environment (`http_proxy`, `https_proxy`, `all_proxy`,
+    /// `no_proxy`) when `proxy` is nil. False ignores them: requests go directly unless a proxy
+    /// is set here or on the request (requests' and httpx's `trust_env`). Default: true.
+    public var trustEnvironment = true
     /// libcurl's receive buffer (CURLOPT_BUFFERSIZE), in bytes: the most one chunk handed to a
     /// handler holds. Default: nil, 256 KiB for a request sent alone (`send`), where it
     /// takes about a third less CPU per byte than libcurl's 16 KiB (BENCHMARKS.md), and

@@ -136,6 +136,7 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_client_set_proxy", c_int, [c_void_p, c_char_p]),
     ("hc_client_set_buffer_sizes", c_int, [c_void_p, c_size_t, c_size_t]),
     ("hc_client_set_no_proxy", c_int, [c_void_p, c_char_p]),
+    ("hc_client_set_trust_env", c_int, [c_void_p, c_int]),
     ("hc_handler_text_new", c_void_p, [c_int, c_int]),
     ("hc_handler_image_new", c_void_p, []),
     ("hc_handler_stream_cb_new", c_void_p, [WRITE_CB, c_void_p]),

@@ -48,9 +48,10 @@ class Client(Handle):
     `proxy` is a proxy URL for every request (http://, https://, socks4://, socks4a://,
     socks5://, socks5h://; credentials as scheme://user:password@host:port); "" sends
     directly whatever the environment says; None (the default) follows the environment's
-    http_proxy/https_proxy/all_proxy. `no_proxy` lists hosts reached directly
+    http_proxy/https_proxy/all_proxy. https URLs go through an http proxy with CONNECT;
+    socks5h lets the proxy resolve names. `no_proxy` lists hosts reached directly
     ("localhost,.example.com,10.0.0.0/8", "*"); None: the environment's, or none when `proxy`
-    is given. `buffer_size` and `upload_buffer_size` set libcurl's receive buffer (the most one
+    is given. `trust_env=False` ignores the environment's proxy variables (no_proxy too). `buffer_size` and `upload_buffer_size` set libcurl's receive buffer (the most one
     chunk holds; 1 KiB to 10 MiB) and upload buffer (16 KiB to 2 MiB); None: 256 KiB for a
     request sent alone, libcurl's own for `map`, where many transfers each hold theirs."""
 
@@ -67,7 +68,7 @@ class Client(Handle):
                  proxy: str | None = None, no_proxy: str | None = None,
                  buffer_size: int | None = None, upload_buffer_size: int | None = None,
                  cookies: bool = True, cookie_file: str | None = None, auth: Any = None,
-                 retries: "_session.Retry | None" = None) -> None:
+                 retries: "_session.Retry | None" = None, trust_env: bool = True) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -99,6 +100,8 @@ class Client(Handle):
                 check(lib.hc_client_set_proxy(self, _ffi.text(proxy)))
             if no_proxy is not None:
                 check(lib.hc_client_set_no_proxy(self, _ffi.text(no_proxy)))
+            if not trust_env:
+                check(lib.hc_client_set_trust_env(self, 0))
             if not cookies or cookie_file is not None:
                 check(lib.hc_client_set_cookies(self, int(bool(cookies)), _ffi.text(cookie_file)))
             if auth is not None:
