@@ -11,8 +11,13 @@
 # Writes the section "## Request bodies (issue 5)" of BENCHMARKS.md. See bench/README.md.
 #
 #   bash bench/bodies.sh
+#   BENCH_PARTS=upload bash bench/bodies.sh     # the upload comparison alone (issue 15)
 #
-# Knobs (environment): BENCH_ROUNDS (3), BENCH_UPLOAD_MB (1024), BENCH_PAIRS (100000),
+# The upload anchor is libcurl tuned (issue 15): raw-tuned-c sets CURLOPT_UPLOAD_BUFFERSIZE to
+# RAW_TUNED_UPLOAD_BUFFER, or, if unset, to the size a short sweep before the rounds finds
+# cheapest in client CPU per byte (64 KiB, libcurl's default, to 2 MiB); raw-c, untuned, stays for context.
+#
+# Knobs (environment): BENCH_PARTS ("form upload"), BENCH_ROUNDS (3), BENCH_UPLOAD_MB (1024), BENCH_PAIRS (100000),
 # BENCH_FORM_SECONDS (1.0: minimum length of one form measurement), BENCH_ITERABLES (1: also
 # measure the Python iterable uploads; 0: skip them), BENCH_SERVER_CPU (0), BENCH_CLIENT_CPU (1),
 # BENCH_OUTPUT (BENCHMARKS.md), BENCH_TIMEOUT (120 s per measurement), BENCH_LIBDIR (build),
@@ -27,6 +32,9 @@ UPLOAD_MB=${BENCH_UPLOAD_MB:-1024}
 PAIRS=${BENCH_PAIRS:-100000}
 FORM_SECONDS=${BENCH_FORM_SECONDS:-1.0}
 ITERABLES=${BENCH_ITERABLES:-1}
+PARTS=${BENCH_PARTS:-form upload}
+TUNED_UPLOAD=${RAW_TUNED_UPLOAD_BUFFER:-}
+SWEEP_SIZES=${BENCH_UPLOAD_SWEEP:-65536 262144 1048576 2097152}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 OUTPUT=${BENCH_OUTPUT:-$ROOT/BENCHMARKS.md}
@@ -50,8 +58,10 @@ cc "${CFLAGS[@]}" -o "$TMP/form_bench" "$HERE/form_bench.c" "${HCLIB[@]}"
 export PYTHONPATH="$TMP/py"
 
 # --- Inputs -----------------------------------------------------------------------------------
-bench_log "generating $PAIRS form pairs"
-"$PYTHON" "$HERE/form_bench.py" gen "$TMP/pairs.bin" "$PAIRS"
+if [[ " $PARTS " == *" form "* ]]; then
+    bench_log "generating $PAIRS form pairs"
+    "$PYTHON" "$HERE/form_bench.py" gen "$TMP/pairs.bin" "$PAIRS"
+fi
 UPLOAD_BYTES=$((UPLOAD_MB * 1048576))
 bench_log "making a sparse ${UPLOAD_MB} MiB file and reading it once (page cache)"
 truncate -s "$UPLOAD_BYTES" "$TMP/upload.bin"
@@ -82,6 +92,7 @@ FORM=(
 )
 UPLOAD=(
     "raw-c|$TMP/upload_bench raw"
+    "raw-tuned-c|env RAW_UPLOAD_BUFFERSIZE=@TUNED@ $TMP/upload_bench raw"
     "hc-c-file|$TMP/upload_bench hc"
     "hc-py-file|$PYTHON $HERE/upload_bench.py hc-file"
 )
@@ -98,6 +109,7 @@ run() {
     for entry in "${list[@]}"; do
         [ "${entry%%|*}" = "$id" ] && cmd=${entry#*|}
     done
+    cmd=${cmd//@TUNED@/${TUNED_UPLOAD:-0}}
     # shellcheck disable=SC2086  # cmd is a word list
     out=$(bench_run_client "$id" $cmd "$@") || return 1
     case $out in
@@ -108,7 +120,36 @@ run() {
 
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
+# --- The tuned upload anchor: CURLOPT_UPLOAD_BUFFERSIZE by measurement -------------------------
+SWEEP_NOTE="set by RAW_TUNED_UPLOAD_BUFFER"
+if [[ " $PARTS " == *" upload "* ]] && [ -z "$TUNED_UPLOAD" ]; then
+    bench_log "upload buffer sweep (raw libcurl, 2 uploads per size: CPU seconds per GB, the lower of the two; MB/s beside it)"
+    best=""
+    SWEEP_NOTE="picked by a sweep before the rounds, the least client CPU per byte (CPU s/GB, best of 2; MB/s):"
+    for size in $SWEEP_SIZES; do
+        top=""
+        for _ in 1 2; do
+            line=$(TUNED_UPLOAD=$size run UPLOAD raw-tuned-c "$URL" "$TMP/upload.bin" "$TMP/warmup.bin") \
+                || bench_die "raw upload with a $size-byte buffer failed"
+            cost=$("$PYTHON" -c "print(round($(field "$line" cpu) / $(field "$line" bytes) * 1e9, 4))")
+            if [ -z "$top" ] || "$PYTHON" -c "import sys; sys.exit(0 if $cost < $top else 1)"; then
+                top=$cost
+                rate=$(field "$line" mbps)
+            fi
+        done
+        bench_log "  $(printf '%8s' "$size") bytes: $top CPU s/GB, $rate MB/s"
+        SWEEP_NOTE="$SWEEP_NOTE $((size / 1024)) KiB $top ($rate MB/s);"
+        if [ -z "$best" ] || "$PYTHON" -c "import sys; sys.exit(0 if $top < $best else 1)"; then
+            best=$top
+            TUNED_UPLOAD=$size
+        fi
+    done
+    bench_log "  tuned anchor: CURLOPT_UPLOAD_BUFFERSIZE $TUNED_UPLOAD"
+fi
+SWEEP_NOTE="${SWEEP_NOTE%;}"
+
 # --- Identity check: every encoder's output, byte for byte ------------------------------------
+if [[ " $PARTS " == *" form "* ]]; then
 bench_log "identity check: encoding the pairs once with each encoder"
 for entry in "${FORM[@]}"; do
     id=${entry%%|*}
@@ -132,6 +173,9 @@ print("identical" if same else "DIFFERENT")
 EOF
 )
 bench_log "  + mode (hc space=\"+\" against urlencode's default quote_plus): $PLUS_CHECK"
+else
+    IDENTITY="not run" PLUS_CHECK="not run"
+fi
 
 # --- Rounds, interleaved; the first contestant of each group rotates every round --------------
 RESULTS="$TMP/results.tsv"
@@ -140,6 +184,7 @@ LOAD_BEFORE=$(bench_loadavg)
 START=$(date +%s)
 for round in $(seq "$ROUNDS"); do
     for kind in FORM UPLOAD; do
+        [[ " ${PARTS^^} " == *" $kind "* ]] || continue
         declare -n group=$kind
         n=${#group[@]}
         for k in $(seq 0 $((n - 1))); do
@@ -164,5 +209,6 @@ LOAD_AFTER=$(bench_loadavg)
 bench_export_meta
 BENCH_META_ROUNDS=$ROUNDS BENCH_META_PAIRS=$PAIRS BENCH_META_UPLOAD_MB=$UPLOAD_MB \
 BENCH_META_FORM_SECONDS=$FORM_SECONDS BENCH_META_IDENTITY=$IDENTITY BENCH_META_PLUS=$PLUS_CHECK \
+BENCH_META_TUNED_UPLOAD=${TUNED_UPLOAD:-0} BENCH_META_UPLOAD_SWEEP=$SWEEP_NOTE \
     "$PYTHON" "$HERE/bodies_report.py" "$RESULTS" "$OUTPUT"
 bench_log "done in ${ELAPSED}s of measurements; section written to $OUTPUT"

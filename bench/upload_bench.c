@@ -6,7 +6,9 @@
  * raw: a minimal libcurl program: POST with CURLOPT_POSTFIELDSIZE_LARGE = the file's size and a
  *      CURLOPT_READFUNCTION that fread()s from the open FILE into libcurl's buffer; the same
  *      request options httpcontent sets that could matter (no "Expect: 100-continue", no
- *      Content-Type, Accept-Encoding "", NOSIGNAL).
+ *      Content-Type, Accept-Encoding "", NOSIGNAL). RAW_UPLOAD_BUFFERSIZE=N sets
+ *      CURLOPT_UPLOAD_BUFFERSIZE (libcurl's upload buffer, 64 KiB by default; 16 KiB to 2 MiB):
+ *      the tuned anchor of bench/bodies.sh, picked there by measurement.
  * hc:  one hc_client; a request with hc_request_set_file_body(path, NULL), sent with
  *      hc_client_send; the response kept as bytes (the default handler).
  *
@@ -155,6 +157,12 @@ int main(int argc, char **argv) {
         curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
         curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
         curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+        const char *upload_buffer = getenv("RAW_UPLOAD_BUFFERSIZE");
+        if (upload_buffer && atol(upload_buffer) > 0 &&
+            curl_easy_setopt(h, CURLOPT_UPLOAD_BUFFERSIZE, atol(upload_buffer)) != CURLE_OK) {
+            fprintf(stderr, "CURLOPT_UPLOAD_BUFFERSIZE %s refused\n", upload_buffer);
+            return 2;
+        }
     } else {
         client = hc_client_new();
         if (!client) return 1;

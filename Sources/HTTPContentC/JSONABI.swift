@@ -190,13 +190,15 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
     let o = snapshot(opts)
     func make(_ acceptance: Acceptance, _ validator: (any JSONValueValidator)? = nil,
               _ skipInvalid: Bool = false) throws(HTTPContentError) -> JSONItems {
-        try JSONItems(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
+        // One node lent to every call (borrowed for the call's duration, so never kept), emptied
+        // after each so the item's tape goes back to the parser for the next item.
+        let node = JSONNode(.null)
+        return try JSONItems(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
                       requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, acceptance: acceptance,
                       validator: validator, skipInvalid: skipInvalid) { item in
-            let node = JSONNode(item.value)
-            let rc = withExtendedLifetime(node) {
-                cb(userdata, item.prefixIndex, OpaquePointer(Unmanaged.passUnretained(node).toOpaque()))
-            }
+            node.reset(to: item.value)
+            defer { node.reset(to: .null) }
+            let rc = cb(userdata, item.prefixIndex, OpaquePointer(Unmanaged.passUnretained(node).toOpaque()))
             try verdict(rc, "item")
         }
     }

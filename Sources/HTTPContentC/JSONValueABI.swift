@@ -6,34 +6,54 @@ import Glibc
 /// An `hc_json`: one JSON value plus what has been lent out from it (child handles, strings),
 /// cached so every borrowed pointer lives as long as this node. Children are made on demand.
 final class JSONNode {
-    let value: JSONValue
+    /// Changed only by `reset`, between two borrowed uses.
+    @exclusivity(unchecked) private(set) var value: JSONValue
     /// True for roots from hc_json_parse, which the caller frees; borrowed nodes ignore hc_json_free.
     let ownedByCaller: Bool
     /// Child handles by member/element index, allocated on first use.
-    private var children: [JSONNode?] = []
+    @exclusivity(unchecked) private var children: [JSONNode?] = []
     /// Member names copied for C (freed with the node), and those lent from a parsed tape.
-    private var keys: [Int: (UnsafeMutablePointer<CChar>, Int)] = [:]
-    private var lentKeys: [Int: (UnsafeMutablePointer<CChar>, Int)] = [:]
-    private var text: (UnsafeMutablePointer<CChar>, Int)?
+    @exclusivity(unchecked) private var keys: [Int: (UnsafeMutablePointer<CChar>, Int)] = [:]
+    @exclusivity(unchecked) private var lentKeys: [Int: (UnsafeMutablePointer<CChar>, Int)] = [:]
+    @exclusivity(unchecked) private var text: (UnsafeMutablePointer<CChar>, Int)?
     /// This string's (or number text's) bytes on the parsed document's tape, which the parent
     /// node's value keeps alive: lent to C instead of a copy.
-    var lent: UnsafeRawBufferPointer?
+    @exclusivity(unchecked) var lent: UnsafeRawBufferPointer?
+    /// Whether anything was lent or cached since the last `reset` (most items are read without).
+    @exclusivity(unchecked) private var touched = false
 
     init(_ value: JSONValue, ownedByCaller: Bool = false) {
         self.value = value
         self.ownedByCaller = ownedByCaller
     }
 
-    deinit {
-        for (p, _) in keys.values { free(p) }
+    deinit { dropLent() }
+
+    /// Frees what was lent out of the current value.
+    private func dropLent() {
+        if !keys.isEmpty { for (p, _) in keys.values { free(p) } }
         if let (p, _) = text { free(p) }
         // Child nodes may nest as deep as the caller walked: release them iteratively. They are
         // moved out of `children` first, so the work list holds the last references.
         if !children.isEmpty { JSONNodeTeardown.release(&children) }
     }
 
+    /// Makes a borrowed node stand for another value, dropping everything lent from the last one
+    /// (path streaming lends one node per item for the duration of a call, and reuses it).
+    func reset(to value: JSONValue) {
+        lent = nil
+        self.value = value
+        guard touched else { return }
+        touched = false
+        dropLent()
+        if !keys.isEmpty { keys = [:] }
+        if !lentKeys.isEmpty { lentKeys = [:] }
+        text = nil
+    }
+
     /// The child at a member or element index (the caller checked the range).
     func child(_ index: Int) -> JSONNode? {
+        touched = true
         if index >= 0, index < children.count, let c = children[index] { return c }
         let v: JSONValue
         switch value {
@@ -64,6 +84,7 @@ final class JSONNode {
     }
 
     func key(_ index: Int) -> (UnsafeMutablePointer<CChar>, Int)? {
+        touched = true
         if let k = keys[index] ?? lentKeys[index] { return k }
         guard case .object(let o) = value, index >= 0, index < o.count else { return nil }
         if let lent = o.lendableKey(at: index), let base = lent.baseAddress {
@@ -78,6 +99,7 @@ final class JSONNode {
 
     /// The string's bytes, or a number's text, NUL-terminated (the length tells embedded NULs).
     func textCopy() -> (UnsafeMutablePointer<CChar>, Int)? {
+        touched = true
         if let text { return text }
         if let lent, let base = lent.baseAddress {
             return (UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: CChar.self)), lent.count)

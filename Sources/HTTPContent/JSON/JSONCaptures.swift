@@ -1,12 +1,12 @@
 /// Builds each matched value as a tree and hands it over.
 final class TreeCapture: JSONPrefixMatcher.Capture {
-    private let builder: JSONTreeBuilder
+    let builder: JSONTreeBuilder
     private let prefixes: [JSONPrefix]
     private let onItem: (JSONItem) throws -> Void
     @exclusivity(unchecked) private var prefixIndex = 0
 
     init(options: JSONOptions, prefixes: [JSONPrefix], onItem: @escaping (JSONItem) throws -> Void) {
-        builder = JSONTreeBuilder(options: options)
+        builder = JSONTreeBuilder(options: options, shareShortKeys: false)
         self.prefixes = prefixes
         self.onItem = onItem
     }

@@ -22,13 +22,17 @@ final class JSONPrefixMatcher: JSONEventSink {
     let prefixes: [JSONPrefix]
     private let keyBytes: [[[UInt8]?]]
     private let all: UInt64
-    private var lengthAt: [UInt64] = []
-    private var itemAt: [UInt64] = []
-    private var keyAt: [UInt64] = []
-    private var closeAt: [UInt64] = []
-    private var rootCloses: UInt64 = 0
+    private let lengthAt: [UInt64]
+    private let itemAt: [UInt64]
+    private let keyAt: [UInt64]
+    private let closeAt: [UInt64]
+    private let rootCloses: UInt64
 
     private let capture: any Capture
+    /// The capture's tree builder when it is a `TreeCapture`: the events of a captured value go
+    /// to it directly, without the protocol's dynamic dispatch (path streaming's hot path).
+    /// Unretained (the capture keeps it): binding a strong reference would retain it per event.
+    private let tree: Unmanaged<JSONTreeBuilder>?
     private let multipleValues: Bool
     private let limit: Int?
     private let stopWhenClosed: Bool
@@ -58,6 +62,7 @@ final class JSONPrefixMatcher: JSONEventSink {
         if let limit, limit < 1 { throw HTTPContentError(.invalidArgument, "the item limit must be at least 1") }
         self.prefixes = prefixes
         self.capture = capture
+        tree = (capture as? TreeCapture).map { Unmanaged.passUnretained($0.builder) }
         self.multipleValues = multipleValues
         self.limit = limit
         self.stopWhenClosed = stopWhenClosed
@@ -65,10 +70,9 @@ final class JSONPrefixMatcher: JSONEventSink {
         all = prefixes.count == 64 ? ~0 : (1 << UInt64(prefixes.count)) - 1
         keyBytes = prefixes.map { $0.components.map { if case .key(let k) = $0 { return Array(k.utf8) } else { return nil } } }
         let longest = prefixes.map(\.components.count).max() ?? 0
-        lengthAt = Array(repeating: 0, count: longest + 2)
-        itemAt = lengthAt
-        keyAt = lengthAt
-        closeAt = lengthAt
+        var lengthAt = [UInt64](repeating: 0, count: longest + 2)
+        var itemAt = lengthAt, keyAt = lengthAt, closeAt = lengthAt
+        var rootCloses: UInt64 = 0
         for (i, p) in prefixes.enumerated() {
             let bit: UInt64 = 1 << UInt64(i)
             let n = p.components.count
@@ -83,7 +87,17 @@ final class JSONPrefixMatcher: JSONEventSink {
                 closeAt[min(firstItem, n - 1)] |= bit
             }
         }
+        self.lengthAt = lengthAt
+        self.itemAt = itemAt
+        self.keyAt = keyAt
+        self.closeAt = closeAt
+        self.rootCloses = rootCloses
     }
+
+    /// The tree builder while a value is being captured into it: its scalars and member names
+    /// go there directly (see `YajlParser`'s matcher table).
+    @inline(__always)
+    var capturingTree: Unmanaged<JSONTreeBuilder>? { capturing ? tree : nil }
 
     @inline(__always)
     private func mask(_ table: [UInt64], _ d: Int) -> UInt64 { d < table.count ? table[d] : 0 }
@@ -94,13 +108,28 @@ final class JSONPrefixMatcher: JSONEventSink {
 
     // MARK: - Events
 
-    func null() throws { try scalar { try $0.null() } }
-    func bool(_ value: Bool) throws { try scalar { try $0.bool(value) } }
-    func number(_ token: UnsafeRawBufferPointer) throws { try scalar { try $0.number(token) } }
-    func string(_ bytes: UnsafeRawBufferPointer) throws { try scalar { try $0.string(bytes) } }
+    func null() throws {
+        if capturing, let tree { return try tree._withUnsafeGuaranteedRef { try $0.null() } }
+        try scalar { try $0.null() }
+    }
+    func bool(_ value: Bool) throws {
+        if capturing, let tree { return try tree._withUnsafeGuaranteedRef { try $0.bool(value) } }
+        try scalar { try $0.bool(value) }
+    }
+    func number(_ token: UnsafeRawBufferPointer) throws {
+        if capturing, let tree { return try tree._withUnsafeGuaranteedRef { try $0.number(token) } }
+        try scalar { try $0.number(token) }
+    }
+    func string(_ bytes: UnsafeRawBufferPointer) throws {
+        if capturing, let tree { return try tree._withUnsafeGuaranteedRef { try $0.string(bytes) } }
+        try scalar { try $0.string(bytes) }
+    }
 
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
-        if capturing { return try capture.mapKey(bytes) }
+        if capturing {
+            if let tree { return try tree._withUnsafeGuaranteedRef { try $0.mapKey(bytes) } }
+            return try capture.mapKey(bytes)
+        }
         let d = frames.count - 1
         guard d >= 0 else { return }
         let candidates = frames[d].candidates & mask(keyAt, d)
@@ -140,6 +169,7 @@ final class JSONPrefixMatcher: JSONEventSink {
     private func open(isArray: Bool) throws {
         if capturing {
             captureNesting += 1
+            if let tree { return try tree._withUnsafeGuaranteedRef { try isArray ? $0.startArray() : $0.startMap() } }
             return try isArray ? capture.startArray() : capture.startMap()
         }
         let d = frames.count
@@ -148,6 +178,7 @@ final class JSONPrefixMatcher: JSONEventSink {
         if full != 0 {
             try begin(full)
             captureNesting = 1
+            if let tree { return try tree._withUnsafeGuaranteedRef { try isArray ? $0.startArray() : $0.startMap() } }
             return try isArray ? capture.startArray() : capture.startMap()
         }
         var child: UInt64 = 0
@@ -161,7 +192,11 @@ final class JSONPrefixMatcher: JSONEventSink {
 
     private func close(isArray: Bool) throws {
         if capturing {
-            try isArray ? capture.endArray() : capture.endMap()
+            if let tree {
+                try tree._withUnsafeGuaranteedRef { try isArray ? $0.endArray() : $0.endMap() }
+            } else {
+                try isArray ? capture.endArray() : capture.endMap()
+            }
             captureNesting -= 1
             if captureNesting == 0 {
                 try endCapture()

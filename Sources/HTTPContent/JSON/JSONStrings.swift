@@ -12,29 +12,57 @@ package enum JSONStrings {
     @inline(__always)
     static func make(_ bytes: UnsafeRawBufferPointer, strict: Bool) throws(HTTPContentError) -> String {
         let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        let s = String(decoding: utf8, as: UTF8.self)
-        if strict, !isASCII(bytes), !unchanged(s, utf8) { throw invalid() }
-        return s
+        if strict, !isASCII(bytes), !isValidUTF8(bytes) { throw invalid() }
+        return String(decoding: utf8, as: UTF8.self)
     }
 
     /// Checks without keeping a string (batches copy the bytes as they are).
     @inline(__always)
     package static func validate(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
         if isASCII(bytes) { return }
-        let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        if !unchanged(String(decoding: utf8, as: UTF8.self), utf8) { throw invalid() }
+        if !isValidUTF8(bytes) { throw invalid() }
     }
 
-    /// Decoding repairs invalid input (U+FFFD), so valid input is exactly input that decodes to
-    /// the same bytes. (The generic `String(validating:as:)` costs runtime metadata lookups on
-    /// every call; this stays on the specialised UTF-8 fast path.)
-    private static func unchanged(_ s: String, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        var s = s
-        return s.withUTF8 { decoded in
-            guard decoded.count == utf8.count else { return false }
-            guard let a = decoded.baseAddress, let b = utf8.baseAddress else { return true }
-            return memcmp(a, b, utf8.count) == 0
+    /// Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing beyond U+10FFFF, no
+    /// truncated sequence; exactly the input that `String(decoding:as:)` leaves unchanged, checked
+    /// in place (building a String to compare costs an allocation per non-ASCII string).
+    package static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let p = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
+        let n = bytes.count
+        var i = 0
+        while i < n {
+            // Eight ASCII bytes at a time.
+            if i + 8 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+                continue
+            }
+            let b0 = p[i]
+            if b0 < 0x80 {
+                i += 1
+                continue
+            }
+            @inline(__always) func cont(_ k: Int) -> Bool { i + k < n && p[i + k] & 0xC0 == 0x80 }
+            switch b0 {
+            case 0xC2...0xDF:
+                guard cont(1) else { return false }
+                i += 2
+            case 0xE0...0xEF:
+                guard cont(1), cont(2) else { return false }
+                let b1 = p[i + 1]
+                if b0 == 0xE0, b1 < 0xA0 { return false }  // overlong
+                if b0 == 0xED, b1 > 0x9F { return false }  // surrogate
+                i += 3
+            case 0xF0...0xF4:
+                guard cont(1), cont(2), cont(3) else { return false }
+                let b1 = p[i + 1]
+                if b0 == 0xF0, b1 < 0x90 { return false }  // overlong
+                if b0 == 0xF4, b1 > 0x8F { return false }  // beyond U+10FFFF
+                i += 4
+            default:
+                return false
+            }
         }
+        return true
     }
 
     /// True when every byte is below 0x80 (eight at a time).

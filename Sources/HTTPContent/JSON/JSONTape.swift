@@ -40,6 +40,12 @@ final class JSONTape: @unchecked Sendable {
 
     deinit { if ownsStorage { storage.free() } }
 
+    /// Takes another document's buffers (a recycled tape, unreferenced, reused by the builder).
+    func adopt(_ storage: JSONTapeStorage) {
+        self.storage = storage
+        ownsStorage = true
+    }
+
     /// The buffers, emptied, for the builder's next document (this tape must be unreferenced).
     func recycle() -> JSONTapeStorage {
         ownsStorage = false

@@ -25,6 +25,8 @@ final class JSONTreeBuilder: JSONEventSink {
     @exclusivity(unchecked) private var haveBuffers = true
     /// The tape of the last document handed out: its buffers are reused once nothing refers to it.
     @exclusivity(unchecked) private var last: JSONTape?
+    /// That tape once recycled (nothing referred to it): the next document's, without allocating.
+    @exclusivity(unchecked) private var spare: JSONTape?
     /// Open containers, outermost first.
     @exclusivity(unchecked) private var frames: UnsafeMutablePointer<Frame>
     @exclusivity(unchecked) private var depth = 0
@@ -39,11 +41,15 @@ final class JSONTreeBuilder: JSONEventSink {
     @exclusivity(unchecked) private var pendingCapacity = 256
     /// Member names repeat across the objects of a document: short ones get one node per tape.
     private let keyCache = KeyCache()
+    /// Off for path streaming (a tape per small item, where the cache is emptied at every item):
+    /// names of up to 6 bytes then go straight into their word.
+    private let shareShortKeys: Bool
 
     /// Completed top-level values, in order.
     @exclusivity(unchecked) var documents: [JSONValue] = []
 
-    init(options: JSONOptions) {
+    init(options: JSONOptions, shareShortKeys: Bool = true) {
+        self.shareShortKeys = shareShortKeys
         removeNulls = options.removeNulls
         keepNumberText = options.keepNumberText
         strictUTF8 = options.strictUTF8
@@ -102,6 +108,11 @@ final class JSONTreeBuilder: JSONEventSink {
             return
         }
         let text = ShortBytes(bytes)
+        if !shareShortKeys, n <= 6 {
+            if strictUTF8, !text.isASCII { try JSONStrings.validate(bytes) }
+            key = try t.appendShort(.string, text, n)
+            return
+        }
         if let node = keyCache.node(text, n) {
             key = node
             return
@@ -168,7 +179,13 @@ final class JSONTreeBuilder: JSONEventSink {
         inObject = depth > 0 && frames[depth - 1].isObject
         if depth == 0 {
             t.shrink()
-            let tape = JSONTape(t)
+            let tape: JSONTape
+            if let reused = spare.take() {
+                reused.adopt(t)
+                tape = reused
+            } else {
+                tape = JSONTape(t)
+            }
             haveBuffers = false
             last = tape
             documents.append(tape.value(frame.node))
@@ -184,6 +201,7 @@ final class JSONTreeBuilder: JSONEventSink {
         } else {
             if last != nil, isKnownUniquelyReferenced(&last), let done = last {
                 t = done.recycle()
+                spare = done
             } else {
                 t = JSONTapeStorage()
             }

@@ -26,6 +26,8 @@ package final class YajlParser {
     /// The sink when it is the tree builder (unretained: `sink` keeps it): its own callback table
     /// calls it directly, without the protocol's dynamic dispatch.
     fileprivate let tree: Unmanaged<JSONTreeBuilder>?
+    /// The same when the sink is a path-streaming matcher.
+    fileprivate let matcher: Unmanaged<JSONPrefixMatcher>?
     /// nil only if yajl could not allocate (then every feed fails).
     private var handle: yajl_handle?
     /// Bytes given to yajl before the current `feed`.
@@ -49,9 +51,11 @@ package final class YajlParser {
         self.options = options
         self.sink = sink
         tree = (sink as? JSONTreeBuilder).map { Unmanaged.passUnretained($0) }
+        matcher = (sink as? JSONPrefixMatcher).map { Unmanaged.passUnretained($0) }
         // yajl keeps the callbacks pointer: a process-lifetime table. The context is this
         // parser, unretained (the parser owns the handle).
-        handle = yajl_alloc(tree == nil ? yajlCallbacks : treeCallbacks, nil, Unmanaged.passUnretained(self).toOpaque())
+        let table = tree != nil ? treeCallbacks : matcher != nil ? matcherCallbacks : yajlCallbacks
+        handle = yajl_alloc(table, nil, Unmanaged.passUnretained(self).toOpaque())
         guard let handle else { return }
         _ = hc_yajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
         _ = hc_yajl_config(handle, yajl_dont_validate_strings, options.strictUTF8 ? 0 : 1)
@@ -269,6 +273,56 @@ nonisolated(unsafe) private let treeCallbacks: UnsafeMutablePointer<yajl_callbac
         yajl_end_map: { ctx in withTree(ctx, .close) { try $0.endMap() } },
         yajl_start_array: { ctx in withTree(ctx, .open) { try $0.startArray() } },
         yajl_end_array: { ctx in withTree(ctx, .close) { try $0.endArray() } }))
+    return table
+}()
+
+/// Runs `body` with the matcher of the parser behind `ctx` (unretained, as `withParser`).
+@inline(__always)
+private func withMatcher(_ ctx: UnsafeMutableRawPointer?, _ step: TreeStep,
+                         _ body: (JSONPrefixMatcher) throws -> Void) -> Int32 {
+    withParser(ctx) { me in
+        let event = { try me.matcher.unsafelyUnwrapped._withUnsafeGuaranteedRef { try body($0) } }
+        switch step {
+        case .value: return me.deliver(event)
+        case .open: return me.open(event)
+        case .close: return me.close(event)
+        }
+    }
+}
+
+/// A scalar or member name for the matcher: straight to the tree builder while a value is being
+/// captured (most events of path streaming), through the matcher otherwise.
+@inline(__always)
+private func withMatcherValue(_ ctx: UnsafeMutableRawPointer?, _ direct: (JSONTreeBuilder) throws -> Void,
+                              _ body: (JSONPrefixMatcher) throws -> Void) -> Int32 {
+    withParser(ctx) { me in
+        me.deliver {
+            try me.matcher.unsafelyUnwrapped._withUnsafeGuaranteedRef { matcher in
+                if let tree = matcher.capturingTree { return try tree._withUnsafeGuaranteedRef(direct) }
+                try body(matcher)
+            }
+        }
+    }
+}
+
+/// The same table for path streaming's matcher, called without dynamic dispatch.
+nonisolated(unsafe) private let matcherCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(to: yajl_callbacks(
+        yajl_null: { ctx in withMatcherValue(ctx, { try $0.null() }, { try $0.null() }) },
+        yajl_boolean: { ctx, b in withMatcherValue(ctx, { try $0.bool(b != 0) }, { try $0.bool(b != 0) }) },
+        yajl_integer: nil,
+        yajl_double: nil,
+        yajl_number: { ctx, p, n in
+            let token = UnsafeRawBufferPointer(start: p, count: n)
+            return withMatcherValue(ctx, { try $0.number(token) }, { try $0.number(token) })
+        },
+        yajl_string: { ctx, p, n in withMatcherValue(ctx, { try $0.string(buffer(p, n)) }, { try $0.string(buffer(p, n)) }) },
+        yajl_start_map: { ctx in withMatcher(ctx, .open) { try $0.startMap() } },
+        yajl_map_key: { ctx, p, n in withMatcherValue(ctx, { try $0.mapKey(buffer(p, n)) }, { try $0.mapKey(buffer(p, n)) }) },
+        yajl_end_map: { ctx in withMatcher(ctx, .close) { try $0.endMap() } },
+        yajl_start_array: { ctx in withMatcher(ctx, .open) { try $0.startArray() } },
+        yajl_end_array: { ctx in withMatcher(ctx, .close) { try $0.endArray() } }))
     return table
 }()
 
