@@ -1345,7 +1345,7 @@ typedef struct hc_schema hc_schema;
 typedef struct hc_schema_options hc_schema_options;
 
 /** Report every violation instead of the first only (hc_schema_validate, hc_handler_json_set_schema,
- *  hc_request_set_json_body_schema). */
+ *  hc_request_set_json_body_schema and their plist counterparts). */
 #define HC_SCHEMA_ALL_ERRORS 1
 /** For a JSON items handler: skip invalid items instead of failing the transfer. */
 #define HC_SCHEMA_SKIP_INVALID 2
@@ -1399,6 +1399,44 @@ HC_EXTERN hc_code hc_handler_json_set_schema(hc_handler *handler, const hc_schem
 HC_EXTERN hc_code hc_request_set_json_body_schema(hc_request *request, const uint8_t *data, size_t len,
                                                   const hc_schema *schema, int flags);
 
+/* Property lists. The same schemas validate plists (hc_handler_plist_set_schema,
+ * hc_request_set_plist_value_schema, hc_schema_validate_plist), which the validator sees as JSON:
+ * dictionary -> object, array, string, integer (UID too), real -> number, boolean; a date is a
+ * string holding its RFC 3339 date-time in UTC ("2024-05-01T12:00:00Z"), so "type": "string",
+ * "format": "date-time" matches it; data is a string holding its base64 text, and in a plist
+ * "contentEncoding": "base64" asserts that the value is data (a plist string there fails with
+ * keyword "contentEncoding"; for JSON documents contentEncoding stays an annotation). Schemas may
+ * be written as plists too (hc_schema_new_from_plist). */
+
+/** Compiles the schema in the property list `data` (XML or binary; dates and data become strings
+ *  as above; `opts` may be NULL). NULL with HC_EINVALID_ARG for bytes that are not a plist, an
+ *  invalid schema, or a `$ref` that names nothing known. The caller owns the result and frees it
+ *  with hc_schema_free. */
+HC_EXTERN hc_schema *hc_schema_new_from_plist(const uint8_t *data, size_t len, const hc_schema_options *opts);
+
+/** Validates a plist value (borrowed or parsed): HC_OK when valid, HC_EDECODE with sub-kind
+ *  "schema" when not. `flags`: 0 or HC_SCHEMA_ALL_ERRORS. The value is only read. */
+HC_EXTERN hc_code hc_schema_validate_plist(const hc_schema *schema, const hc_plist *value, int flags);
+
+/** Validates what a plist handler (hc_handler_plist_new) parses before the response carries it:
+ *  an invalid body fails the transfer with HC_EDECODE (sub-kind "schema"; status, headers and the
+ *  body's first bytes on the error). `flags`: 0 or HC_SCHEMA_ALL_ERRORS. NULL `schema` removes it.
+ *  The handler keeps its own reference to the schema: the caller may free it. HC_EINVALID_ARG for
+ *  other handlers. */
+HC_EXTERN hc_code hc_handler_plist_set_schema(hc_handler *handler, const hc_schema *schema, int flags);
+
+/** Validates `value` against `schema`, then sets it as the request body in `format` (as
+ *  hc_request_set_plist_value). When invalid: HC_EINVALID_ARG with sub-kind "schema", and the
+ *  request is unchanged, so nothing is sent. The value is only read: the caller keeps it. */
+HC_EXTERN hc_code hc_request_set_plist_value_schema(hc_request *request, const hc_plist *value,
+                                                    hc_plist_format format, const hc_schema *schema, int flags);
+
+/** The format annotations of a plist value, as hc_schema_format_annotations writes them (a date
+ *  under "date-time" is listed). HC_EDECODE when the value is not valid under the schema. The
+ *  caller owns *out and frees it with hc_buffer_free. */
+HC_EXTERN hc_code hc_schema_plist_format_annotations(const hc_schema *schema, const hc_plist *value,
+                                                     uint8_t **out, size_t *out_len);
+
 /* Value transformers. After validation, the strings whose (passing) subschema has a `format`
  * with a transformer (built in: date-time, date, uri, uuid) are listed with their location, so
  * that each front turns them into its own typed values; C reads date-times with
@@ -1422,14 +1460,16 @@ HC_EXTERN hc_code hc_response_json_format_annotations(const hc_response *respons
 HC_EXTERN hc_code hc_schema_date_time(const char *text, int64_t *seconds, int32_t *nanosecond,
                                       int32_t *offset_minutes);
 
-/** "schema" when the error comes from a schema validation, else NULL. Static storage. */
+/** "schema" when the error comes from a schema validation, else NULL. Static storage. NULL with
+ *  HC_EINVALID_ARG for a NULL `err`. */
 HC_EXTERN const char *hc_error_sub_kind(const hc_error *err);
 
 /** How many violations the error carries (0 unless its sub-kind is "schema"). */
 HC_EXTERN size_t hc_error_schema_count(const hc_error *err);
 
 /** Violation `index`'s instance location, an RFC 6901 JSON Pointer ("" for the root). NULL when
- *  out of range. Borrowed: valid as long as the error. */
+ *  out of range (the last error left as it was), or with HC_EINVALID_ARG for a NULL `err` (as the
+ *  three getters below). Borrowed: valid as long as the error. */
 HC_EXTERN const char *hc_error_schema_instance_path(const hc_error *err, size_t index);
 
 /** Violation `index`'s schema location: the JSON Pointer of the failing keyword along the

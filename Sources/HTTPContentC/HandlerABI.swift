@@ -17,6 +17,9 @@ final class HandlerSpec {
     @exclusivity(unchecked) var skipInvalid = false
     /// Set by the JSON handler constructors that honour `validator`.
     var takesSchema = false
+    /// Set by the plist handler constructor (hc_handler_plist_set_schema; the check is a
+    /// `JSONSchemaCheck`, which validates plists too).
+    var takesPlistSchema = false
     /// For bytes handlers: the caller's memory for bodies of known length, as
     /// `Accumulator.storage` (made when the allocator is set, not for every request).
     @exclusivity(unchecked) private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?

@@ -321,7 +321,7 @@ public func hc_plist_uid(_ value: OpaquePointer?, _ out: UnsafeMutablePointer<UI
     return HC_OK
 }
 
-private func format(_ raw: Int32) -> PlistFormat? {
+func plistFormat(_ raw: Int32) -> PlistFormat? {
     switch raw {
     case 0: return .xml
     case 1: return .binary
@@ -337,7 +337,7 @@ public func hc_plist_serialize(_ value: OpaquePointer?, _ fmt: Int32,
     data.pointee = nil
     len.pointee = 0
     guard let node = borrowHandle(value, as: PlistNode.self) else { return nullArgument("value") }
-    guard let f = format(fmt) else { return fail(.invalidArgument, "hc_plist_serialize: unknown format \(fmt)") }
+    guard let f = plistFormat(fmt) else { return fail(.invalidArgument, "hc_plist_serialize: unknown format \(fmt)") }
     do {
         let bytes = try node.value.serialized(format: f)
         guard let p = mallocCopy(bytes) else { return fail(.invalidArgument, "hc_plist_serialize: out of memory") }
@@ -379,13 +379,15 @@ public func hc_handler_plist_new(_ opts: OpaquePointer?) -> OpaquePointer? {
         var options = o.options
         if spec.maxSize > 0 { options.maxSize = min(spec.maxSize, Int(UInt32.max)) }
         do {
-            return MappedHandler(try Plist(options: options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
+            return MappedHandler(try Plist(options: options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance,
+                                           validator: spec.validator as? any PlistValueValidator)) {
                 PlistResponseContent($0)
             }
         } catch {
             return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)"))
         }
     }
+    spec.takesPlistSchema = true
     return retainHandle(spec)
 }
 
@@ -404,7 +406,7 @@ public func hc_response_plist(_ response: OpaquePointer?) -> OpaquePointer? {
 public func hc_request_set_plist_value(_ request: OpaquePointer?, _ value: OpaquePointer?, _ fmt: Int32) -> Int32 {
     guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     guard let node = borrowHandle(value, as: PlistNode.self) else { return nullArgument("value") }
-    guard let f = format(fmt) else { return fail(.invalidArgument, "hc_request_set_plist_value: unknown format \(fmt)") }
+    guard let f = plistFormat(fmt) else { return fail(.invalidArgument, "hc_request_set_plist_value: unknown format \(fmt)") }
     do {
         box.request.body = try RequestBody.plist(node.value, format: f)
         return HC_OK

@@ -65,18 +65,21 @@ public func hc_schema_new_from_json(_ data: UnsafePointer<UInt8>?, _ len: Int, _
     guard let data, len >= 0 else { nullArgument("data"); return nil }
     let options = borrowHandle(opts, as: SchemaOptionsBox.self)
     do {
-        // The caller's transformers run on its side: here they only mark the format as one whose
-        // values the format annotations list (built-in ones keep their own).
-        let custom = (options?.transformerNames ?? []).filter { SchemaTransformer.builtin[$0] == nil }.map { name in
-            SchemaTransformer(format: name, decode: { $0 }, encode: { $0 as? String })
-        }
         let schema = try JSONSchema(parsing: UnsafeBufferPointer(start: data, count: len),
                                     remotes: options?.remotes ?? [:], assertFormat: options?.assertFormat ?? false,
-                                    transformers: custom)
+                                    transformers: callerTransformers(options))
         return retainHandle(SchemaBox(schema))
     } catch {
         fail(error)
         return nil
+    }
+}
+
+/// The caller's transformers run on its side: here they only mark the format as one whose
+/// values the format annotations list (built-in ones keep their own).
+private func callerTransformers(_ options: SchemaOptionsBox?) -> [SchemaTransformer] {
+    (options?.transformerNames ?? []).filter { SchemaTransformer.builtin[$0] == nil }.map { name in
+        SchemaTransformer(format: name, decode: { $0 }, encode: { $0 as? String })
     }
 }
 
@@ -148,7 +151,8 @@ public func hc_request_set_json_body_schema(_ request: OpaquePointer?, _ data: U
 
 @_cdecl("hc_error_sub_kind")
 public func hc_error_sub_kind(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none, box.error.subKind != nil else { return nil }
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { nullArgument("err"); return nil }
+    guard box !== ErrorBox.none, box.error.subKind != nil else { return nil }
     return staticString("schema")
 }
 
@@ -158,10 +162,12 @@ public func hc_error_schema_count(_ err: OpaquePointer?) -> Int {
     return box.error.violations.count
 }
 
-private func violationField(_ err: OpaquePointer?, _ index: Int, _ name: String,
+/// NULL for a NULL error (HC_EINVALID_ARG) or an index out of range (the last error left as it
+/// was: the caller may be reading it).
+private func violationField(_ err: OpaquePointer?, _ index: Int, _ name: String, function: String = #function,
                             _ pick: (SchemaViolation) -> String) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(err, as: ErrorBox.self), box !== ErrorBox.none,
-          index >= 0, index < box.error.violations.count else { return nil }
+    guard let box = borrowHandle(err, as: ErrorBox.self) else { nullArgument("err", in: function); return nil }
+    guard box !== ErrorBox.none, index >= 0, index < box.error.violations.count else { return nil }
     return box.strings.get("schema:\(index):\(name)") { pick(box.error.violations[index]) }
 }
 
@@ -189,7 +195,10 @@ public func hc_error_schema_message(_ err: OpaquePointer?, _ index: Int) -> Unsa
 
 /// `[["/json/pointer","format"],...]` for the strings of `value` that have a transformable format.
 func formatAnnotationsText(_ schema: JSONSchema, _ value: JSONValue) -> [UInt8] {
-    let hits = schema.formatAnnotations(of: value)
+    annotationsText(schema.formatAnnotations(of: value))
+}
+
+func annotationsText(_ hits: [(path: [String], format: String)]) -> [UInt8] {
     if hits.isEmpty { return [] }
     var list: [JSONValue] = []
     for hit in hits {
@@ -254,5 +263,96 @@ public func hc_schema_date_time(_ text: UnsafePointer<CChar>?, _ seconds: Unsafe
     seconds?.pointee = dt.epochSeconds
     nanosecond?.pointee = Int32(dt.nanosecond)
     offsetMinutes?.pointee = Int32(dt.offsetMinutes)
+    return HC_OK
+}
+
+// MARK: - Property lists
+
+@_cdecl("hc_schema_new_from_plist")
+public func hc_schema_new_from_plist(_ data: UnsafePointer<UInt8>?, _ len: Int, _ opts: OpaquePointer?) -> OpaquePointer? {
+    guard let data, len >= 0 else { nullArgument("data"); return nil }
+    let options = borrowHandle(opts, as: SchemaOptionsBox.self)
+    let plist: PlistValue
+    do {
+        plist = try PlistParser.parse(UnsafeRawBufferPointer(start: data, count: len))
+    } catch {
+        fail(.invalidArgument, "hc_schema_new_from_plist: the schema is not a valid property list: \(error.message)")
+        return nil
+    }
+    do {
+        let schema = try JSONSchema(plist: plist, remotes: options?.remotes ?? [:],
+                                    assertFormat: options?.assertFormat ?? false,
+                                    transformers: callerTransformers(options))
+        return retainHandle(SchemaBox(schema))
+    } catch {
+        fail(error)
+        return nil
+    }
+}
+
+@_cdecl("hc_schema_validate_plist")
+public func hc_schema_validate_plist(_ schema: OpaquePointer?, _ value: OpaquePointer?, _ flags: Int32) -> Int32 {
+    guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema") }
+    guard let node = borrowHandle(value, as: PlistNode.self) else { return nullArgument("value") }
+    do {
+        try box.schema.validate(plist: node.value, allErrors: flags & allErrorsFlag != 0)
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("hc_handler_plist_set_schema")
+public func hc_handler_plist_set_schema(_ handler: OpaquePointer?, _ schema: OpaquePointer?, _ flags: Int32) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    guard spec.takesPlistSchema else {
+        return fail(.invalidArgument, "hc_handler_plist_set_schema: the handler is not a plist handler")
+    }
+    guard let schema else {
+        spec.validator = nil
+        return HC_OK
+    }
+    guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema") }
+    spec.validator = JSONSchemaCheck(box.schema, allErrors: flags & allErrorsFlag != 0)
+    return HC_OK
+}
+
+@_cdecl("hc_request_set_plist_value_schema")
+public func hc_request_set_plist_value_schema(_ request: OpaquePointer?, _ value: OpaquePointer?, _ fmt: Int32,
+                                              _ schema: OpaquePointer?, _ flags: Int32) -> Int32 {
+    guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    guard let node = borrowHandle(value, as: PlistNode.self) else { return nullArgument("value") }
+    guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema") }
+    guard let f = plistFormat(fmt) else {
+        return fail(.invalidArgument, "hc_request_set_plist_value_schema: unknown format \(fmt)")
+    }
+    do {
+        req.request.body = try RequestBody.plist(node.value, format: f, schema: box.schema,
+                                                 allErrors: flags & allErrorsFlag != 0)
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("hc_schema_plist_format_annotations")
+public func hc_schema_plist_format_annotations(_ schema: OpaquePointer?, _ value: OpaquePointer?,
+                                               _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                                               _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let out, let outLen else { return nullArgument("out or out_len") }
+    out.pointee = nil
+    outLen.pointee = 0
+    guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema") }
+    guard let node = borrowHandle(value, as: PlistNode.self) else { return nullArgument("value") }
+    do {
+        try box.schema.validate(plist: node.value)
+    } catch {
+        return fail(error)
+    }
+    var text = annotationsText(box.schema.formatAnnotations(ofPlist: node.value))
+    if text.isEmpty { text = Array("[]".utf8) }
+    guard let copy = mallocCopy(text) else { return fail(.invalidArgument, "out of memory") }
+    out.pointee = copy
+    outLen.pointee = text.count
     return HC_OK
 }

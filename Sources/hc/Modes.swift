@@ -80,7 +80,7 @@ enum JSONMode: BodyMode {
         if let maxSize = o.maxSize { options.maxSize = maxSize }
         var validator: JSONSchemaCheck?
         if let file = o.schema {
-            validator = JSONSchemaCheck(try JSONSchema(parsing: try Input.readFile(file)), allErrors: o.allErrors)
+            validator = JSONSchemaCheck(try JSONSchema(parsingDocument: try Input.readFile(file)), allErrors: o.allErrors)
         }
         let r = try exchange.send { JSON(options: options, acceptance: acceptance, validator: validator) }
         guard var value = r.content else {

@@ -117,7 +117,7 @@ struct TransferOptions: ParsableArguments {
     @Flag(help: "With --as json: drop null-valued members at every depth.")
     var removeNulls = false
 
-    @Option(help: ArgumentHelp("Validate the JSON body against this JSON Schema (draft 2020-12) file; implies --as json. Exit code 7 when invalid.", valueName: "FILE"))
+    @Option(help: ArgumentHelp("Validate the JSON body against this JSON Schema (draft 2020-12) file, JSON or a property list; implies --as json. Exit code 7 when invalid.", valueName: "FILE"))
     var schema: String?
 
     @Flag(help: "With --schema: report every violation, not only the first.")

@@ -285,15 +285,161 @@ static void test_request_body_is_validated_before_sending(void) {
     hc_schema_free(s);
 }
 
+/* Property lists: a schema written as a plist, dates matched by "format": "date-time", data by
+ * "contentEncoding": "base64", on values, the plist handler and request bodies. */
+static const char *plist_schema_xml =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict>"
+    "<key>type</key><string>object</string>"
+    "<key>required</key><array><string>when</string><string>blob</string></array>"
+    "<key>properties</key><dict>"
+    "<key>when</key><dict><key>type</key><string>string</string><key>format</key><string>date-time</string></dict>"
+    "<key>blob</key><dict><key>type</key><string>string</string><key>contentEncoding</key><string>base64</string></dict>"
+    "<key>n</key><dict><key>type</key><string>integer</string><key>maximum</key><integer>9</integer></dict>"
+    "</dict></dict></plist>";
+
+static hc_plist *plist_of(const char *body) {
+    char doc[1024];
+    snprintf(doc, sizeof doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><plist version=\"1.0\"><dict>%s</dict></plist>", body);
+    hc_plist *v = NULL;
+    CHECK_CODE(hc_plist_parse((const uint8_t *)doc, strlen(doc), NULL, &v), HC_OK);
+    return v;
+}
+
+static const char *GOOD_PLIST = "<key>when</key><date>2024-05-01T12:00:00Z</date><key>blob</key><data>aGVsbG8=</data>"
+                                "<key>n</key><integer>3</integer>";
+
+static void check_plist_violation(const hc_schema *s, const char *body, const char *pointer, const char *keyword) {
+    hc_plist *v = plist_of(body);
+    CHECK_CODE(hc_schema_validate_plist(s, v, 0), HC_EDECODE);
+    const hc_error *err = hc_error_last();
+    CHECK(hc_error_schema_count(err) == 1);
+    const char *got_pointer = hc_error_schema_instance_path(err, 0), *got_keyword = hc_error_schema_keyword(err, 0);
+    CHECK(got_pointer && strcmp(got_pointer, pointer) == 0);
+    CHECK(got_keyword && strcmp(got_keyword, keyword) == 0);
+    hc_plist_free(v);
+}
+
+static void test_plist_values_match_schemas(void) {
+    hc_schema_options *o = hc_schema_options_new();
+    CHECK_CODE(hc_schema_options_set_assert_format(o, 1), HC_OK);
+    hc_schema *s = hc_schema_new_from_plist((const uint8_t *)plist_schema_xml, strlen(plist_schema_xml), o);
+    hc_schema_options_free(o);
+    CHECK(s != NULL);
+    if (!s) return;
+    hc_plist *good = plist_of(GOOD_PLIST);
+    CHECK_CODE(hc_schema_validate_plist(s, good, 0), HC_OK);
+    /* Data is what contentEncoding base64 matches: a string there fails. */
+    check_plist_violation(s, "<key>when</key><date>2024-05-01T12:00:00Z</date><key>blob</key><string>aGVsbG8=</string>",
+                          "/blob", "contentEncoding");
+    /* A date is a date-time; other strings and data are not. */
+    check_plist_violation(s, "<key>when</key><string>yesterday</string><key>blob</key><data>aGVsbG8=</data>",
+                          "/when", "format");
+    check_plist_violation(s, "<key>when</key><data>aGVsbG8=</data><key>blob</key><data>aGVsbG8=</data>", "/when", "format");
+    check_plist_violation(s, "<key>when</key><date>2024-05-01T12:00:00Z</date><key>blob</key><data>aGVsbG8=</data>"
+                             "<key>n</key><integer>10</integer>", "/n", "maximum");
+    check_plist_violation(s, "<key>blob</key><data>aGVsbG8=</data>", "", "required");
+
+    /* Format annotations: the date is listed under date-time. */
+    uint8_t *ann = NULL;
+    size_t ann_len = 0;
+    CHECK_CODE(hc_schema_plist_format_annotations(s, good, &ann, &ann_len), HC_OK);
+    CHECK(ann && memmem(ann, ann_len, "[\"/when\",\"date-time\"]", 21) != NULL);
+    hc_buffer_free(ann);
+    hc_plist_free(good);
+
+    /* The same schema written as JSON validates the same plists. */
+    hc_schema *j = schema_of("{\"properties\":{\"blob\":{\"contentEncoding\":\"base64\"}}}");
+    hc_plist *str = plist_of("<key>blob</key><string>aGVsbG8=</string>");
+    CHECK_CODE(hc_schema_validate_plist(j, str, 0), HC_EDECODE);
+    const char *as_json = "{\"blob\":\"aGVsbG8=\"}"; /* JSON documents: contentEncoding is an annotation */
+    CHECK_CODE(hc_schema_validate(j, (const uint8_t *)as_json, strlen(as_json), 0), HC_OK);
+    hc_plist_free(str);
+    hc_schema_free(j);
+
+    /* Bad documents and arguments. */
+    CHECK(hc_schema_new_from_plist((const uint8_t *)"{}", 2, NULL) == NULL);
+    CHECK(hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    const char *bad_schema = "<plist><dict><key>type</key><string>nope</string></dict></plist>";
+    CHECK(hc_schema_new_from_plist((const uint8_t *)bad_schema, strlen(bad_schema), NULL) == NULL);
+    CHECK(hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    CHECK_CODE(hc_schema_validate_plist(s, NULL, 0), HC_EINVALID_ARG);
+    hc_schema_free(s);
+}
+
+/* "/plist?hex=..." for a plist document whose dict holds `body`. */
+static void plist_url(char *out, size_t size, const char *body) {
+    char doc[1024];
+    snprintf(doc, sizeof doc, "<plist version=\"1.0\"><dict>%s</dict></plist>", body);
+    size_t n = (size_t)snprintf(out, size, "/plist?hex=");
+    for (const unsigned char *p = (const unsigned char *)doc; *p && n + 3 < size; p++) n += (size_t)snprintf(out + n, size - n, "%02x", *p);
+}
+
+static void test_plist_handler_and_body_are_validated(hc_client *client) {
+    hc_schema *s = hc_schema_new_from_plist((const uint8_t *)plist_schema_xml, strlen(plist_schema_xml), NULL);
+    hc_handler *h = hc_handler_plist_new(NULL);
+    CHECK_CODE(hc_handler_plist_set_schema(h, s, HC_SCHEMA_ALL_ERRORS), HC_OK);
+    char url[4096];
+    plist_url(url, sizeof url, "<key>when</key><integer>1</integer><key>blob</key><string>x</string>");
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", url, h, &resp), HC_EDECODE);
+    const hc_error *err = hc_error_last();
+    CHECK(hc_error_status(err) == 200);
+    CHECK(hc_error_schema_count(err) == 2);
+    const uint8_t *body = NULL;
+    size_t body_len = 0;
+    CHECK_CODE(hc_error_body(err, &body, &body_len), HC_OK);
+    CHECK(body_len > 0 && memmem(body, body_len, "<plist", 6) != NULL);
+    CHECK(resp == NULL);
+    plist_url(url, sizeof url, GOOD_PLIST);
+    CHECK_CODE(hc_test_send(client, "GET", url, h, &resp), HC_OK);
+    CHECK(resp && hc_plist_type(hc_plist_get(hc_response_plist(resp), "blob")) == HC_PLIST_DATA);
+    hc_response_free(resp);
+    CHECK_CODE(hc_handler_plist_set_schema(h, NULL, 0), HC_OK);
+    plist_url(url, sizeof url, "<key>x</key><true/>");
+    resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", url, h, &resp), HC_OK);
+    hc_response_free(resp);
+    hc_handler_free(h);
+    hc_handler *json = hc_handler_json_new(NULL);
+    CHECK_CODE(hc_handler_plist_set_schema(json, s, 0), HC_EINVALID_ARG);
+    hc_handler_free(json);
+
+    /* Request bodies: refused before anything is sent, then sent and echoed back. */
+    hc_request *req = hc_request_new("POST", hc_url("/plist"));
+    hc_plist *bad = plist_of("<key>when</key><date>2024-05-01T12:00:00Z</date>");
+    CHECK_CODE(hc_request_set_plist_value_schema(req, bad, HC_PLIST_BINARY, s, 0), HC_EINVALID_ARG);
+    CHECK(hc_error_schema_count(hc_error_last()) == 1);
+    CHECK(strcmp(hc_error_schema_keyword(hc_error_last(), 0), "required") == 0);
+    hc_plist *good = plist_of(GOOD_PLIST);
+    CHECK_CODE(hc_request_set_plist_value_schema(req, good, HC_PLIST_BINARY, s, 0), HC_OK);
+    CHECK_CODE(hc_request_set_plist_value_schema(req, good, 7, s, 0), HC_EINVALID_ARG);
+    hc_handler *back = hc_handler_plist_new(NULL);
+    CHECK_CODE(hc_handler_plist_set_schema(back, s, 0), HC_OK);
+    CHECK_CODE(hc_request_set_handler(req, back), HC_OK);
+    resp = NULL;
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_OK);
+    double when = 0;
+    CHECK_CODE(hc_plist_date(hc_plist_get(hc_response_plist(resp), "when"), &when), HC_OK);
+    CHECK(when == 1714564800.0);
+    hc_response_free(resp);
+    hc_handler_free(back);
+    hc_plist_free(bad);
+    hc_plist_free(good);
+    hc_request_free(req);
+    hc_schema_free(s);
+}
+
 int main(void) {
     run_suite();
     test_violations_name_the_place();
     test_format_assertion_is_an_option();
+    test_plist_values_match_schemas();
     hc_test_server_start();
     hc_client *client = hc_client_new();
     test_json_handler_validates_the_body(client);
     test_items_are_validated_before_the_callback(client);
     test_request_body_is_validated_before_sending();
+    test_plist_handler_and_body_are_validated(client);
     hc_client_free(client);
     return hc_test_finish();
 }

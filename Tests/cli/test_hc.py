@@ -441,3 +441,14 @@ def test_schema_validates_the_json_body_and_exits_7_naming_each_violation(hc, ba
     bad_schema = tmp_path / "bad.json"
     bad_schema.write_text('{"type": "nope"}')
     assert run(hc, "--schema", str(bad_schema), f"{base_url}/json").returncode == 1
+
+
+def test_schema_file_may_be_a_property_list(hc, base_url, tmp_path):
+    import plistlib
+    import urllib.parse
+    schema = tmp_path / "s.plist"
+    schema.write_bytes(plistlib.dumps({"type": "object", "required": ["id"]}, fmt=plistlib.FMT_BINARY))
+    out = run(hc, "--schema", str(schema), f"{base_url}/json?doc={urllib.parse.quote(json.dumps({'x': 1}))}")
+    assert out.returncode == 7 and "'id' is a required property" in out.stderr.decode()
+    out = run(hc, "--schema", str(schema), f"{base_url}/json?doc={urllib.parse.quote(json.dumps({'id': 1}))}")
+    assert out.returncode == 0 and json.loads(out.stdout) == {"id": 1}

@@ -8,21 +8,29 @@
 /// Default acceptance: status 200–299; types `application/x-plist`, `application/x-bplist`,
 /// `application/plist`, `text/xml`, `application/xml`. Sends an Accept header naming them
 /// unless the request sets one.
+///
+/// With a `validator` (a `JSONSchema`: see `SchemaPlistView` for how dates and data match),
+/// the parsed value is validated before it is returned; a failure is a `.decode` error with
+/// sub-kind "schema" (`violations`), carrying the response head and the body's first bytes.
 public final class Plist: SelectiveHandler {
     public var acceptance: Acceptance
     public let options: PlistOptions
     /// An empty body on any status gives nil instead of a decode error. Default: false.
     public let allowEmpty: Bool
+    /// Checks the parsed value (a `JSONSchema`). Default: none.
+    public let validator: (any PlistValueValidator)?
     private var head: ResponseHead?
     private var buffer = ByteBuffer()
 
     /// - Throws: `.invalidArgument` for options out of range.
     public init(options: PlistOptions = PlistOptions(), allowEmpty: Bool = false,
-                acceptance: Acceptance = Plist.defaultAcceptance()) throws(HTTPContentError) {
+                acceptance: Acceptance = Plist.defaultAcceptance(),
+                validator: (any PlistValueValidator)? = nil) throws(HTTPContentError) {
         try options.validate()
         self.options = options
         self.allowEmpty = allowEmpty
         self.acceptance = acceptance
+        self.validator = validator
     }
 
     /// The process-wide default status codes with the plist media types.
@@ -64,9 +72,11 @@ public final class Plist: SelectiveHandler {
                                    response: head, offset: 0)
         }
         do {
-            return try buffer.withUnsafeBytes { (raw) throws(HTTPContentError) -> PlistValue in
+            let value = try buffer.withUnsafeBytes { (raw) throws(HTTPContentError) -> PlistValue in
                 try PlistParser.parse(raw, options: options)
             }
+            try validator?.check(value)
+            return value
         } catch let error as HTTPContentError {
             var e = error
             e.response = head
@@ -110,6 +120,12 @@ extension Plist {
     public static func decoding<T: Decodable>(_ type: T.Type, options: PlistOptions = PlistOptions()) throws(HTTPContentError) -> DecodedPlist<T> {
         try DecodedPlist(type, options: options)
     }
+}
+
+/// Something that checks a parsed property list (`JSONSchema` is one): throws `.decode` with
+/// the reasons.
+public protocol PlistValueValidator: Sendable {
+    func check(_ value: PlistValue) throws(HTTPContentError)
 }
 
 extension RequestBody {

@@ -69,7 +69,16 @@ public final class JSONSchema: @unchecked Sendable {
     /// The ways `value` fails the schema: none when it is valid; the first only, unless
     /// `allErrors`.
     public func violations(of value: JSONValue, allErrors: Bool = false) -> [SchemaViolation] {
+        violations(of: value, allErrors: allErrors, plistDataPaths: nil)
+    }
+
+    /// `violations(of:)`, for a property list's view when `plistDataPaths` is given.
+    func violations(of value: JSONValue, allErrors: Bool, plistDataPaths: Set<[String]>?) -> [SchemaViolation] {
         let run = SchemaEvaluation(allErrors: allErrors)
+        if let plistDataPaths {
+            run.plistDataPaths = plistDataPaths
+            run.trackPath = true
+        }
         if run.evaluate(root, value) { return [] }
         let found = run.violations.map(\.violation)
         if found.isEmpty {
@@ -82,10 +91,16 @@ public final class JSONSchema: @unchecked Sendable {
     /// format name) for every `format` keyword of a passing subschema (failed `anyOf` branches
     /// and the like contribute nothing). Empty when `value` is not valid.
     public func formatAnnotations(of value: JSONValue) -> [(path: [String], format: String)] {
+        formatAnnotations(of: value, plistDataPaths: nil)
+    }
+
+    func formatAnnotations(of value: JSONValue, plistDataPaths: Set<[String]>?) -> [(path: [String], format: String)] {
         guard hasTransformableFormats else { return [] }
         let run = SchemaEvaluation(allErrors: false)
         run.recording = false
         run.collectingFormats = true
+        run.trackPath = true
+        run.plistDataPaths = plistDataPaths
         run.formatNames = Set(transformers.keys)
         var ann = SchemaAnnotations()
         guard run.eval(root, value, &ann, true) else { return [] }

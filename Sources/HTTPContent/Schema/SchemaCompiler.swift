@@ -331,6 +331,7 @@ final class SchemaCompiler {
             let asserting = assertFormat || vocab.contains(.formatAssertion)
             k.append(.format(name, asserting ? formats[name] ?? SchemaFormat.builtin[name] : nil))
         }
+        if case .string(let encoding)? = o["contentEncoding"] { k.append(.contentEncoding(encoding)) }
         // Subschemas of content keywords are annotations only, but may hold identifiers.
         if let v = o["contentSchema"] { _ = try sub(v, r, p, "contentSchema", vocab: vocab) }
 

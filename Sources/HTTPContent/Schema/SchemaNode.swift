@@ -110,6 +110,8 @@ enum SchemaKeyword {
     case ref(SchemaReference)
     case dynamicRef(SchemaReference)
     case format(String, SchemaFormat?)
+    /// Only asserted on property lists: "base64" then matches data values (see `SchemaPlistView`).
+    case contentEncoding(String)
     case unevaluatedItems(SchemaNode)
     case unevaluatedProperties(SchemaNode)
 }

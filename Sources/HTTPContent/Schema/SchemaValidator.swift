@@ -71,11 +71,16 @@ final class SchemaEvaluation {
     var formatNames: Set<String> = []
     var path: [String] = []
     var formatHits: [(path: [String], format: String)] = []
+    /// When validating a property list's view (`SchemaPlistView`): the instance paths of its
+    /// `data` values, which `contentEncoding: "base64"` requires; nil for JSON documents.
+    var plistDataPaths: Set<[String]>?
+    /// Keep `path` up to date (format annotations, property lists).
+    var trackPath = false
 
     /// Evaluates a subschema on a child value (member or element `step`).
     @inline(__always) func child(_ node: SchemaNode, _ value: JSONValue, _ step: @autoclosure () -> String) -> Bool {
         var dummy = SchemaAnnotations()
-        if !collectingFormats { return eval(node, value, &dummy, false) }
+        if !trackPath { return eval(node, value, &dummy, false) }
         path.append(step())
         defer { path.removeLast() }
         return eval(node, value, &dummy, false)
@@ -465,6 +470,14 @@ final class SchemaEvaluation {
             if collectingFormats, case .string = value, formatNames.contains(name) { formatHits.append((path, name)) }
             guard let checker, case .string(let s) = value, !checker.check(s) else { return true }
             fail("format", "\(SchemaEvaluation.show(value)) is not a \(SchemaEvaluation.quote(name))")
+            return false
+
+        case .contentEncoding(let encoding):
+            // An annotation for JSON documents (as the specification says); for a property list,
+            // the rule that tells its data values from its strings.
+            guard let dataPaths = plistDataPaths, encoding == "base64", case .string = value,
+                  !dataPaths.contains(path) else { return true }
+            fail("contentEncoding", "\(SchemaEvaluation.show(value)) is a string, not data (in a property list, contentEncoding 'base64' matches data values only)")
             return false
 
         case .unevaluatedItems(let node):

@@ -239,7 +239,7 @@ def _at_start(file: Any) -> bool:
 def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: FormInput | None,
                json: Any, data: Any, multipart: Iterable[Any] | None,
                content_type: str | None, raised: list[BaseException], schema: Any = None,
-               files: Any = None, arrays: str = "repeat") -> None:
+               files: Any = None, arrays: str = "repeat", plist: Any = None) -> None:
     """Sets the body (and query) of a native request from `Client.request`'s arguments.
     `keep` holds what C must still call during the send; `raised` collects exceptions.
     `arrays` encodes list values of `params`, `form` and a `data=` dict ("repeat": a=1&a=2)."""
@@ -257,8 +257,8 @@ def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: For
                                   ("multipart", multipart)) if v is not None]
     if len(given) > 1:
         raise InvalidArgument(f"one body at a time: got {', '.join(given)}")
-    if schema is not None and json is None:
-        raise InvalidArgument("schema= validates a json= body: there is none")
+    if schema is not None and json is None and plist is None:
+        raise InvalidArgument("schema= validates a json= or plist= body: there is none")
     if form is not None:
         with Form(form, arrays=arrays) as body:
             check(lib.hc_request_set_form_body(req, body))

@@ -140,7 +140,7 @@ class Client(Handle):
         file, content_type)}, after the fields of a `data=` dict. List values of `params`,
         `form` and a `data` dict repeat their key (`a=1&a=2`); `arrays="brackets"` (a[]=1)
         or `"indexed"` (a[0]=1) instead.
-        `schema=` (an `hc.Schema`) validates the `json=` body before anything is sent
+        `schema=` (an `hc.Schema`) validates the `json=` or `plist=` body before anything is sent
         (`hc.RequestSchemaError`, an `hc.SchemaError` and `hc.InvalidArgument`), and writes
         typed values (datetime, date, UUID, registered transformers) back as text.
 
@@ -480,13 +480,14 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None) -> _Prep
         apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
                    data=o.get("data"), multipart=o.get("multipart"),
                    content_type=o.get("content_type"), raised=raised, schema=o.get("schema"),
-                   files=o.get("files"), arrays=o.get("arrays") or "repeat")
+                   files=o.get("files"), arrays=o.get("arrays") or "repeat",
+                   plist=o.get("plist"))
         plist_value = o.get("plist")
         if plist_value is not None:
             others = [n for n in ("form", "json", "data", "multipart", "files") if o.get(n) is not None]
             if others:
                 raise InvalidArgument(f"one body at a time: got plist, {', '.join(others)}")
-            _set_plist_body(native, plist_value, o.get("plist_format", "xml"))
+            _set_plist_body(native, plist_value, o.get("plist_format", "xml"), o.get("schema"))
         # The request keeps its own reference to the native handler; `keep` keeps its Python
         # object, with the callbacks it calls, for the send (the handler may be closed and make
         # new ones meanwhile).

@@ -10,13 +10,16 @@ import gc
 import io
 import pickle
 import plistlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import _ffi
 from ._handle import Handle
 from .errors import InvalidArgument, check
 from .handlers import Handler
 from . import bodies as _bodies  # noqa: F401  (declares hc_buffer_free)
+
+if TYPE_CHECKING:
+    from .schema import Schema
 
 for _name, _res, _args in [
     ("hc_plist_options_new", ctypes.c_void_p, []),
@@ -44,6 +47,11 @@ for _name, _res, _args in [
     ("hc_plist_builder_end_dict", ctypes.c_int, [ctypes.c_void_p]),
     ("hc_plist_builder_finish", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]),
     ("hc_request_set_plist_value", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
+    ("hc_handler_plist_set_schema", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
+    ("hc_request_set_plist_value_schema", ctypes.c_int,
+     [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int]),
+    ("hc_schema_plist_format_annotations", ctypes.c_int,
+     [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]),
 ]:
     _ffi.declare(_name, _res, _args)
 
@@ -111,13 +119,23 @@ class Plist(Handler):
     _may_raise = False
 
     def __init__(self, *, max_depth: int | None = None, max_objects: int | None = None,
-                 allow_empty: bool = False, **options: Any) -> None:
+                 allow_empty: bool = False, schema: Schema | None = None, all_errors: bool = False,
+                 **options: Any) -> None:
         super().__init__(**options)
         self._options = dict(max_depth=max_depth, max_objects=max_objects, allow_empty=allow_empty)
+        self.schema = schema
+        self._schema_flags = 1 if all_errors else 0
 
     def _new_native(self) -> int:
+        lib = _ffi.lib()
         with _Options(**self._options) as opts:
-            return int(_ffi.lib().hc_handler_plist_new(opts))
+            ptr = int(lib.hc_handler_plist_new(opts))
+        if ptr and self.schema is not None:
+            code = lib.hc_handler_plist_set_schema(ptr, self.schema, self._schema_flags)
+            if code != 0:
+                lib.hc_handler_free(ptr)
+                check(code)
+        return ptr
 
     def _content(self, response_ptr: int) -> Any:
         lib = _ffi.lib()
@@ -126,7 +144,21 @@ class Plist(Handler):
         if not value:
             check(lib.hc_error_code(lib.hc_error_last()))
             return None
-        return _value_content(value)
+        content = _value_content(value)
+        if self.schema is not None:
+            content = self.schema._apply(content, _plist_annotations(self.schema, value))
+        return content
+
+
+def _plist_annotations(schema: Schema, value_ptr: int | _Value) -> bytes:
+    """The format annotations of a (valid) library plist value, as JSON text."""
+    lib = _ffi.lib()
+    out, size = ctypes.c_void_p(), ctypes.c_size_t()
+    check(lib.hc_schema_plist_format_annotations(schema, value_ptr, ctypes.byref(out), ctypes.byref(size)))
+    try:
+        return ctypes.string_at(out.value, size.value) if out.value else b"[]"
+    finally:
+        lib.hc_buffer_free(out)
 
 
 class _Builder(Handle):
@@ -148,8 +180,9 @@ def _seconds_since_1970(d: _datetime.datetime) -> float:
     return (d - _EPOCH).total_seconds()
 
 
-def _build(obj: Any) -> _Value:
-    """`obj` as a library plist value, walked without recursion."""
+def _build(obj: Any, encode: Callable[[Any], Any] | None = None) -> _Value:
+    """`obj` as a library plist value, walked without recursion. `encode` turns other objects
+    into ones a plist holds (a schema's transformers: uuid.UUID -> str...)."""
     lib = _ffi.lib()
     with _Builder(lib.hc_plist_builder_new()) as b:
         # Work items: a value to add, or a marker closing a container.
@@ -206,6 +239,12 @@ def _build(obj: Any) -> _Value:
                 stack.append((1, id(v)))
                 for item in reversed(v):
                     stack.append((0, item))
+            elif encode is not None:
+                text = encode(v)
+                if not isinstance(text, str):
+                    raise TypeError(f"{type(v).__name__} cannot be written in a property list")
+                raw = text.encode("utf-8")
+                check(lib.hc_plist_builder_string(b, raw, len(raw)))
             else:
                 raise TypeError(f"{type(v).__name__} cannot be written in a property list")
         out = ctypes.c_void_p()
@@ -213,12 +252,18 @@ def _build(obj: Any) -> _Value:
         return _Value(out.value)
 
 
-def set_plist_body(req: Any, obj: Any, plist_format: str) -> None:
-    """Sets a native request's body to `obj` as a property list in `plist_format`."""
+def set_plist_body(req: Any, obj: Any, plist_format: str, schema: Schema | None = None) -> None:
+    """Sets a native request's body to `obj` as a property list in `plist_format`; with a
+    `schema`, validated first (typed values encoded back to text by its transformers): an
+    invalid body raises `hc.RequestSchemaError` and nothing is sent."""
     if plist_format not in _FORMATS:
         raise InvalidArgument(f"plist_format must be 'xml' or 'binary', not {plist_format!r}")
-    with _build(obj) as value:
-        check(_ffi.lib().hc_request_set_plist_value(req, value, _FORMATS[plist_format]))
+    lib = _ffi.lib()
+    with _build(obj, None if schema is None else schema._encode) as value:
+        if schema is None:
+            check(lib.hc_request_set_plist_value(req, value, _FORMATS[plist_format]))
+        else:
+            check(lib.hc_request_set_plist_value_schema(req, value, _FORMATS[plist_format], schema, 0))
 
 
 __all__ = ["Plist"]

@@ -12,8 +12,9 @@ import ctypes
 import datetime as _dt
 import json as _json
 import os
+import plistlib
 import uuid as _uuid
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from . import _ffi
 from ._handle import Handle
@@ -29,6 +30,7 @@ for _name, _res, _args in (
     ("hc_schema_options_set_assert_format", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     ("hc_schema_options_add_transformer", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
     ("hc_schema_new_from_json", ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]),
+    ("hc_schema_new_from_plist", ctypes.c_void_p, [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]),
     ("hc_schema_free", None, [ctypes.c_void_p]),
     ("hc_schema_validate", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int]),
     ("hc_handler_json_set_schema", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
@@ -80,7 +82,7 @@ BUILTIN_TRANSFORMERS: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]
 class Schema(Handle):
     """A compiled JSON Schema (draft 2020-12).
 
-    `schema`: a dict, True/False, or a path to a JSON file. `remotes`: other schema documents by
+    `schema`: a dict, True/False, or a path to a JSON or property-list file (XML or binary). `remotes`: other schema documents by
     URI, for `$ref`s that leave this one (the 2020-12 meta-schemas are built in; nothing is ever
     fetched). `assert_format`: check `format` (date-time, email, ipv4... default False: formats
     are annotations, as the specification says). `transformers`: {format name: decode or
@@ -97,12 +99,18 @@ class Schema(Handle):
     def __init__(self, schema: Any, *, remotes: Mapping[str, Any] | None = None,
                  assert_format: bool = False,
                  transformers: Mapping[str, Callable[[str], Any] | tuple[Callable[[str], Any], Callable[[Any], str]]] | None = None) -> None:
+        plist_text: bytes | None = None
         if isinstance(schema, (str, os.PathLike)):
-            with open(schema, "rb") as f:
-                schema = _json.loads(f.read())
+            with open(cast("str | os.PathLike[str]", schema), "rb") as f:
+                raw_file = f.read()
+            if _looks_like_plist(raw_file):
+                plist_text = raw_file
+                schema = plistlib.loads(raw_file)
+            else:
+                schema = _json.loads(raw_file)
         if not isinstance(schema, (dict, bool)):
-            raise TypeError("a schema is a dict, a bool, or a path to a JSON file")
-        self.document = schema
+            raise TypeError("a schema is a dict, a bool, or a path to a JSON or property-list file")
+        self.document: dict[str, Any] | bool = cast("dict[str, Any] | bool", schema)
         table = dict(BUILTIN_TRANSFORMERS)
         for name, fn in (transformers or {}).items():
             table[name] = fn if isinstance(fn, tuple) else (fn, str)
@@ -117,8 +125,11 @@ class Schema(Handle):
             for uri, doc in (remotes or {}).items():
                 raw = _dumps(doc)
                 check(lib.hc_schema_options_add_remote(opts, uri.encode(), raw, len(raw)))
-            raw = _dumps(schema)
-            super().__init__(lib.hc_schema_new_from_json(raw, len(raw), opts))
+            if plist_text is not None:
+                super().__init__(lib.hc_schema_new_from_plist(plist_text, len(plist_text), opts))
+            else:
+                raw = _dumps(schema)
+                super().__init__(lib.hc_schema_new_from_json(raw, len(raw), opts))
         finally:
             lib.hc_schema_options_free(opts)
 
@@ -126,7 +137,7 @@ class Schema(Handle):
         """json.dumps' `default`: typed values back to their text (request bodies)."""
         for enc in self._encoders:
             try:
-                out = enc(value)
+                out: Any = enc(value)
             except (TypeError, ValueError, AttributeError):
                 continue
             if isinstance(out, str):
@@ -185,20 +196,50 @@ class Schema(Handle):
         return self._apply(value, annotations)
 
     def _apply(self, value: Any, annotations: bytes) -> Any:
-        """Converts the values at the pointers of `annotations` ([[pointer, format], ...])."""
+        """Converts the values at the pointers of `annotations` ([[pointer, format], ...]):
+        strings by their transformer; a property list's (naive UTC) date under "date-time"
+        becomes aware, as a transformed date-time string would be."""
         for pointer, fmt in _json.loads(annotations):
-            decode = self.transformers[fmt][0]
+            decode: Callable[[Any], Any] = self.transformers[fmt][0]
+            kinds: tuple[type, ...] = (str,)
+            if fmt == "date-time":
+                decode = _aware_or(decode)
+                kinds = (str, _dt.datetime)
             if pointer == "":
-                value = decode(value) if isinstance(value, str) else value
+                value = decode(value) if isinstance(value, kinds) else value
                 continue
             tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
-            parent = value
+            parent: Any = value
             for token in tokens[:-1]:
-                parent = parent[int(token)] if isinstance(parent, list) else parent[token]
+                parent = _child(parent, token)
             last: Any = int(tokens[-1]) if isinstance(parent, list) else tokens[-1]
-            if isinstance(parent[last], str):
+            if isinstance(parent[last], kinds):
                 parent[last] = decode(parent[last])
         return value
+
+
+def _child(parent: Any, token: str) -> Any:
+    """The member or element a JSON Pointer token names."""
+    try:
+        return parent[token]
+    except TypeError:  # a list: the token is an index
+        return parent[int(token)]
+
+
+def _aware_or(decode: Callable[[str], Any]) -> Callable[[Any], Any]:
+    """`decode` for strings; a naive datetime (a plist date, UTC) made aware."""
+    def convert(v: Any) -> Any:
+        if isinstance(v, _dt.datetime):
+            return v.replace(tzinfo=_dt.timezone.utc) if v.tzinfo is None else v
+        return decode(v)
+    return convert
+
+
+def _looks_like_plist(raw: bytes) -> bool:
+    """A property list (binary, or XML: "<" first), as the library tells schema documents apart."""
+    if raw.startswith(b"bplist"):
+        return True
+    return raw.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(b"<")
 
 
 __all__ = ["Schema"]
