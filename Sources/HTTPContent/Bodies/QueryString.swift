@@ -22,6 +22,7 @@ extension Request {
         url = QueryString.merge(url, query: encoder.encodeString(pairs))
     }
 
+    /// Appends `pairs`, encoded by `encoder`, to the URL's query.
     public mutating func addQuery(_ pairs: KeyValuePairs<String, FormValue>, encoder: FormEncoder = FormEncoder()) {
         addQuery([FormPair](pairs), encoder: encoder)
     }

@@ -92,10 +92,12 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
 
     private var box: CopyOnWrite<Storage>
 
+    /// What kind of failure: the value the C ABI returns as `hc_code`.
     public var code: Code {
         get { box.value.code }
         set { box.unique.code = newValue }
     }
+    /// What went wrong, for a person: names the URL, the limit or the byte that failed.
     public var message: String {
         get { box.value.message }
         set { box.unique.message = newValue }
@@ -173,6 +175,7 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         set { box.unique.attempts = newValue }
     }
 
+    /// An error of kind `code`; the library fills in what is known of the response.
     public init(_ code: Code, _ message: String, curlCode: Int32? = nil, response: ResponseHead? = nil,
                 body: [UInt8] = [], serverMessage: String? = nil, offset: Int? = nil,
                 underlying: (any Error)? = nil) {

@@ -57,6 +57,7 @@ public struct Acceptance: Sendable, Equatable {
         self = Acceptance.defaults.withLock { $0 }
     }
 
+    /// Exactly these statuses (none: any) and media ranges (none: any type).
     public init(statusCodes: [ClosedRange<Int>], contentTypes: [MediaRange] = []) {
         box = CopyOnWrite(Storage(statusCodes: statusCodes, contentTypes: contentTypes))
     }
@@ -81,6 +82,7 @@ public struct Acceptance: Sendable, Equatable {
         defaults.withLock { $0.contentTypes = types }
     }
 
+    /// Back to the built-in defaults (200–299, any type).
     public static func resetDefaults() {
         defaults.withLock { $0 = builtInDefault }
     }
@@ -91,6 +93,7 @@ public struct Acceptance: Sendable, Equatable {
         emptyStatusCodes.contains(head.status) || emptyMethods.contains(head.method)
     }
 
+    /// Whether `status` is among the accepted codes.
     public func acceptsStatus(_ status: Int) -> Bool {
         if statusCodes.isEmpty { return true }
         for range in statusCodes where range.lowerBound <= status && status <= range.upperBound {
@@ -99,6 +102,8 @@ public struct Acceptance: Sendable, Equatable {
         return false
     }
 
+    /// Whether a body of media type `type` (nil: no Content-Type) is accepted; an empty body
+    /// needs no type.
     public func acceptsType(_ type: MediaType?, bodyIsEmpty: Bool) -> Bool {
         if contentTypes.isEmpty { return true }
         guard let type else { return bodyIsEmpty }

@@ -8,9 +8,11 @@ public struct CompoundContent {
 /// body (AFNetworking's compound serializer). When none accepts, the first one's rejection is
 /// the error. Acceptance is the union of theirs.
 public final class Compound: ContentHandler {
+    /// The handlers offered the response, in order.
     public let handlers: [any ContentHandler]
     private var chosen: Int?
 
+    /// Offers each response to `handlers` in order; the first that accepts it takes the body.
     public init(_ handlers: [any ContentHandler]) {
         self.handlers = handlers
     }

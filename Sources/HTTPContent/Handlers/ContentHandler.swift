@@ -16,12 +16,25 @@
 /// the client's executor thread), so a conformance may not be isolated to an actor: the type
 /// itself crosses threads (`SendableMetatype`).
 public protocol ContentHandler: AnyObject, SendableMetatype {
+    /// What the handler makes of the body: the type of ``Response/content``.
     associatedtype Content
 
+    /// Runs before anything is sent: refuse early (throw), or adjust the request (add a header).
+    /// Default: does nothing.
     func prepare(_ request: inout Request) throws
+    /// Sees the final response's head before any body byte.
+    /// - Returns: true to take the body; false to reject the response (an unacceptable status).
+    /// - Throws: to reject it with a reason of your own (`.unacceptableContentType`...).
     func accept(_ head: ResponseHead) throws -> Bool
+    /// Receives each chunk of the body as it arrives.
+    /// - Parameter chunk: valid only during the call: copy what you keep.
+    /// - Throws: any error aborts the transfer; ``StopTransfer`` ends it early with success.
     func consume(_ chunk: UnsafeRawBufferPointer) throws
+    /// Called once the whole body arrived: makes the content the response carries, or throws
+    /// a decode error when the body is not what the handler expects.
     func finish() throws -> Content
+    /// Called last, always: release what the transfer held, remove a partial file when `failed`.
+    /// Default: does nothing.
     func cleanup(failed: Bool)
 }
 
@@ -33,17 +46,22 @@ public struct StopTransfer: Error, Sendable {
 }
 
 extension ContentHandler {
+    /// Leaves the request as it is.
     public func prepare(_ request: inout Request) throws {}
+    /// Holds nothing to release.
     public func cleanup(failed: Bool) {}
 }
 
 /// A handler whose acceptance is decided by status codes and content types (hotpotato's
 /// "selective" handlers). Conformers get `accept` for free.
 public protocol SelectiveHandler: ContentHandler {
+    /// The status codes and media types the handler takes.
     var acceptance: Acceptance { get }
 }
 
 extension SelectiveHandler {
+    /// Takes the response when ``acceptance`` accepts its status and type, else throws
+    /// `.unacceptableStatus` or `.unacceptableContentType`.
     public func accept(_ head: ResponseHead) throws -> Bool {
         try acceptance.check(head)
         return true

@@ -3,6 +3,7 @@
 public final class Discard: SelectiveHandler {
     public var acceptance: Acceptance
 
+    /// Keeps nothing; the status and headers are all the response carries.
     public init(acceptance: Acceptance = Acceptance()) {
         self.acceptance = acceptance
     }

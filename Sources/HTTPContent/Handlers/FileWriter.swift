@@ -24,6 +24,7 @@ public struct FileDownload: Sendable, Equatable {
 /// except with `resume`, where the partial file `<path>.part` is kept on purpose so the next
 /// attempt can continue it with a Range request. Default acceptance: 200–299, any type.
 public final class FileWriter: SelectiveHandler {
+    /// How the file is written: directories, overwrite, resume, fsync, expected digest.
     public struct Options: Sendable {
         /// Create missing parent directories. Default: false.
         public var makeDirectories = false
@@ -46,7 +47,9 @@ public final class FileWriter: SelectiveHandler {
     }
 
     public var acceptance: Acceptance
+    /// The file to write: exactly the path given (its temporary sibling is renamed over it).
     public let path: String
+    /// How it is written.
     public let options: Options
 
     private var tempPath: String?
@@ -69,6 +72,7 @@ public final class FileWriter: SelectiveHandler {
     /// `PATH.part.meta`: the part's ETag and Last-Modified, for If-Range on the next resume.
     private var metaPath: String { path + ".part.meta" }
 
+    /// A download to `path`; nothing is touched until the response is accepted.
     public init(path: String, options: Options = Options(), acceptance: Acceptance = Acceptance()) {
         self.path = path
         self.options = options

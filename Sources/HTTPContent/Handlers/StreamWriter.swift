@@ -5,6 +5,7 @@ import Glibc
 /// Passes each chunk on as it arrives — to a file descriptor, a `FILE *` or a closure — and
 /// keeps nothing. Content: the number of bytes passed on. Default acceptance: 200–299, any type.
 public final class StreamWriter: SelectiveHandler {
+    /// Where the bytes go.
     public enum Target {
         /// Written with write(2); the descriptor is neither closed nor owned.
         case fileDescriptor(Int32)
@@ -15,10 +16,13 @@ public final class StreamWriter: SelectiveHandler {
     }
 
     public var acceptance: Acceptance
+    /// Where the bytes go.
     public let target: Target
+    /// Bytes passed on so far (the content, once finished).
     public private(set) var written: Int64 = 0
     private var head: ResponseHead?
 
+    /// Passes each chunk to `target` as it arrives, keeping nothing.
     public init(to target: Target, acceptance: Acceptance = Acceptance()) {
         self.target = target
         self.acceptance = acceptance

@@ -26,6 +26,7 @@ public final class Text: SelectiveHandler {
     /// How many leading body bytes a strict decode error carries (as JSON's errorBodyLimit).
     public static let errorBodyLimit = 64 * 1024
 
+    /// Text decoded while it arrives; `maxSize` caps the decoded bytes (nil: no cap).
     public init(encoding: TextEncoding? = nil, strict: Bool = true, maxSize: Int? = nil,
                 acceptance: Acceptance = Acceptance()) {
         self.encoding = encoding

@@ -14,6 +14,7 @@
 /// `errorBodyLimit` bytes like any decode error.
 public final class JSON: SelectiveHandler {
     public var acceptance: Acceptance
+    /// Parser limits and leniencies (depth, sizes, comments, duplicate keys...).
     public let options: JSONOptions
     /// An empty body on any status gives nil instead of a decode error. Default: false.
     public let allowEmpty: Bool
@@ -24,6 +25,7 @@ public final class JSON: SelectiveHandler {
     /// The body's first bytes, kept for a validation error when there is a validator.
     private var bodyHead: [UInt8] = []
 
+    /// A JSON tree parsed while the body arrives; `validator` checks the finished value.
     public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
                 acceptance: Acceptance = JSON.defaultAcceptance(), validator: (any JSONValueValidator)? = nil) {
         self.options = options

@@ -9,6 +9,7 @@
 /// Empty bodies follow the `JSON` handler's rule. Default acceptance: as `JSON`.
 public final class JSONItems: SelectiveHandler {
     public var acceptance: Acceptance
+    /// An empty body gives no items instead of a decode error.
     public let allowEmpty: Bool
     private let parser: JSONItemParser
     private var head: ResponseHead?
@@ -44,6 +45,8 @@ public final class JSONItems: SelectiveHandler {
         self.acceptance = acceptance
     }
 
+    /// Items under one `prefix` (ijson's syntax: `item`, `results.item`), each passed to
+    /// `onItem` as soon as it is complete.
     public convenience init(prefix: JSONPrefix, options: JSONOptions = JSONOptions(), limit: Int? = nil,
                             stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false,
                             onItem: @escaping (JSONItem) throws -> Void) throws(HTTPContentError) {

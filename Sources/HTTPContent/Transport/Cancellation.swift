@@ -11,7 +11,9 @@ public final class CancellationToken: Sendable {
         self.parent = parent
     }
 
+    /// Stops every transfer watching this token (and its children), from any thread.
     public func cancel() { flag.store(true, ordering: .releasing) }
+    /// Whether this token, or the one it is linked to, was cancelled.
     public var isCancelled: Bool {
         flag.load(ordering: .acquiring) || (parent?.isCancelled ?? false)
     }

@@ -7,6 +7,7 @@ import CCurl
 /// use from several threads at once; each concurrent request takes its own handle. Its `async`
 /// methods run on one background thread driving libcurl's multi interface (see `Executor`).
 public final class Client: Sendable {
+    /// The settings every request of this client starts from.
     public let configuration: ClientConfiguration
     let handles = HandlePool()
     /// The request header lines of a request with no header of its own and no body.

@@ -1,12 +1,18 @@
 /// One HTTP request: method, URL, headers, body and per-request overrides of the client's options.
 /// What becomes of the response body is decided by the handler passed alongside it.
 public struct Request: Sendable {
+    /// The method token, sent as given ("GET", "POST", "PROPFIND"...).
     public var method: String
+    /// An absolute http:// or https:// URL.
     public var url: String
+    /// Header fields sent with the request, after the client's own.
     public var headers: Headers
+    /// The body to send and its Content-Type; nil sends none.
     public var body: RequestBody?
+    /// This request's overrides of the client's settings (time limits, redirects, proxy...).
     public var options: RequestOptions
 
+    /// A request; nothing is checked or sent until a ``Client`` sends it.
     public init(_ method: String = "GET", _ url: String, headers: Headers = Headers(),
                 body: RequestBody? = nil, options: RequestOptions = RequestOptions()) {
         self.method = method
@@ -16,6 +22,7 @@ public struct Request: Sendable {
         self.options = options
     }
 
+    /// A GET of `url`.
     public static func get(_ url: String, headers: Headers = Headers()) -> Request {
         Request("GET", url, headers: headers)
     }

@@ -1,20 +1,29 @@
 /// A completed response: its head, the handler's content, and figures about the transfer.
 public struct Response<Content> {
+    /// The final response's status line and headers (after redirects).
     public let head: ResponseHead
+    /// What the request's handler made of the body (``ContentHandler/finish()``).
     public let content: Content
+    /// Bytes and times of the transfer.
     public let metrics: TransferMetrics
 
+    /// A response made of its parts (the client makes them; tests and wrappers may too).
     public init(head: ResponseHead, content: Content, metrics: TransferMetrics) {
         self.head = head
         self.content = content
         self.metrics = metrics
     }
 
+    /// The status code of the final response.
     public var status: Int { head.status }
+    /// The final response's headers.
     public var headers: Headers { head.headers }
+    /// The URL of the final response, after redirects.
     public var url: String { head.url }
+    /// The parsed Content-Type, or nil when absent or malformed.
     public var contentType: MediaType? { head.contentType }
 
+    /// The same response with its content transformed (decoding a JSON tree into your type...).
     public func map<T>(_ transform: (Content) throws -> T) rethrows -> Response<T> {
         Response<T>(head: head, content: try transform(content), metrics: metrics)
     }

@@ -64,6 +64,7 @@ public struct ResponseHead: Sendable {
         set { box.unique.method = newValue }
     }
 
+    /// A head made of its parts (the client makes them from what libcurl received).
     public init(status: Int, reason: String = "", httpVersion: String = "HTTP/1.1",
                 headers: Headers = Headers(), url: String = "", method: String = "GET") {
         box = CopyOnWrite(Storage(status: status, reason: reason, httpVersion: httpVersion,
