@@ -1701,7 +1701,7 @@ typedef struct hc_auth_request hc_auth_request;
 /** Sets headers (hc_auth_request_set_header) on the request about to be sent. `refresh` is 1 when
  *  the previous send was answered 401: renew the credentials; the request is then sent once
  *  more. Return 0 to go on, non-zero to fail the send with HC_ECALLBACK. Runs on the sending
- *  thread. */
+ *  thread (for a batch, the thread driving it). */
 typedef int (*hc_auth_cb)(void *userdata, hc_auth_request *request, int refresh);
 
 /** Credentials for every request of the client (kind HC_AUTH_NONE removes them). The strings
@@ -1718,7 +1718,8 @@ HC_EXTERN hc_code hc_request_set_auth(hc_request *request, hc_auth_kind kind, co
  *  value is HC_EINVALID_ARG. The strings are copied. */
 HC_EXTERN hc_code hc_auth_request_set_header(hc_auth_request *request, const char *name, const char *value);
 
-/* -- Retries (opt-in; only hc_client_send retries, batches send once). */
+/* -- Retries (opt-in). hc_client_send waits between attempts; a batch (hc_batch_*) re-adds a
+ *    request after its wait while its other transfers go on. */
 #define HC_RETRY_ALL_METHODS 1u            /**< Retry POST and PATCH too (default: idempotent only). */
 #define HC_RETRY_NO_CONNECTION_ERRORS 2u   /**< Do not retry refused, reset or truncated transfers. */
 #define HC_RETRY_NO_TIMEOUTS 4u            /**< Do not retry timeouts. */

@@ -53,8 +53,13 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     guard let done else { return nullArgument("done") }
     let (cancel, progress) = req.sendOptions()
-    let handler = req.handler?.make() ?? Bytes()
-    box.batch.add(req.request, anyHandler: handler, cancel: cancel, progress: progress) { deliver in
+    // A handler per attempt (a retry policy or an auth hook may send the request again): the
+    // last one made is the response's.
+    var handler: any ContentHandler = Bytes()
+    box.batch.add(req.request, makeHandler: {
+        handler = req.handler?.make() ?? Bytes()
+        return handler
+    }, cancel: cancel, progress: progress) { deliver in
         // The response moves straight into its box (see Batch.add(_:anyHandler:finished:)).
         let boxed: ResponseBox
         do throws(HTTPContentError) {

@@ -275,3 +275,76 @@ private func key() -> String { UUID().uuidString }
         #expect(try echoTarget(ignoring, proxy: "http://127.0.0.1:\(ports["http"] ?? 0)") == server.url("/echo"))
     }
 }
+
+/// Retries and the auth hook in a `Batch`: a retried transfer is re-added after its wait while
+/// the others go on.
+@Suite struct BatchRetryTests {
+    @Test func aRetryWaitsWithoutHoldingTheOtherTransfers() throws {
+        var config = ClientConfiguration()
+        config.retry = RetryPolicy(total: 3, backoff: .milliseconds(10))
+        let client = try Client(configuration: config)
+        let batch = Batch(client: client)
+        let start = ContinuousClock.now
+        var finished: [(String, Duration, Result<Response<String>, HTTPContentError>)] = []
+        func add(_ name: String, _ path: String) {
+            batch.add(Request.get(server.url(path)), handler: Text()) { finished.append((name, ContinuousClock.now - start, $0)) }
+        }
+        add("slow", "/flaky?key=\(key())&fail=2&retry_after=1")     // 503 twice, 1 s each
+        add("quick", "/flaky?key=\(key())&fail=1&retry_after=0")    // 503 once, at once
+        add("failing", "/flaky?key=\(key())&fail=9&retry_after=0")  // 503 every time
+        for i in 0..<3 { add("plain\(i)", "/bytes/10") }
+        batch.run()
+        #expect(finished.count == 6)
+        #expect(finished.last?.0 == "slow")  // everything else completed during its waits
+        for (name, at, outcome) in finished {
+            switch (name, outcome) {
+            case ("slow", .success(let r)):
+                #expect(json(r)["attempts"] as? Int == 3)
+                #expect(at >= .milliseconds(1900))
+            case ("quick", .success(let r)):
+                #expect(json(r)["attempts"] as? Int == 2)
+                #expect(at < .milliseconds(900))
+            case ("failing", .failure(let error)):
+                #expect(error.attempts == 3 && error.response?.status == 503)
+                #expect(error.message.contains("after 3 attempts"))
+            case (_, .success(let r)) where name.hasPrefix("plain"):
+                #expect(r.status == 200 && at < .milliseconds(900))
+            default:
+                Issue.record("\(name): \(outcome)")
+            }
+        }
+    }
+
+    @Test func theHookRefreshesOnceOn401InABatch() throws {
+        let calls = Locked<[Bool]>([])
+        var config = ClientConfiguration()
+        config.auth = .custom(AuthHook { req, refresh in
+            calls.withLock { $0.append(refresh) }
+            req.headers.set("Authorization", "Bearer \(refresh ? "fresh" : "stale")")
+        })
+        let batch = Batch(client: try Client(configuration: config))
+        var status = 0
+        batch.add(Request.get(server.url("/bearer/fresh")), anyHandler: Text()) { status = (try? $0.get())?.status ?? -1 }
+        batch.run()
+        #expect(status == 200)
+        #expect(calls.withLock { $0 } == [false, true])
+    }
+
+    @Test func cancellingTheBatchEndsAWaitingRetry() throws {
+        var config = ClientConfiguration()
+        config.retry = RetryPolicy(total: 3, backoff: .milliseconds(10))
+        let batch = Batch(client: try Client(configuration: config))
+        var outcome: HTTPContentError?
+        batch.add(Request.get(server.url("/flaky?key=\(key())&fail=2&retry_after=20")), anyHandler: Text()) {
+            if case .failure(let e) = $0 { outcome = e }
+        }
+        let start = ContinuousClock.now
+        while batch.pending > 0, outcome == nil, ContinuousClock.now - start < .seconds(10) {
+            batch.perform()
+            if batch.pending > 0 { batch.wait(timeoutMs: 50) }
+            if ContinuousClock.now - start > .milliseconds(300) { batch.cancelAll() }
+        }
+        #expect(outcome?.code == .cancelled && outcome?.attempts == 1)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+}

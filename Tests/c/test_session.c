@@ -286,6 +286,69 @@ static void test_proxies(void) {
     hc_client_free(client);
 }
 
+static void batch_done(void *userdata, hc_code code, hc_response *response) {
+    int *slot = userdata;
+    slot[0] = (int)code;
+    slot[1] = code == HC_OK ? hc_response_status(response) : hc_error_attempts(hc_error_last());
+    hc_response_free(response);
+}
+
+/* Retries in a batch: a request waiting to be sent again holds up no other transfer. */
+static void test_retries_in_a_batch(void) {
+    hc_client *client = hc_client_new();
+    CHECK_CODE(hc_client_set_retry(client, 3, 10, 5000, NULL, 0, 0), HC_OK);
+    hc_batch *batch = hc_batch_new(client);
+    char paths[3][128];
+    int outcome[4][2];
+    memset(outcome, 0xff, sizeof outcome);
+    snprintf(paths[0], sizeof paths[0], "%s/flaky?key=b%d&fail=1&retry_after=1", hc_base, rand());
+    snprintf(paths[1], sizeof paths[1], "%s/flaky?key=b%d&fail=1&retry_after=1", hc_base, rand());
+    snprintf(paths[2], sizeof paths[2], "%s/flaky?key=b%d&fail=9&retry_after=0", hc_base, rand());
+    for (int i = 0; i < 4; i++) {
+        hc_request *req = hc_request_new("GET", i < 3 ? paths[i] : hc_url("/bytes/10"));
+        CHECK_CODE(hc_batch_add(batch, req, batch_done, outcome[i]), HC_OK);
+        hc_request_free(req);
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_CODE(hc_batch_run(batch), HC_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    CHECK(outcome[0][0] == HC_OK && outcome[0][1] == 200);
+    CHECK(outcome[1][0] == HC_OK && outcome[1][1] == 200);
+    CHECK(outcome[2][0] == HC_EUNACCEPTABLE_STATUS && outcome[2][1] == 3);
+    CHECK(outcome[3][0] == HC_OK && outcome[3][1] == 200);
+    /* The two waits of 1 s ran at the same time (one after the other: 2 s). */
+    CHECK(elapsed >= 0.9 && elapsed < 1.8);
+    if (!(elapsed >= 0.9 && elapsed < 1.8)) fprintf(stderr, "batch of retries took %.2f s\n", elapsed);
+    hc_batch_free(batch);
+    hc_client_free(client);
+}
+
+static int hook_calls_batch, hook_refreshes_batch;
+static int counting_hook(void *userdata, hc_auth_request *request, int refresh) {
+    (void)userdata;
+    hook_calls_batch++;
+    if (refresh) hook_refreshes_batch++;
+    return hc_auth_request_set_header(request, "Authorization", refresh ? "Bearer fresh" : "Bearer stale");
+}
+
+/* The auth hook's refresh on 401 in a batch. */
+static void test_auth_hook_in_a_batch(void) {
+    hc_client *client = hc_client_new();
+    CHECK_CODE(hc_client_set_auth(client, HC_AUTH_CUSTOM, NULL, NULL, counting_hook, NULL), HC_OK);
+    hc_batch *batch = hc_batch_new(client);
+    int outcome[2] = {-1, -1};
+    hc_request *req = hc_request_new("GET", hc_url("/bearer/fresh"));
+    CHECK_CODE(hc_batch_add(batch, req, batch_done, outcome), HC_OK);
+    hc_request_free(req);
+    CHECK_CODE(hc_batch_run(batch), HC_OK);
+    CHECK(outcome[0] == HC_OK && outcome[1] == 200);
+    CHECK(hook_calls_batch == 2 && hook_refreshes_batch == 1);
+    hc_batch_free(batch);
+    hc_client_free(client);
+}
+
 int main(void) {
     hc_test_server_start();
     test_cookies();
@@ -293,5 +356,7 @@ int main(void) {
     test_retries();
     test_digests();
     test_proxies();
+    test_retries_in_a_batch();
+    test_auth_hook_in_a_batch();
     return hc_test_finish();
 }

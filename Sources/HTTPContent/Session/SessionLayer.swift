@@ -7,9 +7,9 @@ import Glibc
 /// (a 401 refreshes the hook once; the retry policy retries what it covers, waiting between
 /// attempts). Requests that need none of this go straight to the transfer.
 ///
-/// The handler is reused by every attempt (its prepare runs each time: a resumable download
-/// continues its part file). Only the calling thread's `send` retries; batches and `async`
-/// requests are sent once.
+/// The calling thread's `send` waits between attempts; a `Batch` (C hc_batch, Python `map`
+/// and `amap`) re-adds the transfer after the wait without blocking the others. Swift's `async`
+/// sends are sent once.
 extension Client {
     /// The retry policy of `request`: its own, else the client's.
     func retryPolicy(for request: borrowing Request) -> RetryPolicy? {
@@ -26,36 +26,16 @@ extension Client {
     /// `restartable` (a new handler per attempt, or a download that resumes).
     func layered<R>(_ request: consuming Request, cancel: CancellationToken?, restartable: Bool,
                     _ once: (consuming Request, inout Bool) throws(HTTPContentError) -> R) throws(HTTPContentError) -> R {
-        let original = consume request
-        let hook = (original.options.auth ?? configuration.auth)?.hook
-        let policy = retryPolicy(for: original)
-        var refreshed = false
-        var attempt = 0
+        var attempts = SessionAttempts(request, client: self, restartable: restartable)
         while true {
-            attempt += 1
-            var adapted = original
             var bodyStarted = false
             do throws(HTTPContentError) {
-                if let hook {
-                    do { try hook.apply(&adapted, refreshed) } catch { throw HTTPContentError.wrapping(error) }
-                }
-                return try once(adapted, &bodyStarted)
+                return try once(try attempts.next(), &bodyStarted)
             } catch {
-                var error = error
-                let again = restartable || !bodyStarted
-                if hook != nil, !refreshed, again, error.response?.status == 401, RetryPolicy.rewindable(original.body) {
-                    refreshed = true
-                    continue
+                switch attempts.after(error, bodyStarted: bodyStarted) {
+                case .fail(let final): throw final
+                case .again(let wait): try Client.sleep(wait, cancel: cancel)
                 }
-                guard again, let policy, policy.shouldRetry(error, request: original, attempt: attempt),
-                      let wait = policy.delay(after: error, attempt: attempt) else {
-                    if attempt > 1 {
-                        error.attempts = attempt
-                        error.message += " (after \(attempt) attempts)"
-                    }
-                    throw error
-                }
-                try Client.sleep(wait, cancel: cancel)
             }
         }
     }
@@ -70,5 +50,64 @@ extension Client {
             left -= slice
         }
         if cancel?.isCancelled == true { throw HTTPContentError(.cancelled, "cancelled while waiting to retry") }
+    }
+}
+
+/// The state of one request sent through the session layers: which attempt this is, whether the
+/// auth hook has refreshed, and what to do after a failure. Shared by the blocking `send` and
+/// by batches, which wait differently.
+struct SessionAttempts {
+    /// What to do after a failed attempt.
+    enum Decision {
+        /// Send again after `wait` (zero: at once, as after a 401 the hook refreshes for).
+        case again(wait: Duration)
+        /// Give up with this error (its `attempts` set when there were several).
+        case fail(HTTPContentError)
+    }
+
+    let original: Request
+    let hook: AuthHook?
+    let policy: RetryPolicy?
+    /// Whether an attempt whose handler saw body bytes may be sent again (a new handler per
+    /// attempt, or a download that resumes).
+    let restartable: Bool
+    private(set) var attempt = 0
+    private var refreshed = false
+
+    init(_ request: consuming Request, client: Client, restartable: Bool) {
+        original = request
+        hook = (original.options.auth ?? client.configuration.auth)?.hook
+        policy = client.retryPolicy(for: original)
+        self.restartable = restartable
+    }
+
+    /// The request of the next attempt, adapted by the auth hook.
+    mutating func next() throws(HTTPContentError) -> Request {
+        attempt += 1
+        var adapted = original
+        if let hook {
+            do { try hook.apply(&adapted, refreshed) } catch { throw HTTPContentError.wrapping(error) }
+        }
+        return adapted
+    }
+
+    /// After attempt `attempt` failed with `error`: a 401 refreshes the hook once, the retry
+    /// policy retries what it covers after its backoff (or Retry-After), the rest fails.
+    mutating func after(_ error: HTTPContentError, bodyStarted: Bool) -> Decision {
+        var error = error
+        let again = restartable || !bodyStarted
+        if hook != nil, !refreshed, again, error.code == .unacceptableStatus, error.response?.status == 401, RetryPolicy.rewindable(original.body) {
+            refreshed = true
+            return .again(wait: .zero)
+        }
+        guard again, let policy, policy.shouldRetry(error, request: original, attempt: attempt),
+              let wait = policy.delay(after: error, attempt: attempt) else {
+            if attempt > 1 {
+                error.attempts = attempt
+                error.message += " (after \(attempt) attempts)"
+            }
+            return .fail(error)
+        }
+        return .again(wait: wait)
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 /// transfers finish, and may add more requests. A batch is used by one thread at a time.
 public final class Batch {
     public let client: Client
-    private let driver: MultiDriver
+    let driver: MultiDriver
 
     /// - Parameters:
     ///   - maxConcurrent: most transfers in flight; more wait their turn (0: no limit).
@@ -36,6 +36,19 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Handler.Content>, HTTPContentError>) -> Void
     ) {
+        if client.needsLayers(request) {
+            // One handler for every attempt, as in `Client.send`.
+            addLayered(request, restartable: (handler as? FileWriter)?.options.resume == true,
+                       makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
+                completion(outcome.flatMap { response in
+                    guard let content = response.content as? Handler.Content else {
+                        return .failure(HTTPContentError(.callback, "the handler's content changed type"))
+                    }
+                    return .success(Response(head: response.head, content: content, metrics: response.metrics))
+                })
+            }
+            return
+        }
         let transfer: Transfer
         do {
             transfer = try client.start(request, handler: handler, cancel: cancel, progress: progress)
@@ -75,6 +88,13 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
+        if client.needsLayers(request) {
+            addLayered(request, restartable: (handler as? FileWriter)?.options.resume == true,
+                       makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
+                finished { () throws(HTTPContentError) in try outcome.get() }
+            }
+            return
+        }
         let transfer: Transfer
         do {
             transfer = try client.start(request, handler: handler, cancel: cancel, progress: progress)
@@ -93,6 +113,23 @@ public final class Batch {
             finished(deliver)
             if !delivered { _ = try? deliver() }
         }
+    }
+
+    /// `add` for the C front with a handler made per attempt (a retry policy or an auth hook may
+    /// send the request more than once); without session layers, one handler, as above.
+    package func add(
+        _ request: consuming Request, makeHandler: @escaping () -> any ContentHandler,
+        cancel: CancellationToken? = nil, progress: ((TransferProgress) -> Void)? = nil,
+        finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
+    ) {
+        if client.needsLayers(request) {
+            addLayered(request, restartable: true, makeHandler: makeHandler, cancel: cancel,
+                       progress: progress) { outcome in
+                finished { () throws(HTTPContentError) in try outcome.get() }
+            }
+            return
+        }
+        add(request, anyHandler: makeHandler(), cancel: cancel, progress: progress, finished: finished)
     }
 
     /// Runs until every request added, including those added by completions, has completed.

@@ -29,6 +29,19 @@ final class MultiDriver {
     /// more, which the next `perform` starts at once, without a poll in between.
     @exclusivity(unchecked) private(set) var completedByLastPerform = 0
 
+    /// Work to do later on the driving thread (a retry after its backoff), with what to do
+    /// instead if the batch is cancelled first or the request's token is set meanwhile.
+    struct Delayed {
+        let deadline: ContinuousClock.Instant
+        let token: CancellationToken?
+        let fire: () -> Void
+        let cancel: () -> Void
+    }
+    @exclusivity(unchecked) private var delayed: [Delayed] = []
+    /// When libcurl's own timer expires, in socket-action mode (nil: none set), so that the
+    /// caller's single timer can serve both it and `delayed`.
+    @exclusivity(unchecked) private var curlDeadline: ContinuousClock.Instant?
+
     init(maxConcurrent: Int = 0, maxPerHost: Int = 0) {
         _ = curlGlobalInit
         guard let multi = curl_multi_init() else { fatalError("httpcontent: curl_multi_init failed (out of memory)") }
@@ -48,7 +61,42 @@ final class MultiDriver {
     }
 
     /// Transfers added and not yet completed.
-    var pending: Int { active.count + waiting.count - waitingHead }
+    var pending: Int { active.count + waiting.count - waitingHead + delayed.count }
+
+    /// Runs `fire` on the driving thread once `wait` has passed, counted as pending meanwhile
+    /// (`run` goes on until it has run); `cancel` runs instead when the batch is cancelled or
+    /// `token` is set first. Nothing blocks while it waits.
+    func after(_ wait: Duration, token: CancellationToken?, fire: @escaping () -> Void,
+               cancel: @escaping () -> Void) {
+        delayed.append(Delayed(deadline: ContinuousClock.now.advanced(by: wait), token: token,
+                               fire: fire, cancel: cancel))
+        if watchers != nil { armTimer() }
+    }
+
+    /// Runs the delayed work that is due (or cancelled). Returns how many ran.
+    private func fireDue() -> Int {
+        guard !delayed.isEmpty else { return 0 }
+        let now = ContinuousClock.now
+        var due: [Delayed] = []
+        delayed.removeAll { entry in
+            let ready = entry.deadline <= now || entry.token?.isCancelled == true
+            if ready { due.append(entry) }
+            return ready
+        }
+        // Run after the list is settled: what they do may add transfers or more delayed work.
+        for entry in due {
+            if entry.token?.isCancelled == true { entry.cancel() } else { entry.fire() }
+        }
+        return due.count
+    }
+
+    /// Milliseconds until the earliest delayed work is due (nil: none), rounded up.
+    private var delayedMs: Int? {
+        guard let first = delayed.map(\.deadline).min() else { return nil }
+        let left = ContinuousClock.now.duration(to: first)
+        if left <= .zero { return 0 }
+        return max(1, milliseconds(left + .microseconds(999)))
+    }
 
     func add(_ transfer: Transfer, done: @escaping (CURLcode) -> Void) {
         let entry = Entry(transfer: transfer, done: done)
@@ -115,6 +163,7 @@ final class MultiDriver {
             }
         }
         completed += completeCancelled()
+        completed += fireDue()
         completedByLastPerform = completed
         startWaiting()
         return pending
@@ -163,7 +212,8 @@ final class MultiDriver {
     /// `timeoutMs` passes (at most `cancelCheckMs` while a transfer has a cancellation token).
     func wait(timeoutMs: Int32) {
         var numfds: Int32 = 0
-        let wait = hasCancellable ? min(timeoutMs, Int32(Self.cancelCheckMs)) : timeoutMs
+        var wait = hasCancellable ? min(timeoutMs, Int32(Self.cancelCheckMs)) : timeoutMs
+        if let due = delayedMs { wait = min(wait, Int32(clamping: due)) }
         curl_multi_poll(multi, nil, 0, wait, &numfds)
     }
 
@@ -180,6 +230,7 @@ final class MultiDriver {
     var timeoutMs: Int {
         var ms = -1
         curl_multi_timeout(multi, &ms)
+        if let due = delayedMs, ms < 0 || due < ms { ms = due }
         guard cancellable > 0 else { return ms }
         for entry in active where entry.transfer.cancel?.isCancelled == true { return 0 }
         if ms < 0 || ms > Self.cancelCheckMs { ms = Self.cancelCheckMs }
@@ -229,9 +280,22 @@ final class MultiDriver {
         }
         _ = hc_curl_multi_setopt_timer_fn(multi) { _, ms, userp in
             guard let userp else { return 0 }
-            Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue().watchers?.timer(ms)
+            let driver = Unmanaged<MultiDriver>.fromOpaque(userp).takeUnretainedValue()
+            driver.curlDeadline = ms < 0 ? nil : ContinuousClock.now.advanced(by: .milliseconds(ms))
+            driver.armTimer()
             return 0
         }
+    }
+
+    /// Asks the caller's loop for one timer serving both libcurl's and the delayed work's.
+    private func armTimer() {
+        var ms = -1
+        if let curlDeadline {
+            let left = ContinuousClock.now.duration(to: curlDeadline)
+            ms = left <= .zero ? 0 : max(1, milliseconds(left + .microseconds(999)))
+        }
+        if let due = delayedMs, ms < 0 || due < ms { ms = due }
+        watchers?.timer(ms)
     }
 
     /// Tells libcurl that `fd` is ready (`events`: 1 readable, 2 writable, 4 error), or, with
@@ -241,8 +305,14 @@ final class MultiDriver {
     @discardableResult
     func socketAction(fd: Int32?, events: Int32) -> Int {
         var running: Int32 = 0
+        // The timer expired: libcurl's, if it was due (libcurl sets a new one during the call
+        // if it needs one), or the delayed work's.
+        if fd == nil, let due = curlDeadline, due <= ContinuousClock.now { curlDeadline = nil }
+        let hadDelayed = !delayed.isEmpty
         curl_multi_socket_action(multi, fd ?? CURL_SOCKET_TIMEOUT, fd == nil ? 0 : events, &running)
-        return completeFinished()
+        let left = completeFinished()
+        if hadDelayed || !delayed.isEmpty { armTimer() }
+        return left
     }
 
     /// Completes every pending transfer with "aborted".
@@ -262,5 +332,8 @@ final class MultiDriver {
         }
         waiting.removeAll()
         waitingHead = 0
+        let later = delayed
+        delayed.removeAll()
+        for entry in later { entry.cancel() }
     }
 }

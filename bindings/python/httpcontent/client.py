@@ -255,7 +255,9 @@ class Client(Handle):
         while transfers run) and returns, in order, a `Response` or the `hc.Error` (or other
         exception) of each request: one failure does not stop the rest. At most `concurrency`
         transfers run at once, and at most `host_limit` connections per host (0: no limit).
-        Built-in handlers may be shared between requests; a handler of your own may not."""
+        Built-in handlers may be shared between requests; a handler of your own may not.
+        Retries and the auth hook apply as in `request`: a request waiting to be sent again
+        holds up no other."""
         self._check_open()
         lib = _ffi.lib()
         items = list(requests)
@@ -394,7 +396,7 @@ class Client(Handle):
             options = request.options.copy()
             options["cancel"] = token
             request = Request(request.method, request.url, **options)
-        future = driver.add(_prepare(request, self._bytes or self._default_bytes()))
+        future = driver.add(_prepare(request, self._bytes or self._default_bytes(), self._auth_hook))
         try:
             return await future
         except asyncio.CancelledError:

@@ -393,3 +393,70 @@ def test_a_resume_across_processes_continues_the_part(base_url, tmp_path):
                             capture_output=True, text=True, timeout=60, env=env)
     assert second.stdout.strip() == "done True"
     assert target.read_bytes() == versioned_bytes(100000, 1)
+
+
+# ---------------------------------------------------------------- retries and the hook in batches
+
+def _batch_of_retries(base_url):
+    slow = [hc.Request("GET", f"{base_url}/flaky?key={key()}&fail=1&retry_after=1") for _ in range(2)]
+    failing = hc.Request("GET", f"{base_url}/flaky?key={key()}&fail=9&retry_after=0")
+    plain = [hc.Request("GET", f"{base_url}/bytes/10") for _ in range(3)]
+    return slow + [failing] + plain
+
+
+def _check_batch_of_retries(results, elapsed):
+    assert [body(r) for r in results[:2]] == [{"attempts": 2}, {"attempts": 2}]
+    failed = results[2]
+    assert isinstance(failed, hc.UnacceptableStatus) and failed.status == 503
+    assert failed.attempts == 3 and "after 3 attempts" in str(failed)
+    assert [r.content for r in results[3:]] == [bytes(range(10))] * 3
+    # Both slow requests waited their Retry-After of 1 s at the same time, not one after the
+    # other (which takes 2 s): the waits hold up nothing.
+    assert 0.9 <= elapsed < 1.8
+
+
+def test_map_retries_without_holding_the_other_requests(base_url):
+    with hc.Client(retries=hc.Retry(total=3, backoff=0.01)) as client:
+        start = time.monotonic()
+        results = client.map(_batch_of_retries(base_url))
+        _check_batch_of_retries(results, time.monotonic() - start)
+
+
+def test_amap_retries_without_holding_the_other_requests(base_url):
+    import asyncio
+
+    async def main():
+        with hc.Client(retries=hc.Retry(total=3, backoff=0.01)) as client:
+            start = time.monotonic()
+            results = await client.amap(_batch_of_retries(base_url))
+            return results, time.monotonic() - start
+
+    _check_batch_of_retries(*asyncio.run(main()))
+
+
+def test_a_requests_own_retry_policy_applies_in_map(base_url):
+    with hc.Client() as client:
+        ok, once = client.map([
+            hc.Request("GET", f"{base_url}/flaky?key={key()}&fail=2&retry_after=0", retries=hc.Retry(3, backoff=0)),
+            hc.Request("GET", f"{base_url}/flaky?key={key()}&fail=2&retry_after=0")])
+    assert body(ok) == {"attempts": 3}
+    assert isinstance(once, hc.UnacceptableStatus) and once.attempts == 1
+
+
+def test_auth_hook_refreshes_once_on_401_in_map_and_amap(base_url):
+    import asyncio
+    calls = []
+
+    def hook(refresh):
+        calls.append(refresh)
+        return {"Authorization": "Bearer " + ("fresh" if refresh else "stale")}
+
+    with hc.Client(auth=hook) as client:
+        [r] = client.map([hc.Request("GET", f"{base_url}/bearer/fresh")])
+        assert body(r)["token"] == "fresh" and calls == [False, True]
+        calls.clear()
+
+        async def main():
+            return await client.amap([hc.Request("GET", f"{base_url}/bearer/fresh")])
+        [r] = asyncio.run(main())
+        assert body(r)["token"] == "fresh" and calls == [False, True]
