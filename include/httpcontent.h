@@ -1347,7 +1347,7 @@ typedef struct hc_schema_options hc_schema_options;
 /** Report every violation instead of the first only (hc_schema_validate, hc_handler_json_set_schema,
  *  hc_request_set_json_body_schema and their plist counterparts). */
 #define HC_SCHEMA_ALL_ERRORS 1
-/** For a JSON items handler: skip invalid items instead of failing the transfer. */
+/** For a JSON items or JSON lines handler: skip invalid items or records instead of failing the transfer. */
 #define HC_SCHEMA_SKIP_INVALID 2
 
 /** New options: no remotes, format not asserted. The caller owns the result and frees it with
@@ -1386,10 +1386,12 @@ HC_EXTERN hc_code hc_schema_validate(const hc_schema *schema, const uint8_t *dat
 HC_EXTERN hc_code hc_schema_validate_json(const hc_schema *schema, const hc_json *value, int flags);
 
 /** Validates what a JSON tree handler (hc_handler_json_new) produces right after the tree is
- *  complete, or each item of a JSON items handler (hc_handler_json_items_new) before its callback
- *  sees it. An invalid body fails the transfer with HC_EDECODE (sub-kind "schema"; status,
- *  headers and the body's first bytes on the error); an invalid item fails it too, or is skipped
- *  with HC_SCHEMA_SKIP_INVALID. NULL `schema` removes it. The handler keeps its own reference to
+ *  complete, each item of a JSON items handler (hc_handler_json_items_new) before its callback
+ *  sees it, or each record of a JSON lines handler (hc_handler_json_lines_new; its value at the
+ *  path, if one is set). An invalid body fails the transfer with HC_EDECODE (sub-kind "schema";
+ *  status, headers and the body's first bytes on the error); an invalid item or record fails it
+ *  too (a record's error has its hc_error_record_index and hc_error_offset), or is skipped with
+ *  HC_SCHEMA_SKIP_INVALID (a record then goes to the handler's skip callback). NULL `schema` removes it. The handler keeps its own reference to
  *  the schema: the caller may free it. HC_EINVALID_ARG for other handlers. */
 HC_EXTERN hc_code hc_handler_json_set_schema(hc_handler *handler, const hc_schema *schema, int flags);
 
@@ -1581,6 +1583,15 @@ HC_EXTERN hc_handler *hc_handler_lines_batches_new(hc_records_batch_cb cb, void 
  *  hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_json_lines_new(hc_json_record_cb cb, hc_record_skip_cb skip, void *userdata,
                                                 const hc_records_options *opts);
+
+/** Hands over, of each record of a JSON lines handler (hc_handler_json_lines_new), the value at
+ *  `path` (copied): member names and decimal array indices joined with dots ("data.items.0"). A
+ *  record without it is invalid: it fails the transfer with HC_EDECODE (hc_error_record_index and
+ *  hc_error_offset say which and where), or with `skip_invalid` 1 goes to the skip callback. NULL
+ *  `path`: the whole record again (the default). A schema set with hc_handler_json_set_schema
+ *  checks the value handed over; `skip_invalid` is the setting HC_SCHEMA_SKIP_INVALID sets there
+ *  too (the last call decides). HC_EINVALID_ARG for other handlers. */
+HC_EXTERN hc_code hc_handler_json_lines_set_path(hc_handler *handler, const char *path, int skip_invalid);
 
 /** Server-Sent Events (text/event-stream) as the WHATWG standard interprets them, one connection:
  *  each event to `cb` when its blank line arrives, comments to `comment` (may be NULL). Sends

@@ -20,6 +20,10 @@ final class HandlerSpec {
     /// Set by the plist handler constructor (hc_handler_plist_set_schema; the check is a
     /// `JSONSchemaCheck`, which validates plists too).
     var takesPlistSchema = false
+    /// For JSON record handlers (hc_handler_json_lines_set_path): the key path handed over of
+    /// each record; `takesRecordPath` is set by the constructor that honours it.
+    @exclusivity(unchecked) var recordPath: String?
+    var takesRecordPath = false
     /// For bytes handlers: the caller's memory for bodies of known length, as
     /// `Accumulator.storage` (made when the allocator is set, not for every request).
     @exclusivity(unchecked) private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?

@@ -136,10 +136,16 @@ public func hc_handler_json_lines_new(_ cb: JSONRecordCallback?, _ skip: RecordS
     guard let cb else { nullArgument("cb"); return nil }
     let o: RecordsOptions
     do { o = try readRecordsOptions(opts) } catch { fail(error); return nil }
-    let options = recordOptions(o)
-    return recordHandlerSpec({ acceptance in
+    let base = recordOptions(o)
+    // The schema (hc_handler_json_set_schema) and path (hc_handler_json_lines_set_path) are read
+    // from the spec at each send.
+    let spec = HandlerSpec(acceptance: JSONLines.defaultAcceptance()) { spec -> any ContentHandler in
+        var options = base
+        options.path = spec.recordPath
+        options.skipInvalidRecords = spec.skipInvalid
         var index = 0
-        return MappedHandler(JSONLines(options: options, acceptance: acceptance, onSkip: skipper(skip, userdata)) { value in
+        return MappedHandler(JSONLines(options: options, acceptance: spec.acceptance, validator: spec.validator,
+                                       onSkip: skipper(skip, userdata)) { value in
             let node = JSONNode(value)
             let rc = withExtendedLifetime(node) {
                 cb(userdata, index, OpaquePointer(Unmanaged.passUnretained(node).toOpaque()))
@@ -147,7 +153,22 @@ public func hc_handler_json_lines_new(_ cb: JSONRecordCallback?, _ skip: RecordS
             index += 1
             try recordsVerdict(rc, "record")
         }) { RecordsContent(count: $0.records, skipped: $0.skipped) }
-    }, acceptance: JSONLines.defaultAcceptance())
+    }
+    spec.takesSchema = true
+    spec.takesRecordPath = true
+    return retainHandle(spec)
+}
+
+@_cdecl("hc_handler_json_lines_set_path")
+public func hc_handler_json_lines_set_path(_ handler: OpaquePointer?, _ path: UnsafePointer<CChar>?,
+                                           _ skipInvalid: Int32) -> Int32 {
+    guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    guard spec.takesRecordPath else {
+        return fail(.invalidArgument, "hc_handler_json_lines_set_path: the handler is not a JSON lines handler (hc_handler_json_lines_new)")
+    }
+    spec.recordPath = string(path)
+    spec.skipInvalid = skipInvalid != 0
+    return HC_OK
 }
 
 // MARK: - Server-Sent Events

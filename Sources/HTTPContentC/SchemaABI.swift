@@ -117,7 +117,7 @@ public func hc_schema_validate_json(_ schema: OpaquePointer?, _ value: OpaquePoi
 public func hc_handler_json_set_schema(_ handler: OpaquePointer?, _ schema: OpaquePointer?, _ flags: Int32) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
     guard spec.takesSchema else {
-        return fail(.invalidArgument, "hc_handler_json_set_schema: the handler is not a JSON tree or JSON items handler")
+        return fail(.invalidArgument, "hc_handler_json_set_schema: the handler is not a JSON tree, JSON items or JSON lines handler")
     }
     guard let schema else {
         spec.validator = nil

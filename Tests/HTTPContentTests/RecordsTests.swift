@@ -72,6 +72,33 @@ struct RecordsTests {
         return (values, skipped)
     }
 
+    @Test func aPathAndASchemaPerRecordAtEveryChunkSizeAndFraming() throws {
+        let schema = try JSONSchema(JSONValue(parsing: Array(#"{"type": "integer", "minimum": 0}"#.utf8)))
+        let records = [#"{"d":{"i":1}}"#, #"{"d":{"i":-2}}"#, #"{"e":0}"#, #"{"d":{"i":4}}"#]
+        for framing in [JSONRecordFraming.lines, .sequence, .concatenated] {
+            let text = Array(records.map { framing == .sequence ? "\u{1E}" + $0 + "\n" : $0 + "\n" }.joined().utf8)
+            for chunk in [1, 3, 7, text.count] {
+                var values: [String] = []
+                var skipped: [Int] = []
+                var options = JSONRecordOptions(framing: framing, path: "d.i", skipInvalidRecords: true)
+                var parser = JSONRecordParser(options: options, validator: JSONSchemaCheck(schema),
+                                              onSkip: { skipped.append($0.recordIndex ?? -1) }) { values.append("\($0)") }
+                try chunked(text, chunk) { try parser.feed($0) }
+                let summary = try parser.finish()
+                #expect(values == ["1", "4"] && skipped == [1, 2], "\(framing) chunk \(chunk)")
+                #expect(summary.records == 2 && summary.skipped == 2)
+                // Not skipped: the first invalid record fails the stream, a schema error located.
+                options.skipInvalidRecords = false
+                values = []
+                parser = JSONRecordParser(options: options, validator: JSONSchemaCheck(schema)) { values.append("\($0)") }
+                var failure: HTTPContentError?
+                do { try chunked(text, chunk) { try parser.feed($0) }; _ = try parser.finish() } catch { failure = error as? HTTPContentError }
+                #expect(failure?.code == .decode && failure?.recordIndex == 1 && failure?.violations.count == 1, "\(framing)")
+                #expect(values == ["1"])
+            }
+        }
+    }
+
     @Test func jsonLinesAtEveryChunkSize() throws {
         let text = Array("{\"a\": 1}\r\n\n[1, 2.5, \"x\"]\n  42  \r\n\"last\"".utf8)
         for chunk in 1...text.count {

@@ -1741,6 +1741,7 @@ static void test_record_streams_keep_their_promises(void) {
     NULL_PTR(hc_handler_lines_new(NULL, NULL, &opts));
     NULL_PTR(hc_handler_lines_batches_new(NULL, NULL, &opts));
     NULL_PTR(hc_handler_json_lines_new(NULL, NULL, NULL, &opts));
+    NULL_CODE(hc_handler_json_lines_set_path(NULL, "a", 0));
     NULL_PTR(hc_handler_sse_new(NULL, NULL, NULL, &opts));
     hc_request *req = hc_request_new("GET", hc_url("/records/sse-resume?total=2&per=2&mode=close"));
     NULL_CODE(hc_client_events(NULL, req, rec_event, NULL, &log, NULL, &count));
@@ -1764,6 +1765,7 @@ static void test_record_streams_keep_their_promises(void) {
         hc_handler_lines_new(rec_line, &log, NULL), hc_handler_lines_batches_new(rec_batch, NULL, NULL),
         hc_handler_json_lines_new(rec_json, NULL, NULL, NULL), hc_handler_sse_new(rec_event, NULL, &log, NULL),
     };
+    OPTIONAL_OK(hc_handler_json_lines_set_path(handlers[2], NULL, 0));      /* NULL: whole records */
     for (int i = 0; i < 4; i++) {
         CHECK(handlers[i] != NULL);
         hc_handler_free(handlers[i]);

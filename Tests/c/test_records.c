@@ -136,6 +136,73 @@ static void test_json_lines(void) {
     hc_handler_free(h);
 }
 
+/* A schema per record, and the value at a path inside each record. */
+static void test_json_lines_schema_and_path(void) {
+    /* Records 0..4; record 2 has a string "i", record 3 has no "i" at all. */
+    const char body[] = "{\"d\":{\"i\":1}}\n{\"d\":{\"i\":2}}\n{\"d\":{\"i\":\"x\"}}\n{\"e\":0}\n{\"d\":{\"i\":5}}\n";
+    size_t len = sizeof body - 1;
+    const char text[] = "{\"type\": \"object\", \"required\": [\"i\"], \"properties\": {\"i\": {\"type\": \"integer\"}}}";
+    hc_schema *schema = hc_schema_new_from_json((const uint8_t *)text, sizeof text - 1, NULL);
+    CHECK(schema != NULL);
+    for (int chunk = 1; chunk <= (int)len; chunk += 7) {
+        /* The path alone: record 2's value is there (a string: -1 here), record 3 fails. */
+        struct records r = {0};
+        hc_handler *h = hc_handler_json_lines_new(on_record, on_skip, &r, NULL);
+        CHECK_CODE(hc_handler_json_lines_set_path(h, "d", 0), HC_OK);
+        hc_response *resp = NULL;
+        CHECK_CODE(hc_test_send(client, "GET", echo_path(body, len, chunk, "application/x-ndjson"), h, &resp), HC_EDECODE);
+        CHECK(hc_error_record_index(hc_error_last()) == 3 && hc_error_offset(hc_error_last()) == 44);
+        CHECK(strstr(hc_error_message(hc_error_last()), "\"d\"") != NULL);
+        CHECK(r.n == 3 && r.ints[0] == 1 && r.ints[1] == 2 && r.ints[2] == -1);
+        /* With the schema: record 2 fails first, as a schema error with its index. */
+        CHECK_CODE(hc_handler_json_set_schema(h, schema, 0), HC_OK);
+        struct records v = {0};
+        hc_handler_free(h);
+        h = hc_handler_json_lines_new(on_record, on_skip, &v, NULL);
+        CHECK_CODE(hc_handler_json_lines_set_path(h, "d", 0), HC_OK);
+        CHECK_CODE(hc_handler_json_set_schema(h, schema, 0), HC_OK);
+        CHECK_CODE(hc_test_send(client, "GET", echo_path(body, len, chunk, "application/x-ndjson"), h, &resp), HC_EDECODE);
+        CHECK(hc_error_record_index(hc_error_last()) == 2 && hc_error_offset(hc_error_last()) == 28);
+        CHECK(strcmp(hc_error_sub_kind(hc_error_last()), "schema") == 0 && hc_error_schema_count(hc_error_last()) == 1);
+        CHECK(v.n == 2);
+        /* Skipped and reported: records 2 and 3 go to the skip callback, the others through. */
+        CHECK_CODE(hc_handler_json_set_schema(h, schema, HC_SCHEMA_SKIP_INVALID), HC_OK);
+        struct records k = {0};
+        hc_handler_free(h);
+        h = hc_handler_json_lines_new(on_record, on_skip, &k, NULL);
+        CHECK_CODE(hc_handler_json_lines_set_path(h, "d", 0), HC_OK);
+        CHECK_CODE(hc_handler_json_set_schema(h, schema, HC_SCHEMA_SKIP_INVALID), HC_OK);
+        CHECK_CODE(hc_test_send(client, "GET", echo_path(body, len, chunk, "application/x-ndjson"), h, &resp), HC_OK);
+        size_t count = 0, skipped = 0;
+        CHECK_CODE(hc_response_records(resp, &count, &skipped), HC_OK);
+        CHECK(count == 3 && skipped == 2 && k.n == 3 && k.ints[2] == 5);
+        CHECK(k.skipped == 2 && k.skipped_index[0] == 2 && k.skipped_index[1] == 3);
+        CHECK(k.skipped_offset[0] == 28 && k.skipped_offset[1] == 44);
+        hc_response_free(resp);
+        /* NULL path: whole records again (the schema then fails record 0, which has no "i"). */
+        CHECK_CODE(hc_handler_json_lines_set_path(h, NULL, 0), HC_OK);
+        CHECK_CODE(hc_handler_json_set_schema(h, schema, 0), HC_OK);
+        CHECK_CODE(hc_test_send(client, "GET", echo_path(body, len, chunk, "application/x-ndjson"), h, &resp), HC_EDECODE);
+        CHECK(hc_error_record_index(hc_error_last()) == 0);
+        /* The path alone, skipping: only record 3 (no "d") goes to the skip callback. */
+        CHECK_CODE(hc_handler_json_set_schema(h, NULL, 0), HC_OK);
+        hc_handler_free(h);
+        struct records p = {0};
+        h = hc_handler_json_lines_new(on_record, on_skip, &p, NULL);
+        CHECK_CODE(hc_handler_json_lines_set_path(h, "d.i", 1), HC_OK);
+        CHECK_CODE(hc_test_send(client, "GET", echo_path(body, len, chunk, "application/x-ndjson"), h, &resp), HC_OK);
+        hc_response_free(resp);
+        CHECK(p.n == 4 && p.ints[0] == 1 && p.ints[1] == 2 && p.ints[3] == 5 && p.skipped == 1 && p.skipped_index[0] == 3);
+        hc_handler_free(h);
+    }
+    /* Only JSON lines handlers take a path. */
+    hc_handler *lines = hc_handler_lines_new(on_line, NULL, NULL);
+    CHECK_CODE(hc_handler_json_lines_set_path(lines, "a", 0), HC_EINVALID_ARG);
+    CHECK_CODE(hc_handler_json_lines_set_path(NULL, "a", 0), HC_EINVALID_ARG);
+    hc_handler_free(lines);
+    hc_schema_free(schema);
+}
+
 /* -- Server-Sent Events */
 
 struct events { int n; char ids[16][8]; char data[16][32]; int64_t retry[16]; int comments; };
@@ -311,6 +378,7 @@ int main(void) {
     CHECK(client != NULL);
     test_lines();
     test_json_lines();
+    test_json_lines_schema_and_path();
     test_sse_handler();
     test_client_events_reconnects();
     test_event_source_driven_by_the_caller();

@@ -29,13 +29,22 @@ public struct JSONRecordOptions: Sendable, Equatable {
     /// How each record is parsed (`allowMultipleValues`, `maxSize` and `errorBodyLimit` are
     /// the stream's business and ignored). Default `JSONOptions()`.
     public var json: JSONOptions
+    /// Hand over the value at this key path inside each record (`JSONValue[keyPath:]`: member
+    /// names and array indices joined with dots) instead of the record; a record without it is
+    /// an invalid record. Default nil: the whole record.
+    public var path: String?
+    /// A record that fails the handler's validator (its schema), or has no value at `path`, is
+    /// reported (`onSkip`) and skipped instead of failing the stream. Default false.
+    public var skipInvalidRecords: Bool
 
     public init(framing: JSONRecordFraming = .lines, skipBadRecords: Bool = false, maxRecordSize: Int? = 16 << 20,
-                json: JSONOptions = JSONOptions()) {
+                json: JSONOptions = JSONOptions(), path: String? = nil, skipInvalidRecords: Bool = false) {
         self.framing = framing
         self.skipBadRecords = skipBadRecords
         self.maxRecordSize = maxRecordSize
         self.json = json
+        self.path = path
+        self.skipInvalidRecords = skipInvalidRecords
     }
 
     /// The media ranges the JSON record handlers accept by default (concatenated JSON arrives
@@ -81,6 +90,8 @@ final class JSONRecordReader {
     private var lastByte: UInt8 = 0x0A
     /// After a bad line: drop bytes until the next LF (or RS).
     private var skipping = false
+    /// The index of the first record of the commit under way (for invalid ones).
+    private var commitBase = 0
 
     init(options: JSONRecordOptions, target: JSONRecordTarget, onSkip: ((HTTPContentError) throws -> Void)?) {
         self.options = options
@@ -211,8 +222,7 @@ final class JSONRecordReader {
         let n = target.pending
         let depth = parser?.depth ?? 0
         if n == 1 && depth == 0 {
-            records += 1
-            try target.commit()
+            try commitRecords(1)
         } else if n == 0 && depth == 0 {
             return  // blank
         } else {
@@ -230,8 +240,7 @@ final class JSONRecordReader {
         let ws = lastByte == 0x20 || lastByte == 0x0A || lastByte == 0x0D || lastByte == 0x09
         let closed = ws || lastByte == UInt8(ascii: "}") || lastByte == UInt8(ascii: "]") || lastByte == UInt8(ascii: "\"")
         if n == 1 && depth == 0 && closed {
-            records += 1
-            try target.commit()
+            try commitRecords(1)
         } else if n == 0 && depth == 0 && ws {
             return  // an empty element
         } else if n <= 1 && depth == 0 && !closed {
@@ -253,18 +262,12 @@ final class JSONRecordReader {
             position += chunk.count
             // Values completed in this chunk before the bad byte are records all the same.
             let n = target.pending
-            if n > 0 {
-                records += n
-                try target.commit()
-            }
+            if n > 0 { try commitRecords(n) }
             throw located(HTTPContentError.wrapping(error), offset: position, fromParser: true)
         }
         position += chunk.count
         let n = target.pending
-        if n > 0 {
-            records += n
-            try target.commit()
-        }
+        if n > 0 { try commitRecords(n) }
     }
 
     /// Ends the stream: a last line without LF is a record too.
@@ -289,15 +292,35 @@ final class JSONRecordReader {
                 throw located(HTTPContentError.wrapping(error), offset: position, fromParser: true)
             }
             let n = target.pending
-            if n > 0 {
-                records += n
-                try target.commit()
-            }
+            if n > 0 { try commitRecords(n) }
         }
         try target.flush()
     }
 
     // MARK: - Bad records
+
+    /// Hands the `n` completed records to the target (which may find some invalid: `invalid`).
+    private func commitRecords(_ n: Int) throws {
+        commitBase = records + skipped
+        records += n
+        try target.commit()
+    }
+
+    /// The record `i` of the commit under way is invalid (no value at the path, or a schema
+    /// violation): the stream fails with `error` located, or skips it with `skipInvalidRecords`.
+    func invalid(_ error: HTTPContentError, at i: Int) throws {
+        var e = error
+        let index = commitBase + i
+        let at = options.framing == .concatenated ? position : recordStart
+        e.message = "invalid JSON record \(index) at byte \(at): \(error.message)"
+        e.offset = at
+        e.recordIndex = index
+        e.body = []
+        records -= 1
+        guard options.skipInvalidRecords else { throw e }
+        skipped += 1
+        try onSkip?(e)
+    }
 
     /// The error of the record being read, with its index and body offset.
     private func located(_ error: HTTPContentError, offset: Int, fromParser: Bool) -> HTTPContentError {
@@ -329,16 +352,62 @@ final class JSONRecordReader {
 
 // MARK: - Swift values
 
+extension JSONRecordReader {
+    /// A reader handing `JSONValue`s to `onRecord`, selected and checked as the options say.
+    static func tree(options: JSONRecordOptions, validator: (any JSONValueValidator)?,
+                     onSkip: ((HTTPContentError) throws -> Void)?,
+                     onRecord: @escaping (JSONValue) throws -> Void) -> JSONRecordReader {
+        let target = JSONRecordTreeTarget(options: options.json,
+                                          selection: JSONRecordSelection(path: options.path, validator: validator),
+                                          onRecord: onRecord)
+        let reader = JSONRecordReader(options: options, target: target, onSkip: onSkip)
+        target.invalid = { [unowned reader] error, i in try reader.invalid(error, at: i) }
+        return reader
+    }
+}
+
+/// What is handed over of each record: the value at a key path, checked by a validator.
+struct JSONRecordSelection {
+    let path: String?
+    let components: [String]?
+    let validator: (any JSONValueValidator)?
+
+    /// nil when the records are handed over whole and unchecked.
+    init?(path: String?, validator: (any JSONValueValidator)?) {
+        guard path != nil || validator != nil else { return nil }
+        self.path = path
+        components = path.map(JSONValue.keyPathComponents)
+        self.validator = validator
+    }
+
+    /// - Throws: `.decode` (sub-kind "schema" from a schema's validator) for an invalid record.
+    func apply(_ record: JSONValue) throws(HTTPContentError) -> JSONValue {
+        var value = record
+        if let components {
+            guard let found = record[path: components] else {
+                throw HTTPContentError(.decode, "the record has no value at \"\(path ?? "")\"")
+            }
+            value = found
+        }
+        try validator?.check(value)
+        return value
+    }
+}
+
 /// Records as `JSONValue`s, one callback each.
 final class JSONRecordTreeTarget: JSONRecordTarget {
     private var builder: JSONTreeBuilder?
     private let options: JSONOptions
     private let onRecord: (JSONValue) throws -> Void
+    private let selection: JSONRecordSelection?
+    /// Told of each invalid record (set by the reader: it knows the index and what to do).
+    var invalid: ((HTTPContentError, Int) throws -> Void)?
 
-    init(options: JSONOptions, onRecord: @escaping (JSONValue) throws -> Void) {
+    init(options: JSONOptions, selection: JSONRecordSelection? = nil, onRecord: @escaping (JSONValue) throws -> Void) {
         var o = options
         o.allowMultipleValues = true
         self.options = o
+        self.selection = selection
         self.onRecord = onRecord
     }
 
@@ -354,7 +423,20 @@ final class JSONRecordTreeTarget: JSONRecordTarget {
         guard let builder, !builder.documents.isEmpty else { return }
         let done = builder.documents
         builder.documents.removeAll(keepingCapacity: true)
-        for value in done { try onRecord(value) }
+        guard let selection else {
+            for value in done { try onRecord(value) }
+            return
+        }
+        for (i, record) in done.enumerated() {
+            let value: JSONValue
+            do {
+                value = try selection.apply(record)
+            } catch {
+                try invalid?(error, i)
+                continue
+            }
+            try onRecord(value)
+        }
     }
 
     func drop() { builder?.documents.removeAll() }
@@ -383,14 +465,16 @@ public final class JSONLines: SelectiveHandler {
         Acceptance(statusCodes: [200...299], contentTypes: JSONRecordOptions.defaultContentTypes)
     }
 
-    /// - Throws: `.invalidArgument` for `keepNumberText` with a Python target, never here.
+    /// - Parameters:
+    ///   - validator: checks each record (or its value at `options.path`), say a
+    ///     `JSONSchemaCheck`: an invalid one fails the stream with its `.decode` error located
+    ///     (`recordIndex`, `offset`), or is skipped with `options.skipInvalidRecords`.
     public init(options: JSONRecordOptions = JSONRecordOptions(), acceptance: Acceptance = JSONLines.defaultAcceptance(),
-                onSkip: ((HTTPContentError) throws -> Void)? = nil,
+                validator: (any JSONValueValidator)? = nil, onSkip: ((HTTPContentError) throws -> Void)? = nil,
                 onRecord: @escaping (JSONValue) throws -> Void) {
         self.options = options
         self.acceptance = acceptance
-        reader = JSONRecordReader(options: options, target: JSONRecordTreeTarget(options: options.json, onRecord: onRecord),
-                                  onSkip: onSkip)
+        reader = JSONRecordReader.tree(options: options, validator: validator, onSkip: onSkip, onRecord: onRecord)
     }
 
     /// Records go to `target` (a binding's own writer) instead of `JSONValue` callbacks.
@@ -457,10 +541,9 @@ public struct JSONRecordsSummary: Sendable, Equatable {
 public final class JSONRecordParser {
     private let reader: JSONRecordReader
 
-    public init(options: JSONRecordOptions = JSONRecordOptions(), onSkip: ((HTTPContentError) throws -> Void)? = nil,
-                onRecord: @escaping (JSONValue) throws -> Void) {
-        reader = JSONRecordReader(options: options, target: JSONRecordTreeTarget(options: options.json, onRecord: onRecord),
-                                  onSkip: onSkip)
+    public init(options: JSONRecordOptions = JSONRecordOptions(), validator: (any JSONValueValidator)? = nil,
+                onSkip: ((HTTPContentError) throws -> Void)? = nil, onRecord: @escaping (JSONValue) throws -> Void) {
+        reader = JSONRecordReader.tree(options: options, validator: validator, onSkip: onSkip, onRecord: onRecord)
     }
 
     public func feed(_ chunk: UnsafeRawBufferPointer) throws { try reader.feed(chunk) }

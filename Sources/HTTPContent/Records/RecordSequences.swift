@@ -14,10 +14,12 @@ extension Client {
     }
 
     /// JSON records of the response to `request` (see `JSONLines`); with `skipBadRecords`, bad
-    /// records are left out.
-    public func jsonLines(_ request: Request, options: JSONRecordOptions = JSONRecordOptions()) -> AsyncThrowingStream<JSONValue, any Error> {
+    /// records are left out. With `options.path`, the value at that path in each record; with a
+    /// `validator` (a `JSONSchemaCheck`), only valid ones (`skipInvalidRecords`) or an error.
+    public func jsonLines(_ request: Request, options: JSONRecordOptions = JSONRecordOptions(),
+                          validator: (any JSONValueValidator)? = nil) -> AsyncThrowingStream<JSONValue, any Error> {
         recordStream(request) { yield in
-            JSONLines(options: options) { value in
+            JSONLines(options: options, validator: validator) { value in
                 if !yield(value) { throw StopTransfer() }
             }
         }

@@ -4,18 +4,16 @@ prefixes) that yields values one by one in bounded memory."""
 from __future__ import annotations
 
 import asyncio
-import collections
 import ctypes
 import decimal
 import gc
 import json as _json
 import marshal
-import queue
-import threading
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 
-from . import _ffi
+from . import _feed, _ffi
 from ._aio import LoopDriver
+from ._feed import LoopFeed, ThreadFeed
 from ._handle import Handle
 from .errors import check
 from .handlers import Handler
@@ -243,70 +241,46 @@ def iter_json(client: Any, url: str, prefix: str = "item", *, method: str = "GET
 
 def _iter_json(client: Any, url: str, prefix: str, method: str, buffer: int,
                kwargs: dict[str, Any]) -> Iterator[Any]:
-    batches: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer))
-    stopping = threading.Event()
-    done = object()
-    options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
-        "limit", "stop_when_closed", "require_prefix", "multiple_values", "allow_comments",
-        "max_depth", "max_size", "accept_status", "accept_types")}
+    feed: ThreadFeed[bytes] = ThreadFeed(buffer)
+    options = _pop_options(kwargs)
 
     class _Feeder(JSONItems):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
                          _count: int) -> int:
-                text = ctypes.string_at(data, size)
-                while not stopping.is_set():
-                    try:
-                        batches.put(text, timeout=0.1)
-                        return 0
-                    except queue.Full:
-                        continue
-                return _STOP
-            self._keep = _ITEMS_BATCH_CB(on_batch)
-            names = (ctypes.c_char_p * 1)(prefix.encode())
-            with _Options(**self._options) as opts:
-                native: int | None = _ffi.lib().hc_handler_json_batches_pymarshal_new(
-                    names, 1, opts, self._keep, None)
-                return native
+                return 0 if feed.put(ctypes.string_at(data, size)) else _STOP
+            return _batches_native(self, on_batch, prefix)
 
-    def ignore(_value: Any) -> None:
-        return None
-
-    handler = _Feeder(prefix, ignore, **options)
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            client.request(method, url, handler=handler, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
-            failure.append(exc)
-        finally:
-            while True:
-                try:
-                    batches.put(done, timeout=0.1)
-                    break
-                except queue.Full:
-                    if stopping.is_set():
-                        break
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
+    handler = _Feeder(prefix, _ignore, **options)
+    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
-        while True:
-            item = batches.get()
-            if item is done:
-                break
-            yield from marshal.loads(item)
-        if failure:
-            raise failure[0]
+        for text in feed.batches():
+            yield from marshal.loads(text)
     finally:
-        stopping.set()
-        while worker.is_alive():
-            try:
-                batches.get_nowait()
-            except queue.Empty:
-                worker.join(0.05)
         handler.close()
+
+
+def _pop_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The JSONItems options among a streaming iterator's keyword arguments (the rest are the
+    request's)."""
+    return {k: kwargs.pop(k) for k in list(kwargs) if k in (
+        "limit", "stop_when_closed", "require_prefix", "multiple_values", "allow_comments",
+        "max_depth", "max_size", "accept_status", "accept_types")}
+
+
+def _batches_native(handler: JSONItems, on_batch: Callable[[int | None, int, int, int, int], int],
+                    prefix: str) -> int | None:
+    """A one-prefix batches handler calling `on_batch` (kept alive by `handler`)."""
+    handler._keep = _ITEMS_BATCH_CB(on_batch)
+    names = (ctypes.c_char_p * 1)(prefix.encode())
+    with _Options(**handler._options) as opts:
+        native: int | None = _ffi.lib().hc_handler_json_batches_pymarshal_new(
+            names, 1, opts, handler._keep, None)
+        return native
+
+
+def _ignore(_value: Any) -> None:
+    return None
 
 
 async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
@@ -316,77 +290,36 @@ async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
     by the loop (`send(handler, driver)` runs it, see Client.aiter_json). When `buffer` batches
     wait for you, the loop stops reading the socket until you catch up, so memory stays
     bounded. Leaving the loop early cancels the transfer."""
-    loop = asyncio.get_running_loop()
-    driver = LoopDriver(client, loop)
-    batches: collections.deque[bytes] = collections.deque()
-    arrived = asyncio.Event()
-    options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
-        "limit", "stop_when_closed", "require_prefix", "multiple_values", "allow_comments",
-        "max_depth", "max_size", "accept_status", "accept_types")}
-    limit = max(1, buffer)
+    driver = LoopDriver(client, asyncio.get_running_loop())
+    feed: LoopFeed[bytes] = LoopFeed(driver, buffer)
+    options = _pop_options(kwargs)
 
     class _Feeder(JSONItems):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
                          _count: int) -> int:
-                batches.append(ctypes.string_at(data, size))
-                arrived.set()
-                if len(batches) >= limit:
-                    driver.pause()
-                return 0
-            self._keep = _ITEMS_BATCH_CB(on_batch)
-            names = (ctypes.c_char_p * 1)(prefix.encode())
-            with _Options(**self._options) as opts:
-                native: int | None = _ffi.lib().hc_handler_json_batches_pymarshal_new(
-                    names, 1, opts, self._keep, None)
-                return native
+                return feed.put(ctypes.string_at(data, size))
+            return _batches_native(self, on_batch, prefix)
 
-    def ignore(_value: Any) -> None:
-        return None
-
-    handler = _Feeder(prefix, ignore, **options)
+    handler = _Feeder(prefix, _ignore, **options)
     transfer: asyncio.Future[Any] = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
     try:
-        while True:
-            if batches:
-                text = batches.popleft()
-                if len(batches) < limit:
-                    driver.resume()
-                for value in marshal.loads(text):
-                    yield value
-                continue
-            if transfer.done():
-                transfer.result()   # raises the request's error
-                return
-            arrived.clear()
-            waiter = asyncio.ensure_future(arrived.wait())
-            try:
-                await asyncio.wait({transfer, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                waiter.cancel()
+        async for text in feed.drain(transfer):
+            for value in marshal.loads(text):
+                yield value
+        transfer.result()   # raises the request's error
     finally:
-        if not transfer.done():
-            transfer.cancel()
-            try:
-                await transfer
-            except BaseException:  # noqa: BLE001 - ours: the transfer was stopped
-                pass
+        await _feed.stop(transfer)
         driver.close()
         handler.close()
-
-
 
 
 def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer: int, schema: Any,
                          skip_invalid: bool, kwargs: dict[str, Any]) -> Iterator[Any]:
     """iter_json with a schema: each item is a tree validated in the library before its
     callback (hc_handler_json_set_schema), then handed over as JSON text."""
-    items: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer) * 64)
-    stopping = threading.Event()
-    done = object()
-    options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
-        "limit", "stop_when_closed", "require_prefix", "multiple_values", "allow_comments",
-        "max_depth", "max_size", "accept_status", "accept_types")}
+    feed: ThreadFeed[bytes] = ThreadFeed(max(1, buffer) * 64)
+    options = _pop_options(kwargs)
     lib = _ffi.lib()
 
     class _Validated(JSONItems):
@@ -399,13 +332,7 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
                     text = ctypes.string_at(out, size.value)
                 finally:
                     lib.hc_buffer_free(out)
-                while not stopping.is_set():
-                    try:
-                        items.put(text, timeout=0.1)
-                        return 0
-                    except queue.Full:
-                        continue
-                return _STOP
+                return 0 if feed.put(text) else _STOP
             self._keep = _ITEM_CB(on_item)
             names = (ctypes.c_char_p * 1)(prefix.encode())
             with _Options(**self._options) as opts:
@@ -415,43 +342,12 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
                 check(lib.hc_handler_json_set_schema(ptr, schema, 2 if skip_invalid else 0))
             return ptr
 
-    def ignore(_value: Any) -> None:
-        return None
-
-    handler = _Validated(prefix, ignore, **options)
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            client.request(method, url, handler=handler, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
-            failure.append(exc)
-        finally:
-            while True:
-                try:
-                    items.put(done, timeout=0.1)
-                    break
-                except queue.Full:
-                    if stopping.is_set():
-                        break
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
+    handler = _Validated(prefix, _ignore, **options)
+    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
-        while True:
-            item = items.get()
-            if item is done:
-                break
-            yield schema.transform_text(item)
-        if failure:
-            raise failure[0]
+        for text in feed.batches():
+            yield schema.transform_text(text)
     finally:
-        stopping.set()
-        while worker.is_alive():
-            try:
-                items.get_nowait()
-            except queue.Empty:
-                worker.join(0.05)
         handler.close()
 
 

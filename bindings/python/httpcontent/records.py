@@ -1,27 +1,33 @@
 """Record streams: bodies that are a stream of records, each handed over as soon as it is
 complete however the body is cut into chunks. Text lines (`hc.Lines`, `client.iter_lines`),
 JSON records (`hc.JSONLines`, `client.iter_json_lines`: JSON Lines / NDJSON, RFC 7464 JSON text
-sequences, concatenated JSON) and Server-Sent Events (`hc.SSE`, `client.iter_events`,
-`client.aiter_events`, with reconnection)."""
+sequences, concatenated JSON; a path and a schema per record) and Server-Sent Events (`hc.SSE`,
+`client.iter_events`, `client.aiter_events`, with reconnection)."""
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import ctypes
+import json
 import marshal
-import queue
-import threading
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 
-from . import _ffi
+from . import _feed, _ffi
+from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport] (declares hc_buffer_free)
 from ._aio import LoopDriver
+from ._feed import LoopFeed, ThreadFeed
 from ._handle import Handle
-from .errors import Error, check, last_error
+from ._types import StatusSpec
+from .errors import DecodeError, Error, check, last_error
 from .handlers import Discard, Handler
 from .models import CancelToken, Request
 
+if TYPE_CHECKING:
+    from .schema import Schema
+
 _STOP = -1  # HC_RECORDS_STOP
+_CALLBACK_FAILED = 11  # HC_ECALLBACK
+_SKIP_INVALID = 2  # HC_SCHEMA_SKIP_INVALID
 
 
 class _Options(ctypes.Structure):
@@ -35,35 +41,45 @@ class _Options(ctypes.Structure):
 
 
 _BATCH_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
+_RECORD_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
 _SKIP_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int64, ctypes.c_char_p)
 _EVENT_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                              ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int64)
 _COMMENT_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
 
-for _name, _res, _args in [
-    ("hc_records_options_init", ctypes.c_int, [ctypes.POINTER(_Options), ctypes.c_uint]),
-    ("hc_handler_lines_batches_new", ctypes.c_void_p, [_BATCH_CB, ctypes.c_void_p, ctypes.POINTER(_Options)]),
-    ("hc_handler_json_lines_pymarshal_new", ctypes.c_void_p, [_BATCH_CB, _SKIP_CB, ctypes.c_void_p,
-                                                              ctypes.POINTER(_Options)]),
-    ("hc_handler_sse_new", ctypes.c_void_p, [_EVENT_CB, _COMMENT_CB, ctypes.c_void_p, ctypes.POINTER(_Options)]),
+_OPTIONS_P = ctypes.POINTER(_Options)
+_DECLARATIONS: list[tuple[str, Any, list[Any]]] = [
+    ("hc_records_options_init", ctypes.c_int, [_OPTIONS_P, ctypes.c_uint]),
+    ("hc_handler_lines_batches_new", ctypes.c_void_p, [_BATCH_CB, ctypes.c_void_p, _OPTIONS_P]),
+    ("hc_handler_json_lines_pymarshal_new", ctypes.c_void_p, [_BATCH_CB, _SKIP_CB, ctypes.c_void_p, _OPTIONS_P]),
+    ("hc_handler_json_lines_new", ctypes.c_void_p, [_RECORD_CB, _SKIP_CB, ctypes.c_void_p, _OPTIONS_P]),
+    ("hc_handler_json_lines_set_path", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]),
+    ("hc_handler_json_set_schema", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]),
+    ("hc_json_serialize", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
+                                         ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_handler_free", None, [ctypes.c_void_p]),
+    ("hc_handler_sse_new", ctypes.c_void_p, [_EVENT_CB, _COMMENT_CB, ctypes.c_void_p, _OPTIONS_P]),
     ("hc_client_events", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p, _EVENT_CB, _COMMENT_CB, ctypes.c_void_p,
-                                        ctypes.POINTER(_Options), ctypes.POINTER(ctypes.c_size_t)]),
-    ("hc_event_source_new", ctypes.c_void_p, [_EVENT_CB, _COMMENT_CB, ctypes.c_void_p, ctypes.POINTER(_Options)]),
+                                        _OPTIONS_P, ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_event_source_new", ctypes.c_void_p, [_EVENT_CB, _COMMENT_CB, ctypes.c_void_p, _OPTIONS_P]),
     ("hc_event_source_free", None, [ctypes.c_void_p]),
     ("hc_event_source_handler", ctypes.c_void_p, [ctypes.c_void_p]),
     ("hc_event_source_next", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64)]),
     ("hc_response_records", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t),
                                            ctypes.POINTER(ctypes.c_size_t)]),
-]:
+]
+for _name, _res, _args in _DECLARATIONS:
     _ffi.declare(_name, _res, _args)
 
 _FRAMINGS = {"lines": 0, "ndjson": 0, "jsonl": 0, "seq": 1, "json-seq": 1, "concatenated": 2}
+_HANDLER_OPTIONS = ("accept_status", "accept_types")
 
 
 def _options(*, max_line_size: int | None = None, max_record_size: int | None = None,
              framing: str = "lines", skip_bad: bool = False, strict: bool = True,
              reconnect: bool = False, max_reconnects: int = 10, retry: float = 3.0,
              max_retry: float = 30.0, batch_bytes: int | None = None) -> _Options:
+    """The library's defaults, changed where given (checked here, so errors come at once)."""
     opts = _Options()
     check(_ffi.lib().hc_records_options_init(ctypes.byref(opts), 1))
     for name, value in (("max_line_size", max_line_size), ("max_record_size", max_record_size),
@@ -93,7 +109,13 @@ def _records_count(response_ptr: int) -> int:
 
 
 def _text(ptr: int | None, size: int) -> str:
-    return ctypes.string_at(ptr, size).decode("utf-8", "surrogateescape") if size else ""
+    return ctypes.string_at(ptr, size).decode("utf-8", "surrogateescape") if size and ptr else ""
+
+
+def _pop_handler_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The handler's acceptance options among an iterator's keyword arguments (the rest are
+    the request's)."""
+    return {k: kwargs.pop(k) for k in list(kwargs) if k in _HANDLER_OPTIONS}
 
 
 # -- lines
@@ -109,31 +131,38 @@ class Lines(Handler):
     _shared = True
 
     def __init__(self, on_line: Callable[[str], Any], *, max_line_size: int | None = None,
-                 strict: bool = True, **options: Any) -> None:
-        super().__init__(**options)
+                 strict: bool = True, accept_status: Iterable[StatusSpec] | None = None,
+                 accept_types: Iterable[str] | None = None, **options: Any) -> None:
+        super().__init__(accept_status=accept_status, accept_types=accept_types, **options)
         self.on_line = on_line
-        self._opts = dict(max_line_size=max_line_size, strict=strict)
+        self._opts = _options(max_line_size=max_line_size, strict=strict)
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
-        def on_batch(_userdata, data, size, count):
-            def run():
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+        def on_batch(data: int | None, size: int, count: int) -> int:
+            def run() -> int:
                 for line in _split_batch(data, size, count):
                     if self.on_line(line) is True:
                         return _STOP
                 return 0
             return self._guard(run, sink)
-        self._keep = _BATCH_CB(on_batch)
-        opts = _options(**self._opts)
-        return _ffi.lib().hc_handler_lines_batches_new(self._keep, None, ctypes.byref(opts))
+        return self._batches_native(on_batch)
+
+    def _batches_native(self, on_batch: Callable[[int | None, int, int], int]) -> int | None:
+        def call(_userdata: int | None, data: int | None, size: int, count: int) -> int:
+            return on_batch(data, size, count)
+        self._keep = _BATCH_CB(call)
+        native: int | None = _ffi.lib().hc_handler_lines_batches_new(self._keep, None, ctypes.byref(self._opts))
+        return native
 
     def _content(self, response_ptr: int) -> int:
         return _records_count(response_ptr)
 
 
 def _split_batch(data: int | None, size: int, count: int) -> list[str]:
+    """A batch of lines: their UTF-8 joined with LF."""
     if count == 1 and size == 0:
         return [""]
-    return ctypes.string_at(data, size).decode("utf-8").split("\n")
+    return ctypes.string_at(data or 0, size).decode("utf-8").split("\n")
 
 
 # -- JSON records
@@ -145,48 +174,114 @@ class JSONLines(Handler):
     application/json-seq: truncated top-level values detected) or "concatenated" (`{..}{..}`).
     A bad record raises `hc.DecodeError` with `.record_index` and `.offset`; with
     `skip_bad=True` it goes to `on_skip(error)` (if given) and the stream goes on. `on_item` may
-    return True to stop. `max_record_size` (bytes, default 16 MiB). Records cross from the
-    library in batches. Content: the number of records delivered. Accepts 200-299 and
-    application/x-ndjson, application/jsonl, application/json-seq, application/json."""
+    return True to stop. `max_record_size` (bytes, default 16 MiB).
+
+    `path` ("data.items.0": member names and array indices joined with dots) hands over the
+    value at that path in each record instead; `schema` (an `hc.Schema`) checks each value
+    handed over in the library. A record without the path, or invalid, raises `hc.DecodeError`
+    (`hc.SchemaError` for the schema) with `.record_index` and `.offset`, or with
+    `skip_invalid=True` goes to `on_skip`. With either, each record crosses as JSON text
+    (values with a transformable format come back converted).
+
+    Records cross from the library in batches. Content: the number of records delivered.
+    Accepts 200-299 and application/x-ndjson, application/jsonl, application/json-seq,
+    application/json."""
 
     _any_type_by_default = False
     _shared = True
 
     def __init__(self, on_item: Callable[[Any], Any], *, framing: str = "lines", skip_bad: bool = False,
                  on_skip: Callable[[Error], Any] | None = None, max_record_size: int | None = None,
+                 path: str | None = None, schema: Schema | None = None, skip_invalid: bool = False,
+                 accept_status: Iterable[StatusSpec] | None = None, accept_types: Iterable[str] | None = None,
                  **options: Any) -> None:
-        super().__init__(**options)
+        super().__init__(accept_status=accept_status, accept_types=accept_types, **options)
         self.on_item = on_item
         self.on_skip = on_skip
-        self._opts = dict(framing=framing, skip_bad=skip_bad, max_record_size=max_record_size)
-        _options(**self._opts)  # checks them now
+        if skip_invalid and path is None and schema is None:
+            raise ValueError("skip_invalid needs a path or a schema")
+        self.path = path
+        self.schema = schema
+        self.skip_invalid = skip_invalid
+        self._opts = _options(framing=framing, skip_bad=skip_bad, max_record_size=max_record_size)
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
-        def on_batch(_userdata, data, size, _count):
-            def run():
-                for value in marshal.loads((ctypes.c_char * size).from_address(data)):
+    @property
+    def _per_record(self) -> bool:
+        """Whether records cross one by one as JSON text (a path or a schema needs the tree)."""
+        return self.path is not None or self.schema is not None
+
+    def _value(self, text: bytes) -> Any:
+        return json.loads(text) if self.schema is None else self.schema.transform_text(text)
+
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+        def on_values(values: Callable[[], Iterable[Any]]) -> int:
+            def run() -> int:
+                for value in values():
                     if self.on_item(value) is True:
                         return _STOP
                 return 0
             return self._guard(run, sink)
 
-        def on_skip(_userdata, index, offset, message):
-            def run():
+        def on_skip(error: Error) -> int:
+            def run() -> int:
                 if self.on_skip is not None:
-                    self.on_skip(_skip_error(index, offset, message))
+                    self.on_skip(error)
                 return 0
             return self._guard(run, sink)
 
-        self._keep = (_BATCH_CB(on_batch), _SKIP_CB(on_skip))
-        opts = _options(**self._opts)
-        return _ffi.lib().hc_handler_json_lines_pymarshal_new(self._keep[0], self._keep[1], None, ctypes.byref(opts))
+        if self._per_record:
+            return self._records_native(lambda text: on_values(lambda: (self._value(text),)), on_skip)
+        # Read in place: the batch is valid during the call.
+        return self._batches_native(
+            lambda data, size: on_values(lambda: marshal.loads((ctypes.c_char * size).from_address(data))), on_skip)
+
+    def _batches_native(self, on_batch: Callable[[int, int], int], on_skip: Callable[[Error], int]) -> int | None:
+        """Records written as marshal lists while parsed: `on_batch(address, size)`."""
+        def batch(_userdata: int | None, data: int | None, size: int, _count: int) -> int:
+            return on_batch(data or 0, size)
+
+        def skip(_userdata: int | None, index: int, offset: int, message: bytes | None) -> int:
+            return on_skip(_skip_error(index, offset, message))
+        self._keep = (_BATCH_CB(batch), _SKIP_CB(skip))
+        native: int | None = _ffi.lib().hc_handler_json_lines_pymarshal_new(self._keep[0], self._keep[1], None,
+                                                                            ctypes.byref(self._opts))
+        return native
+
+    def _records_native(self, on_text: Callable[[bytes], int], on_skip: Callable[[Error], int]) -> int | None:
+        """Each record (its value at the path), checked by the schema, as JSON text: `on_text(text)`."""
+        lib = _ffi.lib()
+
+        def record(_userdata: int | None, _index: int, node: int | None) -> int:
+            out, size = ctypes.c_void_p(), ctypes.c_size_t()
+            if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
+                return _CALLBACK_FAILED
+            try:
+                text = ctypes.string_at(out.value or 0, size.value)
+            finally:
+                lib.hc_buffer_free(out)
+            return on_text(text)
+
+        def skip(_userdata: int | None, index: int, offset: int, message: bytes | None) -> int:
+            return on_skip(_skip_error(index, offset, message))
+        self._keep = (_RECORD_CB(record), _SKIP_CB(skip))
+        ptr: int | None = lib.hc_handler_json_lines_new(self._keep[0], self._keep[1], None, ctypes.byref(self._opts))
+        if not ptr:
+            return None
+        try:
+            check(lib.hc_handler_json_lines_set_path(ptr, None if self.path is None else self.path.encode(),
+                                                     int(self.skip_invalid)))
+            if self.schema is not None:
+                check(lib.hc_handler_json_set_schema(ptr, self.schema, _SKIP_INVALID if self.skip_invalid else 0))
+        except BaseException:
+            lib.hc_handler_free(ptr)
+            raise
+        return ptr
 
     def _content(self, response_ptr: int) -> int:
         return _records_count(response_ptr)
 
 
 def _skip_error(index: int, offset: int, message: bytes | None) -> Error:
-    from .errors import DecodeError
     return DecodeError((message or b"").decode("utf-8", "replace"), offset=offset if offset >= 0 else None,
                        record_index=index)
 
@@ -206,7 +301,6 @@ class ServerSentEvent:
         self.retry = retry
 
     def json(self) -> Any:
-        import json
         return json.loads(self.data)
 
     def __eq__(self, other: object) -> bool:
@@ -217,9 +311,22 @@ class ServerSentEvent:
         return f"ServerSentEvent(event={self.event!r}, data={self.data!r}, id={self.id!r}, retry={self.retry!r})"
 
 
-def _event(event, event_len, data, data_len, id_, id_len, retry) -> ServerSentEvent:
+def _event(event: int | None, event_len: int, data: int | None, data_len: int, id_: int | None, id_len: int,
+           retry: int) -> ServerSentEvent:
     return ServerSentEvent(_text(event, event_len), _text(data, data_len), _text(id_, id_len),
                            None if retry < 0 else retry)
+
+
+def _event_callbacks(on_event: Callable[[ServerSentEvent], int],
+                     on_comment: Callable[[str], int]) -> tuple[Any, Any]:
+    """The C callbacks of an event stream (keep them alive while it runs)."""
+    def event_cb(_userdata: int | None, event: int | None, event_len: int, data: int | None, data_len: int,
+                 id_: int | None, id_len: int, retry: int) -> int:
+        return on_event(_event(event, event_len, data, data_len, id_, id_len, retry))
+
+    def comment_cb(_userdata: int | None, text: int | None, size: int) -> int:
+        return on_comment(_text(text, size))
+    return _EVENT_CB(event_cb), _COMMENT_CB(comment_cb)
 
 
 class SSE(Handler):
@@ -235,29 +342,26 @@ class SSE(Handler):
 
     def __init__(self, on_event: Callable[[ServerSentEvent], Any], *,
                  on_comment: Callable[[str], Any] | None = None, max_line_size: int | None = None,
-                 max_event_size: int | None = None, **options: Any) -> None:
-        super().__init__(**options)
+                 max_event_size: int | None = None, accept_status: Iterable[StatusSpec] | None = None,
+                 accept_types: Iterable[str] | None = None, **options: Any) -> None:
+        super().__init__(accept_status=accept_status, accept_types=accept_types, **options)
         self.on_event = on_event
         self.on_comment = on_comment
-        self._opts = dict(max_line_size=max_line_size, max_record_size=max_event_size)
+        self._opts = _options(max_line_size=max_line_size, max_record_size=max_event_size)
 
-    def _new_native(self, sink: list[BaseException] | None = None) -> int:
-        def on_event(_userdata, event, event_len, data, data_len, id_, id_len, retry):
-            def run():
-                stop = self.on_event(_event(event, event_len, data, data_len, id_, id_len, retry))
-                return _STOP if stop is True else 0
-            return self._guard(run, sink)
+    def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+        def on_event(event: ServerSentEvent) -> int:
+            return self._guard(lambda: _STOP if self.on_event(event) is True else 0, sink)
 
-        def on_comment(_userdata, text, size):
-            def run():
-                if self.on_comment is None:
-                    return 0
-                return _STOP if self.on_comment(_text(text, size)) is True else 0
-            return self._guard(run, sink)
+        def on_comment(text: str) -> int:
+            comment = self.on_comment
+            if comment is None:
+                return 0
+            return self._guard(lambda: _STOP if comment(text) is True else 0, sink)
 
-        self._keep = (_EVENT_CB(on_event), _COMMENT_CB(on_comment))
-        opts = _options(**self._opts)
-        return _ffi.lib().hc_handler_sse_new(self._keep[0], self._keep[1], None, ctypes.byref(opts))
+        self._keep = _event_callbacks(on_event, on_comment)
+        native: int | None = _ffi.lib().hc_handler_sse_new(self._keep[0], self._keep[1], None, ctypes.byref(self._opts))
+        return native
 
     def _content(self, response_ptr: int) -> int:
         return _records_count(response_ptr)
@@ -265,145 +369,81 @@ class SSE(Handler):
 
 # -- iterators: the transfer in a worker thread, a bounded queue between it and the caller
 
-class _Pipe:
-    """A bounded queue from a worker thread running one transfer (or event stream) to the
-    consumer; stopping the iteration stops the worker at its next callback."""
-
-    def __init__(self, size: int) -> None:
-        self.items: queue.Queue = queue.Queue(maxsize=max(1, size))
-        self.stopping = threading.Event()
-        self.done = object()
-        self.failure: list[BaseException] = []
-        self.worker: threading.Thread | None = None
-
-    def put(self, item: Any) -> bool:
-        """False once the consumer has gone (the transfer should stop)."""
-        while not self.stopping.is_set():
-            try:
-                self.items.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def run(self, body: Callable[[], Any]) -> None:
-        def target() -> None:
-            try:
-                body()
-            except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
-                self.failure.append(exc)
-            finally:
-                self.put(self.done)
-        self.worker = threading.Thread(target=target, daemon=True)
-        self.worker.start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-        while self.worker is not None and self.worker.is_alive():
-            try:
-                self.items.get_nowait()
-            except queue.Empty:
-                self.worker.join(0.05)
-
-
-def _iterate(pipe: _Pipe, unpack: Callable[[Any], Iterator[Any]],
-             before_stop: Callable[[], Any] | None = None) -> Iterator[Any]:
-    try:
-        while True:
-            item = pipe.items.get()
-            if item is pipe.done:
-                break
-            yield from unpack(item)
-        if pipe.failure:
-            raise pipe.failure[0]
-    finally:
-        if before_stop is not None:
-            before_stop()
-        pipe.stop()
-
-
 def iter_lines(client: Any, url: str, *, method: str = "GET", max_line_size: int | None = None,
                strict: bool = True, buffer: int = 4, **kwargs: Any) -> Iterator[str]:
     """Yields each line (str, without its terminator) while the body arrives; see `Lines`."""
-    pipe = _Pipe(buffer)
-    handler_options = {k: kwargs.pop(k) for k in list(kwargs) if k in ("accept_status", "accept_types")}
+    feed: ThreadFeed[list[str]] = ThreadFeed(buffer)
 
-    class _Feeder(Lines):
-        def _new_native(self, sink=None):
-            def on_batch(_userdata, data, size, count):
-                return 0 if pipe.put(_split_batch(data, size, count)) else _STOP
-            self._keep = _BATCH_CB(on_batch)
-            opts = _options(**self._opts)
-            return _ffi.lib().hc_handler_lines_batches_new(self._keep, None, ctypes.byref(opts))
+    class _Fed(Lines):
+        def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+            return self._batches_native(
+                lambda data, size, count: 0 if feed.put(_split_batch(data, size, count)) else _STOP)
 
-    handler = _Feeder(lambda _line: None, max_line_size=max_line_size, strict=strict, **handler_options)
-    pipe.run(lambda: client.request(method, url, handler=handler, **kwargs))
+    handler = _Fed(_ignore, max_line_size=max_line_size, strict=strict, **_pop_handler_options(kwargs))
+    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
-        yield from _iterate(pipe, iter)
+        for lines in feed.batches():
+            yield from lines
     finally:
         handler.close()
+
+
+def _ignore(_item: Any) -> None:
+    return None
 
 
 def iter_json_lines(client: Any, url: str, *, method: str = "GET", framing: str = "lines",
                     skip_bad: bool = False, on_skip: Callable[[Error], Any] | None = None,
-                    max_record_size: int | None = None, buffer: int = 4, **kwargs: Any) -> Iterator[Any]:
+                    max_record_size: int | None = None, path: str | None = None, schema: Schema | None = None,
+                    skip_invalid: bool = False, buffer: int = 4, **kwargs: Any) -> Iterator[Any]:
     """Yields each JSON record (as `json.loads` gives it) while the body arrives; see
-    `JSONLines`. Bad records skipped with `skip_bad=True` go to `on_skip(error)` in order."""
-    pipe = _Pipe(buffer)
-    handler_options = {k: kwargs.pop(k) for k in list(kwargs) if k in ("accept_status", "accept_types")}
+    `JSONLines` (and its `path`, `schema`, `skip_invalid`). Bad or invalid records skipped go to
+    `on_skip(error)` in order."""
+    handler_options = _pop_handler_options(kwargs)
+    per_record = path is not None or schema is not None
+    # Records one by one (a path or a schema) wait in larger numbers than batches.
+    feed: ThreadFeed[bytes | Error] = ThreadFeed(buffer * 64 if per_record else buffer)
 
-    class _Feeder(JSONLines):
-        def _new_native(self, sink=None):
-            def on_batch(_userdata, data, size, _count):
-                return 0 if pipe.put(ctypes.string_at(data, size)) else _STOP
+    class _Fed(JSONLines):
+        def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+            def put(item: bytes | Error) -> int:
+                return 0 if feed.put(item) else _STOP
+            if self._per_record:
+                return self._records_native(put, put)
+            return self._batches_native(lambda data, size: put(ctypes.string_at(data, size)), put)
 
-            def skip(_userdata, index, offset, message):
-                return 0 if pipe.put(_skip_error(index, offset, message)) else _STOP
-            self._keep = (_BATCH_CB(on_batch), _SKIP_CB(skip))
-            opts = _options(**self._opts)
-            return _ffi.lib().hc_handler_json_lines_pymarshal_new(self._keep[0], self._keep[1], None,
-                                                                  ctypes.byref(opts))
-
-    handler = _Feeder(lambda _v: None, framing=framing, skip_bad=skip_bad, max_record_size=max_record_size,
-                      **handler_options)
-
-    def unpack(item: Any) -> Iterator[Any]:
-        if isinstance(item, Error):
-            if on_skip is not None:
-                on_skip(item)
-            return iter(())
-        return iter(marshal.loads(item))
-
-    pipe.run(lambda: client.request(method, url, handler=handler, **kwargs))
+    handler = _Fed(_ignore, framing=framing, skip_bad=skip_bad, max_record_size=max_record_size, path=path,
+                   schema=schema, skip_invalid=skip_invalid, **handler_options)
+    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
-        yield from _iterate(pipe, unpack)
+        for item in feed.batches():
+            if isinstance(item, Error):
+                if on_skip is not None:
+                    on_skip(item)
+            elif per_record:
+                yield handler._value(item)
+            else:
+                yield from marshal.loads(item)
     finally:
         handler.close()
 
 
-def _run_events(client: Any, url: str, method: str, opts: _Options, kwargs: dict,
+def _run_events(client: Any, url: str, method: str, opts: _Options, kwargs: dict[str, Any],
                 on_event: Callable[[ServerSentEvent], bool], on_comment: Callable[[str], bool] | None,
-                cancel: Any) -> int:
+                cancel: CancelToken) -> int:
     """hc_client_events on this thread (reconnecting by option). The native request is made by
     the client's own `_prepare` (this module imports nothing of the client)."""
-
     raised: list[BaseException] = []
 
-    def event_cb(_userdata, event, event_len, data, data_len, id_, id_len, retry):
+    def guard(call: Callable[[], bool]) -> int:
         try:
-            return 0 if on_event(_event(event, event_len, data, data_len, id_, id_len, retry)) else _STOP
+            return 0 if call() else _STOP
         except BaseException as exc:  # noqa: BLE001 - re-raised below
             raised.append(exc)
-            return 11
+            return _CALLBACK_FAILED
 
-    def comment_cb(_userdata, text, size):
-        try:
-            return 0 if on_comment is None or on_comment(_text(text, size)) else _STOP
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            raised.append(exc)
-            return 11
-
-    callbacks = (_EVENT_CB(event_cb), _COMMENT_CB(comment_cb))
+    callbacks = _event_callbacks(lambda event: guard(lambda: on_event(event)),
+                                 lambda text: guard(lambda: on_comment is None or on_comment(text)))
     handler = Discard()
     try:
         prepared = client._prepare_native(Request(method, url, handler=handler, cancel=cancel, **kwargs), handler)
@@ -438,22 +478,20 @@ def iter_events(client: Any, url: str, *, method: str = "GET", reconnect: bool =
     times; a 204 ends it. Another status or type raises as any handler does. Stopping the
     iteration stops the stream (also during a wait)."""
     opts = _event_options(reconnect, max_reconnects, max_line_size, max_event_size, retry, max_retry)
-    pipe = _Pipe(buffer)
-    token = kwargs.pop("cancel", None) or CancelToken()
-    pipe.run(lambda: _run_events(client, url, method, opts, kwargs, pipe.put,
-                                 None if on_comment is None else (lambda text: pipe.put(("comment", text))),
-                                 token))
+    feed: ThreadFeed[ServerSentEvent | str] = ThreadFeed(buffer)
+    token: CancelToken = kwargs.pop("cancel", None) or CancelToken()
+    feed.run(lambda: _run_events(client, url, method, opts, kwargs, feed.put,
+                                 None if on_comment is None else feed.put, token))
+    # Leaving early cancels: that ends a reconnection wait at once (the worker may sleep in one).
+    for item in feed.batches(before_stop=token.cancel):
+        if isinstance(item, str):
+            if on_comment is not None:
+                on_comment(item)
+        else:
+            yield item
 
-    def unpack(item: Any) -> Iterator[ServerSentEvent]:
-        if isinstance(item, tuple):
-            assert on_comment is not None
-            on_comment(item[1])
-            return iter(())
-        return iter((item,))
 
-    # Cancelling ends a reconnection wait at once (the worker may be sleeping in one).
-    yield from _iterate(pipe, unpack, before_stop=lambda: token.cancel() if pipe.failure == [] else None)
-
+# -- aiter_events: the connections on the event loop, no thread
 
 class _EventSource(Handle):
     """hc_event_source: one stream's reconnection state in the library, for connections sent
@@ -493,70 +531,35 @@ async def aiter_events(client: Any, send: Callable[..., Awaitable[Any]], url: st
     `buffer` events wait for you, the loop stops reading the socket until you catch up.
     Leaving the loop early, or cancelling the task, cancels the transfer (or the wait)."""
     opts = _event_options(reconnect, max_reconnects, max_line_size, max_event_size, retry, max_retry)
-    handler_options = {k: kwargs.pop(k) for k in list(kwargs) if k in ("accept_status", "accept_types")}
-    loop = asyncio.get_running_loop()
-    driver = LoopDriver(client, loop)
-    waiting: collections.deque[ServerSentEvent | str] = collections.deque()
-    arrived = asyncio.Event()
-    limit = max(1, buffer)
-
-    def keep(item: ServerSentEvent | str) -> int:
-        waiting.append(item)
-        arrived.set()
-        if len(waiting) >= limit:
-            driver.pause()
-        return 0
-
-    def event_cb(_userdata: int | None, event: int | None, event_len: int, data: int | None, data_len: int,
-                 id_: int | None, id_len: int, retry_ms: int) -> int:
-        return keep(_event(event, event_len, data, data_len, id_, id_len, retry_ms))
-
-    def comment_cb(_userdata: int | None, text: int | None, size: int) -> int:
-        return keep(_text(text, size)) if on_comment is not None else 0
-
-    callbacks = (_EVENT_CB(event_cb), _COMMENT_CB(comment_cb))
+    handler_options = _pop_handler_options(kwargs)
+    driver = LoopDriver(client, asyncio.get_running_loop())
+    feed: LoopFeed[ServerSentEvent | str] = LoopFeed(driver, buffer)
+    callbacks = _event_callbacks(feed.put, lambda text: 0 if on_comment is None else feed.put(text))
     source = _EventSource(_ffi.lib().hc_event_source_new(callbacks[0], callbacks[1], None, ctypes.byref(opts)))
     handler = _Connections(source, **handler_options)
     transfer: asyncio.Future[Any] | None = None
     try:
         while True:
             transfer = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
-            while True:
-                if waiting:
-                    item = waiting.popleft()
-                    if len(waiting) < limit:
-                        driver.resume()
-                    if isinstance(item, str):
-                        assert on_comment is not None
+            async for item in feed.drain(transfer):
+                if isinstance(item, str):
+                    if on_comment is not None:
                         on_comment(item)
-                    else:
-                        yield item
-                    continue
-                if transfer.done():
-                    break
-                arrived.clear()
-                waiter = asyncio.ensure_future(arrived.wait())
-                try:
-                    await asyncio.wait({transfer, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                finally:
-                    waiter.cancel()
+                else:
+                    yield item
             failure = transfer.exception()
-            code = 0 if failure is None else (failure.code if isinstance(failure, Error) and failure.code else 11)
+            code = 0 if failure is None else (failure.code if isinstance(failure, Error) and failure.code
+                                              else _CALLBACK_FAILED)
             delay = ctypes.c_int64()
             rc = _ffi.lib().hc_event_source_next(source, code, ctypes.byref(delay))
-            if rc == code and failure is not None:
+            if failure is not None and rc == code:
                 raise failure
             check(rc)
             if delay.value < 0:
                 return
             await asyncio.sleep(delay.value / 1000)
     finally:
-        if transfer is not None and not transfer.done():
-            transfer.cancel()
-            try:
-                await transfer
-            except BaseException:  # noqa: BLE001 - ours: the transfer was stopped
-                pass
+        await _feed.stop(transfer)
         driver.close()
         handler.close()
         source.close()

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import ctypes
 import pickle
-import queue
-import threading
 import xml.etree.ElementTree as ET
 from typing import Any, Callable, Iterable, Iterator
 
 from . import _ffi
+from ._feed import ThreadFeed
 from ._handle import Handle
 from .errors import check
 from .handlers import Handler
@@ -250,9 +249,7 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
     """Yields each `Element` matching `path` while the body is still arriving. The transfer runs
     in a worker thread; at most `buffer` batches wait between it and you, so memory stays flat
     however large the document. Closing the generator (or leaving the loop) stops the transfer."""
-    batches: queue.Queue[Any] = queue.Queue(maxsize=max(1, buffer))
-    stopping = threading.Event()
-    done = object()
+    feed: ThreadFeed[bytes] = ThreadFeed(buffer)
     options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
         "limit", "keep_comments", "max_depth", "max_entity_expansion", "max_size",
         "accept_status", "accept_types")}
@@ -260,14 +257,7 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
     class _Feeder(XMLElements):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _path_index: int, data: int, size: int, _count: int) -> int:
-                raw = ctypes.string_at(data, size)
-                while not stopping.is_set():
-                    try:
-                        batches.put(raw, timeout=0.1)
-                        return 0
-                    except queue.Full:
-                        continue
-                return _STOP
+                return 0 if feed.put(ctypes.string_at(data, size)) else _STOP
             self._keep = _BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(path.encode())
             with _Options(**self._options) as opts:
@@ -278,40 +268,12 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
         return None
 
     handler = _Feeder(path, ignore, **options)
-    failure: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            client.request(method, url, handler=handler, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
-            failure.append(exc)
-        finally:
-            while True:
-                try:
-                    batches.put(done, timeout=0.1)
-                    break
-                except queue.Full:
-                    if stopping.is_set():
-                        break
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
+    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
-        while True:
-            item = batches.get()
-            if item is done:
-                break
-            elements: list[ET.Element] = pickle.loads(item)
+        for raw in feed.batches():
+            elements: list[ET.Element] = pickle.loads(raw)
             yield from elements
-        if failure:
-            raise failure[0]
     finally:
-        stopping.set()
-        while worker.is_alive():
-            try:
-                batches.get_nowait()
-            except queue.Empty:
-                worker.join(0.05)
         handler.close()
 
 

@@ -175,6 +175,59 @@ def test_a_long_json_lines_stream_arrives_in_order_and_stopping_early_stops(clie
     it.close()
 
 
+# -- a path and a schema per record -----------------------------------------------------------
+
+SCHEMA = {"type": "object", "required": ["id", "at"],
+          "properties": {"id": {"type": "integer", "minimum": 0}, "at": {"type": "string", "format": "date-time"}}}
+RECORDS = [{"user": {"id": 1, "at": "2026-11-25T06:00:00Z"}}, {"user": {"id": -2, "at": "2026-11-25T06:00:00Z"}},
+           {"other": 3}, {"user": {"id": 4, "at": "2026-11-25T07:00:00Z"}}, {"user": {"id": "5"}},
+           {"user": {"id": 6, "at": "2026-11-25T08:00:00+01:00"}}]
+
+
+def test_a_schema_per_record_agrees_with_jsonschema_and_reports_invalid_records(client, base_url):
+    import datetime
+    import jsonschema
+    body = b"".join(json.dumps(r).encode() + b"\n" for r in RECORDS)
+    offsets = [sum(len(json.dumps(r)) + 1 for r in RECORDS[:i]) for i in range(len(RECORDS))]
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    valid = [i for i, r in enumerate(RECORDS) if "user" in r and validator.is_valid(r["user"])]
+    assert valid == [0, 3, 5]
+    schema = hc.Schema(SCHEMA)
+    for chunk in (1, 7, 50, len(body)):
+        url = echo(base_url, body, chunk, "application/x-ndjson")
+        skipped = []
+        got = list(client.iter_json_lines(url, path="user", schema=schema, skip_invalid=True, on_skip=skipped.append))
+        # Valid ones, the date-time format converted as hc.Schema does for any response.
+        assert [g["id"] for g in got] == [RECORDS[i]["user"]["id"] for i in valid]
+        assert got[0]["at"] == datetime.datetime(2026, 11, 25, 6, tzinfo=datetime.timezone.utc)
+        assert [e.record_index for e in skipped] == [1, 2, 4] and [e.offset for e in skipped] == [offsets[i] for i in (1, 2, 4)]
+        with pytest.raises(hc.SchemaError) as caught:
+            list(client.iter_json_lines(url, path="user", schema=schema))
+        assert caught.value.record_index == 1 and caught.value.offset == offsets[1]
+        assert caught.value.instance_path == "/id" and caught.value.keyword == "minimum"
+    # The handler, and a path alone: a record without it is a bad record, or skipped.
+    url = echo(base_url, body, 9, "application/x-ndjson")
+    seen, skipped = [], []
+    r = client.get(url, handler=hc.JSONLines(seen.append, path="user.id", skip_invalid=True, on_skip=skipped.append))
+    assert seen == [1, -2, 4, "5", 6] and r.content == 5 and [e.record_index for e in skipped] == [2]
+    with pytest.raises(hc.DecodeError) as caught:
+        list(client.iter_json_lines(url, path="user.id"))
+    assert caught.value.record_index == 2 and "user.id" in str(caught.value)
+    assert list(client.iter_json_lines(url, path="user.id", skip_invalid=True))[:2] == [1, -2]
+    with pytest.raises(ValueError):
+        hc.JSONLines(seen.append, skip_invalid=True)
+
+
+def test_a_path_selects_inside_records_of_every_framing(client, base_url):
+    for framing, ctype, body in [("seq", "application/json-seq", b"\x1e{\"a\":[10,{\"b\":1}]}\n\x1e{\"a\":[20,{\"b\":2}]}\n"),
+                                 ("concatenated", "application/json", b'{"a":[10,{"b":1}]}{"a":[20,{"b":2}]}'),
+                                 ("lines", "application/x-ndjson", b'{"a":[10,{"b":1}]}\n{"a":[20,{"b":2}]}\n')]:
+        for chunk in (1, 5, len(body)):
+            url = echo(base_url, body, chunk, ctype)
+            assert list(client.iter_json_lines(url, framing=framing, path="a.1.b")) == [1, 2], (framing, chunk)
+            assert list(client.iter_json_lines(url, framing=framing, path="a.0")) == [10, 20]
+
+
 # -- Server-Sent Events ---------------------------------------------------------------------
 
 def oracle_events(body: bytes, chunk: int) -> list[hc.ServerSentEvent]:

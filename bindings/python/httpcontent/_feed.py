@@ -1,0 +1,140 @@
+"""How a streaming iterator gets its batches from a transfer while the body arrives, in bounded
+memory: from a worker thread through a bounded queue (`ThreadFeed`, for the blocking iterators
+`iter_json`, `iter_xml`, `iter_lines`...), or on the event loop itself, the socket left unread
+while the consumer is behind (`LoopFeed`, for `aiter_json` and `aiter_events`).
+
+Imports nothing of the package: the iterators hand in their transfers."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import queue
+import threading
+from typing import Any, AsyncIterator, Callable, Generic, Iterator, Protocol, TypeVar, cast
+
+T = TypeVar("T")
+
+
+class ThreadFeed(Generic[T]):
+    """A bounded queue from a worker thread running one transfer to the consuming generator.
+    The worker's callbacks `put` each batch (blocking while `size` wait); leaving the consumer
+    makes `put` return False at once, and the callback then stops the transfer."""
+
+    def __init__(self, size: int) -> None:
+        self._items: queue.Queue[object] = queue.Queue(maxsize=max(1, size))
+        self._stopping = threading.Event()
+        self._done = object()
+        self._failure: list[BaseException] = []
+        self._worker: threading.Thread | None = None
+
+    def put(self, item: T) -> bool:
+        """Hands `item` over; False once the consumer has gone (the transfer should stop)."""
+        return self._put(item)
+
+    def _put(self, item: object) -> bool:
+        while not self._stopping.is_set():
+            try:
+                self._items.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def run(self, transfer: Callable[[], object]) -> None:
+        """Starts `transfer` in the worker thread; its exception is re-raised by `batches`."""
+        def target() -> None:
+            try:
+                transfer()
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the consumer
+                self._failure.append(exc)
+            finally:
+                self._put(self._done)
+        self._worker = threading.Thread(target=target, daemon=True)
+        self._worker.start()
+
+    def batches(self, before_stop: Callable[[], object] | None = None) -> Iterator[T]:
+        """The batches in order, then the transfer's exception if it failed. Leaving early stops
+        the worker (after `before_stop`, say a cancellation that ends a wait at once) and waits
+        for it."""
+        try:
+            while True:
+                item = self._items.get()
+                if item is self._done:
+                    break
+                yield cast(T, item)  # put() takes only T
+            if self._failure:
+                raise self._failure[0]
+        finally:
+            if before_stop is not None and not self._failure:
+                before_stop()
+            self._stop()
+
+    def _stop(self) -> None:
+        self._stopping.set()
+        while self._worker is not None and self._worker.is_alive():
+            try:
+                self._items.get_nowait()
+            except queue.Empty:
+                self._worker.join(0.05)
+
+
+class Pausable(Protocol):
+    """What a LoopFeed needs of the loop's driver (_aio.LoopDriver)."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+
+class LoopFeed(Generic[T]):
+    """Batches from a transfer on the running event loop to an async consumer. Callbacks run on
+    the loop's thread and `put` each batch; once `size` wait, the driver stops watching the
+    socket (nothing more is read, TCP holds the server back) until the consumer catches up."""
+
+    def __init__(self, driver: Pausable, size: int) -> None:
+        self._driver = driver
+        self._waiting: collections.deque[T] = collections.deque()
+        self._arrived = asyncio.Event()
+        self._limit = max(1, size)
+
+    def put(self, item: T) -> int:
+        """Keeps `item`; 0, the callback's "go on"."""
+        self._waiting.append(item)
+        self._arrived.set()
+        if len(self._waiting) >= self._limit:
+            self._driver.pause()
+        return 0
+
+    async def drain(self, transfer: asyncio.Future[Any]) -> AsyncIterator[T]:
+        """Yields the batches until `transfer` is done and none waits; the transfer's outcome
+        (or error) is left in it."""
+        while True:
+            if self._waiting:
+                item = self._waiting.popleft()
+                if len(self._waiting) < self._limit:
+                    self._driver.resume()
+                yield item
+                continue
+            if transfer.done():
+                return
+            self._arrived.clear()
+            waiter = asyncio.ensure_future(self._arrived.wait())
+            try:
+                await asyncio.wait({transfer, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+
+
+async def stop(transfer: asyncio.Future[Any] | None) -> None:
+    """Cancels `transfer` if it still runs and waits for it to end (its error is ours)."""
+    if transfer is None or transfer.done():
+        return
+    transfer.cancel()
+    try:
+        await transfer
+    except BaseException:  # noqa: BLE001 - ours: the transfer was stopped
+        pass
+
+
+__all__ = ["ThreadFeed", "LoopFeed", "stop"]
