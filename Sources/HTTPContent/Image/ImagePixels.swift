@@ -21,6 +21,9 @@ public final class ImagePixels: SelectiveHandler {
     private var encoded: ByteBuffer?
 
     /// - Parameters:
+    ///   - options: the pixel format, orientation and size limits of the decode.
+    ///   - maxSize: the largest encoded body accepted, in bytes (nil: no limit).
+    ///   - acceptance: the statuses and media types taken (default: the image types).
     ///   - onRows: called with (first row, row count) as rows are decoded, at most once per
     ///     chunk received plus once at the end (a viewer can draw them). Interlaced PNGs report
     ///     rows as passes update them, then every row once complete; progressive JPEGs report

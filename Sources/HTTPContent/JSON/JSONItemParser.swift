@@ -26,6 +26,7 @@ public final class JSONItemParser {
 
     /// - Parameters:
     ///   - prefixes: ijson-style prefixes, 1 to 64, none inside another.
+    ///   - options: the parser's limits and leniencies.
     ///   - limit: stop after this many values (nil: no limit).
     ///   - stopWhenPrefixCloses: stop once every prefix has closed (no further value can match).
     ///   - requirePrefix: a prefix with no value (and, for `…item`, no array) is a decode error.

@@ -14,11 +14,19 @@ public final class JSONItems: SelectiveHandler {
     private let parser: JSONItemParser
     private var head: ResponseHead?
 
-    /// - Parameters: as `JSONItemParser`; `allowEmpty` as `JSON`.
-    /// - Throws: `.invalidArgument` for bad prefixes or limit.
     /// - Parameters:
+    ///   - prefixes: ijson-style prefixes, 1 to 64, none inside another.
+    ///   - options: the parser's limits and leniencies.
+    ///   - limit: stop after this many values (nil: no limit).
+    ///   - stopWhenPrefixCloses: stop once every prefix has closed (no further value can match).
+    ///   - requirePrefix: a prefix with no value (and, for `…item`, no array) is a decode error.
+    ///   - allowEmpty: an empty body gives no items instead of a decode error (as `JSON`).
+    ///   - acceptance: the statuses and media types taken (default: as `JSON`).
     ///   - validator: checks each value before `onItem` sees it (a `JSONSchema`); an invalid
     ///     value fails the transfer with its `.decode` error, or is skipped with `skipInvalid`.
+    ///   - skipInvalid: skip a value the validator refuses instead of failing.
+    ///   - onItem: called with each value; throw `StopTransfer` to stop, anything else to fail.
+    /// - Throws: `.invalidArgument` for bad prefixes or limit.
     public init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
                 stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false, allowEmpty: Bool = false,
                 acceptance: Acceptance = JSON.defaultAcceptance(),
@@ -97,7 +105,16 @@ public final class JSONItemBatches: SelectiveHandler {
     /// `onBatch` threw `StopTransfer` while a batch was handed over between chunks.
     private var stoppedByCallback = false
 
-    /// - Parameter batchBytes: hand a batch over once its text reaches this size. Default 64 KiB.
+    /// - Parameters:
+    ///   - prefixes: ijson-style prefixes, 1 to 64, none inside another.
+    ///   - options: the parser's limits and leniencies.
+    ///   - limit: stop after this many values (nil: no limit).
+    ///   - stopWhenPrefixCloses: stop once every prefix has closed (no further value can match).
+    ///   - requirePrefix: a prefix with no value (and, for `…item`, no array) is a decode error.
+    ///   - allowEmpty: an empty body gives no items instead of a decode error (as `JSON`).
+    ///   - acceptance: the statuses and media types taken (default: as `JSON`).
+    ///   - batchBytes: hand a batch over once its text reaches this size. Default 64 KiB.
+    ///   - onBatch: called with each batch; throw `StopTransfer` to stop, anything else to fail.
     public convenience init(prefixes: [JSONPrefix], options: JSONOptions = JSONOptions(), limit: Int? = nil,
                 stopWhenPrefixCloses: Bool = false, requirePrefix: Bool = false, allowEmpty: Bool = false,
                 batchBytes: Int = 64 * 1024, acceptance: Acceptance = JSON.defaultAcceptance(),

@@ -41,7 +41,12 @@ public final class Lines: SelectiveHandler {
         splitter = LineSplitter(maxLineSize: maxLineSize)
     }
 
-    /// - Parameter onLine: called with each line as a `String`.
+    /// - Parameters:
+    ///   - encoding: forces this encoding whatever the response says (nil: the response decides).
+    ///   - strict: an invalid byte fails with `.decode`; lenient replaces it with U+FFFD.
+    ///   - maxLineSize: the longest line accepted in decoded bytes, `.tooLarge` beyond (nil: no limit).
+    ///   - acceptance: the statuses and media types taken.
+    ///   - onLine: called with each line as a `String`.
     public convenience init(encoding: TextEncoding? = nil, strict: Bool = true,
                             maxLineSize: Int? = Lines.defaultMaxLineSize, acceptance: Acceptance = Acceptance(),
                             onLine: @escaping (String) throws -> Void) {

@@ -11,6 +11,7 @@ public final class Batch {
     let driver: MultiDriver
 
     /// - Parameters:
+    ///   - client: the client whose settings and connections the transfers use.
     ///   - maxConcurrent: most transfers in flight; more wait their turn (0: no limit).
     ///   - maxPerHost: most connections to one host (0: no limit).
     public init(client: Client, maxConcurrent: Int = 0, maxPerHost: Int = 0) {

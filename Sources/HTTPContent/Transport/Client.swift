@@ -26,8 +26,11 @@ public final class Client: Sendable {
     public let cookieJar: CookieJar?
     private let executor = Locked<Executor?>(nil)
 
-    /// - Parameter cookieJar: the jar to use (one kept from another client); nil makes one when
-    ///   the configuration has cookies on.
+    /// - Parameters:
+    ///   - configuration: the settings every request starts from (time limits, redirects,
+    ///     proxy, TLS, cookies, auth, retries).
+    ///   - cookieJar: the jar to use (one kept from another client); nil makes one when the
+    ///     configuration has cookies on.
     public init(configuration: ClientConfiguration = ClientConfiguration(),
                 cookieJar: CookieJar? = nil) throws(HTTPContentError) {
         guard curlGlobalInit == CURLE_OK else {
@@ -69,6 +72,8 @@ public final class Client: Sendable {
 
     /// Sends `request` on the calling thread and feeds the body to `handler`.
     /// - Parameters:
+    ///   - request: what to send; it is checked before anything goes out.
+    ///   - handler: decides what becomes of the body, and the type of the content.
     ///   - cancel: set it from any thread to stop the transfer with `.cancelled`.
     ///   - progress: called on the sending thread as bytes move.
     /// - Returns: the response with the handler's content.

@@ -169,6 +169,7 @@ public final class XMLElementParser {
 
     /// - Parameters:
     ///   - paths: 1 to 64 element paths from the root element (`feed/entry`).
+    ///   - options: the parser's limits (depth, sizes, entities).
     ///   - limit: stop after this many elements (nil: no limit).
     ///   - onElement: throw `StopTransfer` to stop, anything else to fail.
     /// - Throws: `.invalidArgument` for no paths, an empty path or a limit below 1.
@@ -201,8 +202,10 @@ public final class XMLElementParser {
 public final class XMLEventParser {
     private let parser: XMLPushParser
 
-    /// - Parameter onEvent: called with each event and the depth of the element it belongs to
-    ///   (the element itself for start and end); throw `StopTransfer` to stop.
+    /// - Parameters:
+    ///   - options: the parser's limits (depth, sizes, entities).
+    ///   - onEvent: called with each event and the depth of the element it belongs to (the
+    ///     element itself for start and end); throw `StopTransfer` to stop.
     public init(options: XMLOptions = XMLOptions(), onEvent: @escaping (XMLEvent, Int) throws -> Void) {
         parser = XMLPushParser(options: options, sink: XMLEventEmitter(options: options, onEvent: onEvent))
     }
