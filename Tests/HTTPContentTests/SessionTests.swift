@@ -348,3 +348,53 @@ private func key() -> String { UUID().uuidString }
         #expect(ContinuousClock.now - start < .seconds(5))
     }
 }
+
+/// Retries and the auth hook for `async` sends: the task sleeps between attempts.
+@Suite struct AsyncRetryTests {
+    @Test func anAsyncSendIsRetriedAndTellsItsAttempts() async throws {
+        var config = ClientConfiguration()
+        config.retry = RetryPolicy(total: 3, backoff: .milliseconds(10))
+        let client = try Client(configuration: config)
+        let r = try await client.send(Request.get(server.url("/flaky?key=\(key())&fail=2&retry_after=0")), handler: Text())
+        #expect(json(r)["attempts"] as? Int == 3)
+        do {
+            _ = try await client.send(Request.get(server.url("/flaky?key=\(key())&fail=9&retry_after=0")), handler: Text())
+            Issue.record("a request failing every time succeeded")
+        } catch {
+            #expect(error.attempts == 3 && error.response?.status == 503)
+        }
+    }
+
+    @Test func theHookRefreshesOnceOn401ForAnAsyncSend() async throws {
+        let calls = Locked<[Bool]>([])
+        var config = ClientConfiguration()
+        config.auth = .custom(AuthHook { req, refresh in
+            calls.withLock { $0.append(refresh) }
+            req.headers.set("Authorization", "Bearer \(refresh ? "fresh" : "stale")")
+        })
+        let client = try Client(configuration: config)
+        #expect(try await client.send(Request.get(server.url("/bearer/fresh")), handler: Text()).status == 200)
+        #expect(calls.withLock { $0 } == [false, true])
+    }
+
+    @Test func cancellingTheTaskEndsAWaitingRetry() async throws {
+        var config = ClientConfiguration()
+        config.retry = RetryPolicy(total: 3, backoff: .milliseconds(10))
+        let client = try Client(configuration: config)
+        let url = server.url("/flaky?key=\(key())&fail=2&retry_after=20")
+        let task = Task { () -> HTTPContentError? in
+            do throws(HTTPContentError) {
+                _ = try await client.send(Request.get(url), handler: Text())
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let start = ContinuousClock.now
+        task.cancel()
+        let error = await task.value
+        #expect(error?.code == .cancelled && error?.attempts == 1)
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+}

@@ -8,8 +8,8 @@ import Glibc
 /// attempts). Requests that need none of this go straight to the transfer.
 ///
 /// The calling thread's `send` waits between attempts; a `Batch` (C hc_batch, Python `map`
-/// and `amap`) re-adds the transfer after the wait without blocking the others. Swift's `async`
-/// sends are sent once.
+/// and `amap`) re-adds the transfer after the wait without blocking the others; an `async`
+/// send sleeps its task.
 extension Client {
     /// The retry policy of `request`: its own, else the client's.
     func retryPolicy(for request: borrowing Request) -> RetryPolicy? {

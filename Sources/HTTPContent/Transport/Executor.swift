@@ -75,18 +75,56 @@ extension Client {
     /// Sends `request` without blocking a thread: the transfer runs on the client's executor
     /// (libcurl multi), the handler is driven there, and the task resumes with the outcome.
     /// Cancelling the task cancels the transfer (a download's partial file is removed).
+    /// The session layers apply as in the blocking `send`: the task sleeps between attempts.
     public func send<Handler: ContentHandler>(
         _ request: Request, handler: Handler, progress: ((TransferProgress) -> Void)? = nil
     ) async throws(HTTPContentError) -> Response<Handler.Content> {
+        guard needsLayers(request) else {
+            return try await sendOnce(request, handler: handler, progress: progress).outcome.get()
+        }
+        // One handler for every attempt, as in the blocking `send`.
+        var attempts = SessionAttempts(request, client: self,
+                                       restartable: (handler as? FileWriter)?.options.resume == true)
+        while true {
+            let sent = await sendOnce(try attempts.next(), handler: handler, progress: progress)
+            let error: HTTPContentError
+            switch sent.outcome {
+            case .success(let response): return response
+            case .failure(let failure): error = failure
+            }
+            switch attempts.after(error, bodyStarted: sent.bodyStarted) {
+            case .fail(let final):
+                throw final
+            case .again(let wait):
+                do {
+                    if wait > .zero { try await Task.sleep(for: wait) }
+                    try Task.checkCancellation()
+                } catch {
+                    var stopped = HTTPContentError(.cancelled, "cancelled while waiting to retry", response: sent.head)
+                    stopped.attempts = attempts.attempt
+                    throw stopped.about(request)
+                }
+            }
+        }
+    }
+
+    /// One attempt of the `async` send: its outcome, whether the handler saw body bytes, and
+    /// the response head when the failure had one.
+    private func sendOnce<Handler: ContentHandler>(
+        _ request: Request, handler: Handler, progress: ((TransferProgress) -> Void)?
+    ) async -> (outcome: Result<Response<Handler.Content>, HTTPContentError>, bodyStarted: Bool, head: ResponseHead?) {
         let token = CancellationToken()
         let executor = sharedExecutor
         let transfer: Transfer
         do {
             transfer = try start(request, handler: handler, cancel: token, progress: progress)
+        } catch {
+            return (.failure(error), false, nil)
         }
+        typealias Outcome = (Result<Response<Handler.Content>, HTTPContentError>, Bool)
         let handover = Handover(value: (transfer, handler))
         let handles = self.handles
-        let result: Result<Handover<Response<Handler.Content>>, HTTPContentError> = await withTaskCancellationHandler {
+        let result: Handover<Outcome> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let submitted = executor.submit { driver in
                     let (transfer, handler) = handover.value
@@ -94,22 +132,26 @@ extension Client {
                         let outcome = Result { () throws(HTTPContentError) in
                             try Client.deliver(transfer, handler: handler, code: code)
                         }
+                        let bodyStarted = transfer.decodedBytes > 0
                         handles.put(transfer)
-                        continuation.resume(returning: outcome.map { Handover(value: $0) })
+                        continuation.resume(returning: Handover(value: (outcome, bodyStarted)))
                     }
                 }
                 if !submitted {
                     let (transfer, handler) = handover.value
                     handler.cleanup(failed: true)
                     handles.put(transfer)
-                    continuation.resume(returning: .failure(HTTPContentError(.cancelled, "the client is shutting down")))
+                    let stopped = HTTPContentError(.cancelled, "the client is shutting down")
+                    continuation.resume(returning: Handover(value: (.failure(stopped), false)))
                 }
             }
         } onCancel: {
             token.cancel()
             executor.poke()
         }
-        return try result.get().value
+        let (outcome, bodyStarted) = result.value
+        if case .failure(let error) = outcome { return (outcome, bodyStarted, error.response) }
+        return (outcome, bodyStarted, nil)
     }
 
     /// `async` send for a handler known only at run time.
