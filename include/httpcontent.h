@@ -1462,6 +1462,70 @@ HC_EXTERN hc_code hc_response_json_format_annotations(const hc_response *respons
 HC_EXTERN hc_code hc_schema_date_time(const char *text, int64_t *seconds, int32_t *nanosecond,
                                       int32_t *offset_minutes);
 
+/* Transformers of your own, in C. Register a decode callback (text -> your value) and optionally
+ * an encode callback (your value -> text) by format name; after validation, hc_schema_transform
+ * runs them on every string whose passing subschema has that format, and hc_schema_encode writes
+ * a value back as text for a request body. The callbacks may run on any thread using the schema,
+ * several at once; `userdata` must stay valid as long as the schemas made with the options and
+ * the hc_schema_values they produce. */
+
+/** Text -> value: `text` is NUL-terminated, `len` bytes of UTF-8. Return your value, or NULL to
+ *  refuse the text (the transform fails with HC_ECALLBACK). */
+typedef void *(*hc_schema_decode_cb)(void *userdata, const char *text, size_t len);
+/** Value -> text: return a NUL-terminated string allocated with malloc (the library frees it with
+ *  free), or NULL to refuse the value (HC_EINVALID_ARG). */
+typedef char *(*hc_schema_encode_cb)(void *userdata, const void *value);
+/** Frees a value your decode callback returned. */
+typedef void (*hc_schema_value_free_cb)(void *userdata, void *value);
+
+/** Registers (or replaces, built-in ones included) the transformer of `format` (copied) for the
+ *  schemas made with these options. `decode` is required; `encode` and `free_value` may be NULL. */
+HC_EXTERN hc_code hc_schema_options_set_transformer_cb(hc_schema_options *opts, const char *format,
+                                                       hc_schema_decode_cb decode, hc_schema_encode_cb encode,
+                                                       hc_schema_value_free_cb free_value, void *userdata);
+
+/** The typed values of a validated document: one entry per transformed string. */
+typedef struct hc_schema_values hc_schema_values;
+
+/** Validates the JSON text `data`, then transforms every string whose (passing) subschema has a
+ *  `format` with a transformer. On HC_OK, *out holds the values: the caller owns it and frees it
+ *  with hc_schema_values_free, which calls `free_value` on each value your callbacks made.
+ *  HC_EDECODE when `data` is not valid (sub-kind "schema"); HC_ECALLBACK when a decode callback
+ *  refuses its text (the values made so far are freed). On failure *out is NULL. */
+HC_EXTERN hc_code hc_schema_transform(const hc_schema *schema, const uint8_t *data, size_t len,
+                                      hc_schema_values **out);
+
+/** As hc_schema_transform, for a JSON value (borrowed or parsed; only read). */
+HC_EXTERN hc_code hc_schema_transform_json(const hc_schema *schema, const hc_json *value, hc_schema_values **out);
+
+/** Frees the values (calling `free_value` on yours). Does nothing for NULL. */
+HC_EXTERN void hc_schema_values_free(hc_schema_values *values);
+
+/** How many values there are (0 for NULL). */
+HC_EXTERN size_t hc_schema_values_count(const hc_schema_values *values);
+
+/** Entry `index`'s location (an RFC 6901 JSON Pointer), format name and original text. NULL with
+ *  HC_EINVALID_ARG for NULL `values` or an index out of range. Borrowed: valid as long as `values`. */
+HC_EXTERN const char *hc_schema_values_path(const hc_schema_values *values, size_t index);
+HC_EXTERN const char *hc_schema_values_format(const hc_schema_values *values, size_t index);
+HC_EXTERN const char *hc_schema_values_text(const hc_schema_values *values, size_t index);
+
+/** Entry `index`'s value as your decode callback returned it; NULL for a built-in format without a
+ *  callback of yours (read its text; hc_schema_date_time parses date-times), and NULL with
+ *  HC_EINVALID_ARG for NULL `values` or an index out of range. Borrowed: freed by
+ *  hc_schema_values_free. */
+HC_EXTERN void *hc_schema_values_value(const hc_schema_values *values, size_t index);
+
+/** The index of the entry at JSON Pointer `pointer`, or -1 when none (or for NULL arguments). */
+HC_EXTERN ptrdiff_t hc_schema_values_find(const hc_schema_values *values, const char *pointer);
+
+/** The text `format`'s transformer writes for `value` (its encode callback; the pointer is passed
+ *  as given), for a request body: NUL-terminated in *out, its length in *out_len. The caller owns
+ *  *out and frees it with hc_buffer_free. HC_EINVALID_ARG when the schema has no transformer for
+ *  `format` or it refuses the value. */
+HC_EXTERN hc_code hc_schema_encode(const hc_schema *schema, const char *format, const void *value,
+                                   uint8_t **out, size_t *out_len);
+
 /** "schema" when the error comes from a schema validation, else NULL. Static storage. NULL with
  *  HC_EINVALID_ARG for a NULL `err`. */
 HC_EXTERN const char *hc_error_sub_kind(const hc_error *err);

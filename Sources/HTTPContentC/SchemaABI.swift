@@ -8,6 +8,8 @@ final class SchemaOptionsBox {
     var assertFormat = false
     /// Format names the caller transforms itself (listed by the format annotations).
     var transformerNames: [String] = []
+    /// Transformers with C callbacks (hc_schema_options_set_transformer_cb), by format.
+    var callbacks: [String: CSchemaTransformer] = [:]
 }
 
 @_cdecl("hc_schema_options_new")
@@ -75,12 +77,15 @@ public func hc_schema_new_from_json(_ data: UnsafePointer<UInt8>?, _ len: Int, _
     }
 }
 
-/// The caller's transformers run on its side: here they only mark the format as one whose
-/// values the format annotations list (built-in ones keep their own).
+/// The caller's transformers: names only (Python's run on its side: here they only mark the
+/// format as one whose values the format annotations list; built-in ones keep their own), then
+/// those with C callbacks, which replace any other of their format.
 private func callerTransformers(_ options: SchemaOptionsBox?) -> [SchemaTransformer] {
-    (options?.transformerNames ?? []).filter { SchemaTransformer.builtin[$0] == nil }.map { name in
+    let named = (options?.transformerNames ?? []).filter { SchemaTransformer.builtin[$0] == nil }.map { name in
         SchemaTransformer(format: name, decode: { $0 }, encode: { $0 as? String })
     }
+    let withCallbacks = (options?.callbacks ?? [:]).keys.sorted().compactMap { options?.callbacks[$0]?.transformer }
+    return named + withCallbacks
 }
 
 @_cdecl("hc_schema_free")

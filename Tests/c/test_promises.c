@@ -1796,6 +1796,8 @@ static void test_record_streams_keep_their_promises(void) {
     hc_request_free(req);
 }
 
+static void *decode_nothing(void *u, const char *t, size_t n) { (void)u; (void)t; (void)n; return NULL; }
+
 /* Schemas: NULL handles and required pointers of every function of the section; optional
  * pointers; the handler and request keep their own reference to the schema. */
 static void test_schemas_keep_their_promises(void) {
@@ -1853,6 +1855,34 @@ static void test_schemas_keep_their_promises(void) {
     NULL_CODE(hc_response_json_format_annotations(NULL, &d, &n));
     NULL_CODE(hc_schema_date_time(NULL, &secs, &ns, &off));
     OPTIONAL_OK(hc_schema_date_time("2024-01-01T00:00:00Z", NULL, NULL, NULL));   /* each pointer optional */
+    cover("hc_schema_options_set_transformer_cb(");
+    NULL_CODE(hc_schema_options_set_transformer_cb(NULL, "f", decode_nothing, NULL, NULL, NULL));
+    NULL_CODE(hc_schema_options_set_transformer_cb(o, NULL, decode_nothing, NULL, NULL, NULL));
+    NULL_CODE(hc_schema_options_set_transformer_cb(o, "f", NULL, NULL, NULL, NULL));
+    OPTIONAL_OK(hc_schema_options_set_transformer_cb(o, "f", decode_nothing, NULL, NULL, NULL));  /* encode, free_value, userdata */
+    hc_schema_values *vals = (hc_schema_values *)&n;
+    NULL_CODE(hc_schema_transform(NULL, obj, 2, &vals));
+    CHECK(vals == NULL);                                        /* "On failure *out is NULL" */
+    NULL_CODE(hc_schema_transform(sch, NULL, 2, &vals));
+    NULL_CODE(hc_schema_transform(sch, obj, 2, NULL));
+    NULL_CODE(hc_schema_transform_json(NULL, doc, &vals));
+    NULL_CODE(hc_schema_transform_json(sch, NULL, &vals));
+    NULL_CODE(hc_schema_transform_json(sch, doc, NULL));
+    FREE_NULL(hc_schema_values_free(NULL));
+    NULL_VALUE(hc_schema_values_count(NULL), 0);
+    NULL_PTR(hc_schema_values_path(NULL, 0));
+    NULL_PTR(hc_schema_values_format(NULL, 0));
+    NULL_PTR(hc_schema_values_text(NULL, 0));
+    NULL_PTR(hc_schema_values_value(NULL, 0));
+    NULL_VALUE(hc_schema_values_find(NULL, ""), -1);
+    CHECK_CODE(hc_schema_transform(sch, obj, 2, &vals), HC_OK);
+    NULL_VALUE(hc_schema_values_find(vals, NULL), -1);
+    NULL_PTR(hc_schema_values_path(vals, 0));                   /* out of range: no values */
+    hc_schema_values_free(vals);
+    NULL_CODE(hc_schema_encode(NULL, "date", "x", &out, &n));
+    NULL_CODE(hc_schema_encode(sch, NULL, "x", &out, &n));
+    NULL_CODE(hc_schema_encode(sch, "date", "x", NULL, &n));
+    NULL_CODE(hc_schema_encode(sch, "date", "x", &out, NULL));
     NULL_PTR(hc_error_sub_kind(NULL));
     NULL_VALUE(hc_error_schema_count(NULL), 0);
     NULL_PTR(hc_error_schema_instance_path(NULL, 0));
