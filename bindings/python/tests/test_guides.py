@@ -6,8 +6,9 @@
 - ```c blocks are whole programs: compiled against the built library (build/, or
   HTTPCONTENT_LIBRARY) with -Wall -Wextra -Werror and run with the base address as argv[1];
   they must exit 0;
-- ```swift blocks are type-checked with swiftc against the modules `swift build` made
-  (.build/debug), each as a main.swift with `base` declared;
+- ```swift blocks are compiled with swiftc against the modules and objects `swift build` (or
+  `swift test`) made in .build/debug, each as a main.swift with `base` declared, linked and run;
+  they must exit 0 (an uncaught error or a failed assert does not);
 - ```cmake blocks are a whole CMakeLists.txt: configured and built against a temporary
   `cmake --install` of build/, with the guide's first C block as app.c, and the program run;
 - a block whose info string says `no-run` (```sh no-run) is illustrative; any other block fails
@@ -16,6 +17,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -178,17 +180,37 @@ def swift_flags(modules: Path) -> list[str]:
     return flags
 
 
+def swift_link_flags(modules: Path) -> list[str]:
+    """The objects `swift build` (or `swift test`) compiled for the core, the Foundation layer and
+    the image codecs, and the system libraries they use (Package.swift's list)."""
+    objects: list[str] = []
+    for target in ("HTTPContent", "HTTPContentFoundation", "CImageCodecs"):
+        # One object per source file that still exists (a deleted file's stale object stays behind).
+        sources = [f for f in (ROOT / "Sources" / target).rglob("*") if f.suffix in (".swift", ".c")]
+        for source in sorted(sources):
+            built = modules.parent / f"{target}.build" / f"{source.name}.o"
+            assert built.exists(), f"{built} is missing: run swift build"
+            objects.append(str(built))
+    libraries = subprocess.run(["pkg-config", "--libs", "libcurl", "yajl", "libxml-2.0", "libplist-2.0",
+                                "libcrypto", "libpcre2-8"], capture_output=True, text=True, check=True)
+    return objects + libraries.stdout.split() + ["-lpng16", "-ljpeg", "-lgif", "-lwebp"]
+
+
 @pytest.mark.parametrize("block", runnable("swift"), ids=Block.where)
-def test_swift_blocks_type_check(block: Block, tmp_path: Path):
+def test_swift_blocks_compile_and_run(block: Block, base_url: str, tmp_path: Path):
     modules = swift_modules()
     swiftc = shutil.which("swiftc")
     if modules is None or swiftc is None:
         pytest.skip("needs swiftc and the modules of `swift build` (.build/debug/Modules)")
     source = tmp_path / "main.swift"
-    source.write_text('let base = "http://127.0.0.1:1"\n' + block.code, encoding="utf-8")
-    check = subprocess.run([swiftc, "-typecheck", "-swift-version", "6", *swift_flags(modules), str(source)],
+    source.write_text(f"let base = {json.dumps(base_url)}\n" + block.code, encoding="utf-8")
+    build = subprocess.run([swiftc, "-swift-version", "6", *swift_flags(modules), str(source),
+                            *swift_link_flags(modules), "-o", str(tmp_path / "example")],
                            capture_output=True, text=True, timeout=300)
-    assert check.returncode == 0, f"{block.where()} does not type-check:\n{check.stderr}"
+    assert build.returncode == 0, f"{block.where()} does not compile:\n{build.stderr}"
+    run = subprocess.run([str(tmp_path / "example")], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                         env={**os.environ, "SWIFT_BACKTRACE": "enable=no"})
+    assert run.returncode == 0, f"{block.where()} exited {run.returncode}:\n{run.stdout}\n{run.stderr}"
 
 
 # MARK: - CMake
