@@ -124,6 +124,24 @@ def test_python_blocks_run(guide: str, base_url: str, tmp_path: Path, monkeypatc
             raise AssertionError(f"{block.where()}: {type(exc).__name__}: {exc}\n{block.code}") from exc
 
 
+def test_python_blocks_are_clean_under_mypy_strict(tmp_path: Path):
+    """Each guide's Python examples, as one program, type-check as a user's strict code would."""
+    if subprocess.run([sys.executable, "-c", "import mypy"], capture_output=True).returncode != 0:
+        pytest.skip("mypy is not installed (pip install mypy)")
+    import httpcontent
+    programs: list[str] = []
+    for guide in sorted({b.guide for b in runnable("python")}):
+        program = tmp_path / (guide.removesuffix(".md").replace("-", "_") + ".py")
+        program.write_text('base = "http://127.0.0.1:1"\n'
+                           + "\n".join(b.code for b in runnable("python") if b.guide == guide), encoding="utf-8")
+        programs.append(str(program))
+    (tmp_path / "mypy.ini").write_text("[mypy]\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(tmp_path / "mypy.ini"), "--strict",
+                          "--no-incremental", str(Path(httpcontent.__file__).parent), *programs],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
 # MARK: - C
 
 def built_library() -> Path | None:
