@@ -2,7 +2,8 @@ import HTTPContent
 
 /// The body parsed as XML (libxml2, secure defaults) and printed indented. With --path
 /// (`feed/entry`, `{uri}name` steps), each matching element is printed as soon as its end tag
-/// arrives and then forgotten: a feed of any size streams in flat memory.
+/// arrives and then forgotten: a feed of any size streams in flat memory. Each printed element
+/// is well-formed XML by itself (it declares the namespaces it inherits).
 enum XMLMode: BodyMode {
     static let name = "xml"
     static func run(_ exchange: Exchange) throws(HTTPContentError) {
@@ -35,7 +36,8 @@ private final class PrintingElements: ContentHandler {
     init(paths: [XMLPath], options: XMLOptions, acceptance: Acceptance) {
         inner = Result { () throws(HTTPContentError) in
             try XMLElements(paths: paths, options: options, acceptance: acceptance) { _, element in
-                Output.write(element.xmlString(pretty: true) + "\n")
+                // Standalone: the namespaces it inherits from its ancestors are declared on it.
+                Output.write(element.declaringInheritedNamespaces().xmlString(pretty: true) + "\n")
             }
         }
     }

@@ -88,13 +88,25 @@ struct XMLHandlerTests {
     }
 }
 
-@Suite("Compound handlers choose JSON or XML by content type")
+@Suite("Compound handlers choose JSON, XML or plist by content type")
 struct XMLCompoundTests {
     @Test func compoundPicksTheHandlerByContentType() throws {
         let client = try Client()
-        let json = try client.get(docURL(#"{"a": 1}"#, ctype: "application/json"), handler: Compound([JSON(), XML()]))
+        // XML before Plist: the plist handler's default types include text/xml and application/xml.
+        let every = { () throws -> Compound in Compound([JSON(), XML(), try Plist()]) }
+        let json = try client.get(docURL(#"{"a": 1}"#, ctype: "application/json"), handler: try every())
         #expect(json.content.index == 0 && (json.content.content as? JSONValue?) == .some(["a": 1]))
-        let xml = try client.get(docURL("<r><a/></r>", ctype: "text/xml"), handler: Compound([JSON(), XML()]))
+        let xml = try client.get(docURL("<r><a/></r>", ctype: "text/xml"), handler: try every())
         #expect(xml.content.index == 1 && (xml.content.content as? XMLElement?)??.first("a") != nil)
+        let value = PlistValue.dictionary([PlistMember(key: "a", value: .int(7)),
+                                           PlistMember(key: "s", value: .string("caf\u{e9}"))])
+        for (format, ctype) in [(PlistFormat.xml, "application/x-plist"), (.binary, "application/x-bplist")] {
+            let hex = try value.serialized(format: format).map { String(format: "%02x", $0) }.joined()
+            let plist = try client.get(TestServer.shared.url("/plist?ctype=\(ctype)&hex=\(hex)"), handler: try every())
+            #expect(plist.content.index == 2 && (plist.content.content as? PlistValue?) == .some(value), "\(format)")
+        }
+        #expect(throws: HTTPContentError.self) {
+            _ = try client.get(docURL("x", ctype: "text/plain"), handler: try every())
+        }
     }
 }

@@ -224,4 +224,28 @@ struct XMLParserTests {
         #expect(try parse(root.xmlString(), options) == root)
         #expect(try parse(root.xmlString(pretty: true), options).first("b") == root.first("b"))
     }
+    @Test func aStreamedElementDeclaresTheNamespacesItInherits() throws {
+        let doc = """
+        <feed xmlns="urn:atom" xmlns:m="urn:m" xmlns:x="urn:unused">\
+        <entry m:id="1" xml:lang="en"><title>t</title><m:thumb/><n:own xmlns:n="urn:n"/><p xmlns=""><q/></p></entry>\
+        </feed>
+        """
+        var streamed: [XMLElement] = []
+        let parser = try XMLElementParser(paths: ["feed/entry"]) { _, e in streamed.append(e) }
+        try Array(doc.utf8).withUnsafeBytes { _ = try parser.feed($0) }
+        _ = try parser.finish()
+        let entry = try #require(streamed.first)
+        #expect(entry.namespaceDeclarations.isEmpty)  // as written: the declarations are the feed's
+        let standalone = entry.declaringInheritedNamespaces()
+        // The default namespace and m (used), not x (unused), xml (never declared) or n (its own).
+        #expect(standalone.namespaceDeclarations == [XMLNamespaceDeclaration(prefix: nil, uri: "urn:atom"),
+                                                     XMLNamespaceDeclaration(prefix: "m", uri: "urn:m")])
+        let back = try parse(standalone.xmlString())
+        #expect(back.tag == entry.tag && back.elements.map(\.tag) == entry.elements.map(\.tag))
+        #expect(back.attribute("id", namespace: "urn:m") == "1")
+        #expect(back.first("p")?.first("q")?.namespace == nil)
+        // Nothing to add: the same element.
+        let root = try parse(doc)
+        #expect(root.declaringInheritedNamespaces() == root)
+    }
 }

@@ -278,6 +278,56 @@ static void test_events_parse_and_options(void) {
     hc_xml_options_free(o);
 }
 
+/* AFNetworking's compound serializer: JSON, XML and property lists chosen by Content-Type (the
+ * first whose types accept the response takes it; XML before plist, whose defaults include
+ * text/xml). The getters look through the compound. */
+static void test_compound_chooses_json_xml_or_plist(void) {
+    hc_handler *parts[] = {hc_handler_json_new(NULL), hc_handler_xml_new(NULL), hc_handler_plist_new(NULL)};
+    hc_handler *h = hc_handler_compound_new(parts, 3);
+    for (int i = 0; i < 3; i++) hc_handler_free(parts[i]);
+    hc_response *r = NULL;
+    int64_t n = 0;
+    CHECK_CODE(hc_test_send(client, "GET", "/xml/doc?ctype=application/json&doc=%7B%22a%22%3A%207%7D", h, &r), HC_OK);
+    CHECK(hc_response_handler_index(r) == 0);
+    CHECK_CODE(hc_json_int64(hc_json_get(hc_response_json(r), "a"), &n), HC_OK);
+    CHECK(n == 7);
+    hc_response_free(r);
+    CHECK_CODE(send_long(doc_path("<r xmlns='urn:r'><a>t</a></r>", "text/xml"), h, &r), HC_OK);
+    CHECK(hc_response_handler_index(r) == 1);
+    CHECK(hc_response_xml(r) && strcmp(hc_xml_namespace(hc_response_xml(r)), "urn:r") == 0);
+    CHECK(hc_response_plist(r) == NULL);
+    hc_response_free(r);
+    /* The same plist as XML (application/x-plist) and binary (application/x-bplist). */
+    const char *xml_plist = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key><integer>7</integer>"
+                            "<key>s</key><string>caf\xc3\xa9</string></dict></plist>";
+    hc_plist *value = NULL;
+    CHECK_CODE(hc_plist_parse((const uint8_t *)xml_plist, strlen(xml_plist), NULL, &value), HC_OK);
+    uint8_t *binary = NULL;
+    size_t binary_len = 0;
+    CHECK_CODE(hc_plist_serialize(value, HC_PLIST_BINARY, &binary, &binary_len), HC_OK);
+    static char path[4096];
+    for (int round = 0; round < 2; round++) {
+        const uint8_t *body = round == 0 ? (const uint8_t *)xml_plist : binary;
+        size_t len = round == 0 ? strlen(xml_plist) : binary_len;
+        int k = snprintf(path, sizeof path, "/plist?ctype=%s&hex=", round == 0 ? "application/x-plist" : "application/x-bplist");
+        for (size_t i = 0; i < len && k < (int)sizeof path - 3; i++) k += snprintf(path + k, sizeof path - k, "%02x", body[i]);
+        CHECK_CODE(send_long(path, h, &r), HC_OK);
+        CHECK(hc_response_handler_index(r) == 2);
+        n = 0;
+        CHECK_CODE(hc_plist_int64(hc_plist_get(hc_response_plist(r), "a"), &n), HC_OK);
+        const char *s = NULL;
+        size_t slen = 0;
+        CHECK_CODE(hc_plist_string(hc_plist_get(hc_response_plist(r), "s"), &s, &slen), HC_OK);
+        CHECK(n == 7 && s && strcmp(s, "caf\xc3\xa9") == 0);
+        CHECK(hc_response_xml(r) == NULL);
+        hc_response_free(r);
+    }
+    hc_buffer_free(binary);
+    hc_plist_free(value);
+    CHECK_CODE(hc_test_send(client, "GET", "/xml/doc?ctype=text/plain&doc=x", h, &r), HC_EUNACCEPTABLE_CONTENT_TYPE);
+    hc_handler_free(h);
+}
+
 static void test_null_safety(void) {
     CHECK(hc_xml_kind(NULL) == HC_XML_INVALID);
     CHECK(hc_xml_name(NULL) == NULL);
@@ -303,6 +353,7 @@ int main(void) {
     test_element_callbacks();
     test_events_handler();
     test_events_parse_and_options();
+    test_compound_chooses_json_xml_or_plist();
     test_null_safety();
     hc_client_free(client);
     return hc_test_finish();

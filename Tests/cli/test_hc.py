@@ -230,6 +230,26 @@ def test_as_json_with_a_path(hc, base_url):
     assert out.returncode == 0 and out.stdout == b'"GET"\n'
 
 
+def test_as_xml_path_prints_each_element_as_standalone_xml(hc, base_url):
+    # Every streamed element declares the namespaces it inherits (the feed's default namespace,
+    # media: on a child), so each one parses on its own and equals ElementTree's element.
+    import re
+    import xml.etree.ElementTree as ET
+    from xmlroutes import feed_entry, feed_head, feed_tail
+    out = run(hc, "--as", "xml", "--path", "feed/entry", f"{base_url}/xml/feed?n=3")
+    assert out.returncode == 0, out.stderr.decode()
+    printed = [p for p in re.split(r"\n(?=<[^/])", out.stdout.decode()) if p.strip()]
+    assert len(printed) == 3
+    full = ET.fromstring(feed_head() + b"".join(feed_entry(i) for i in range(3)) + feed_tail())
+    expected = full.findall("{http://www.w3.org/2005/Atom}entry")
+    for text, theirs in zip(printed, expected, strict=True):
+        mine = ET.fromstring(text)  # raises on an undeclared prefix
+        assert mine.tag == "{http://www.w3.org/2005/Atom}entry"
+        assert [(e.tag, e.attrib) for e in mine.iter()] == [(e.tag, e.attrib) for e in theirs.iter()]
+    whole = run(hc, "--as", "xml", f"{base_url}/xml/feed?n=2")
+    assert whole.returncode == 0 and ET.fromstring(whole.stdout).tag == "{http://www.w3.org/2005/Atom}feed"
+
+
 def test_as_plist_prints_an_xml_plist_that_plistlib_reads(hc, base_url):
     import plistlib
     doc = {"name": "Zoë", "n": [1, -2, 3.5], "ok": True, "blob": b"\x00\x01"}

@@ -48,6 +48,34 @@ extension XMLElement {
         out += "</" + qualifiedName + ">"
     }
 
+    /// A copy that also declares, on itself, every prefix (and the default namespace) that it
+    /// and its descendants use without declaring, so that `xmlString()` is well-formed XML on
+    /// its own. An element taken out of its document (streamed by path, or a child of a tree)
+    /// carries only the declarations written on it; the ones of its ancestors are restored from
+    /// the namespace URIs its names resolved to. The `xml` prefix is never declared.
+    public func declaringInheritedNamespaces() -> XMLElement {
+        var added: [XMLNamespaceDeclaration] = []
+        // A binding missing from the subtree's own scope is inherited: add it once, at the top.
+        func require(_ prefix: String?, _ uri: String, _ scope: [String?: String]) {
+            if prefix == "xml" { return }
+            if scope[prefix] != nil || added.contains(where: { $0.prefix == prefix }) { return }
+            if prefix == nil && uri.isEmpty { return }  // no default namespace: nothing to declare
+            added.append(XMLNamespaceDeclaration(prefix: prefix, uri: uri))
+        }
+        func walk(_ e: XMLElement, _ outer: [String?: String]) {
+            var scope = outer
+            for d in e.namespaceDeclarations { scope[d.prefix] = d.uri }
+            require(e.prefix, e.namespace ?? "", scope)
+            for a in e.attributes where a.prefix != nil { require(a.prefix, a.namespace ?? "", scope) }
+            for case .element(let child) in e.children { walk(child, scope) }
+        }
+        walk(self, [:])
+        guard !added.isEmpty else { return self }
+        var copy = self
+        copy.namespaceDeclarations += added
+        return copy
+    }
+
     static func escape(_ s: String, into out: inout String, attribute: Bool) {
         for c in s.unicodeScalars {
             switch c {

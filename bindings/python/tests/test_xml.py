@@ -302,13 +302,19 @@ def test_xml_elements_handler_calls_back_and_stops(client, base_url):
     assert both == ["feed/title", "feed/entry", "feed/entry"]
 
 
-def test_compound_chooses_json_or_xml_by_content_type(client, base_url):
-    # AFNetworking's compound serializer: the first handler whose types accept the response wins.
-    # (JSON and XML only: the plist handler had not landed when this was written.)
-    both = hc.Compound([hc.JSON(), hc.XML()])
-    r = client.get(url(base_url, b'{"a": [1, 2]}', "application/json"), handler=both)
+def test_compound_chooses_json_xml_or_plist_by_content_type(client, base_url):
+    # AFNetworking's compound serializer: the first handler whose types accept the response wins
+    # (XML before Plist: the plist handler's defaults include text/xml and application/xml).
+    import plistlib
+    every = hc.Compound([hc.JSON(), hc.XML(), hc.Plist()])
+    r = client.get(url(base_url, b'{"a": [1, 2]}', "application/json"), handler=every)
     assert r.content == {"a": [1, 2]}
-    r = client.get(url(base_url, SOAP, "application/soap+xml"), handler=both)
+    r = client.get(url(base_url, SOAP, "application/soap+xml"), handler=every)
     assert canonical(r.content) == canonical(ET.fromstring(SOAP))
+    doc = {"name": "Zo\u00eb", "n": [1, -2, 3.5], "ok": True, "blob": b"\x00\x01"}
+    for fmt, ctype in [(plistlib.FMT_XML, "application/x-plist"), (plistlib.FMT_BINARY, "application/x-bplist")]:
+        body = plistlib.dumps(doc, fmt=fmt)
+        r = client.get(f"{base_url}/plist?ctype={ctype}&hex={body.hex()}", handler=every)
+        assert r.content == plistlib.loads(body) == doc
     with pytest.raises(hc.UnacceptableContentType):
-        client.get(url(base_url, b"x", "text/plain"), handler=both)
+        client.get(url(base_url, b"x", "text/plain"), handler=every)
