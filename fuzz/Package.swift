@@ -27,5 +27,6 @@ let package = Package(
         .executableTarget(name: "fuzz-records", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-plist", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-pixels", dependencies: [core, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-xml", dependencies: [core, "FuzzSupport"]),
     ]
 )
