@@ -63,15 +63,12 @@ struct PlistConverter {
     let options: PlistOptions
     private var objects = 0
     private var intProbe: plist_t?
-    private var dateProbe: plist_t?
 
     init(options: PlistOptions) { self.options = options }
 
     mutating func close() {
         if let intProbe { plist_free(intProbe) }
-        if let dateProbe { plist_free(dateProbe) }
         intProbe = nil
-        dateProbe = nil
     }
 
     private mutating func count() throws(HTTPContentError) {
@@ -167,9 +164,14 @@ struct PlistConverter {
         // libplist stores sec + usec / 1e6; a non-negative whole second count within int32
         // range reads back exactly when a probe made from it compares equal.
         if sec != Int32.min, sec >= 0 {
-            if dateProbe == nil { dateProbe = plist_new_date(sec, usec) } else { plist_set_date_val(dateProbe, sec, usec) }
+            // A fresh probe each time: libplist 2.2's plist_set_date_val stores a struct timeval
+            // where its date nodes hold a double (length 16, not 8), so a probe set that way
+            // never compares equal and every date fell to the slow exact path (plist_to_bin per
+            // date: over half of a binary plist's decoding time).
+            guard let probe = plist_new_date(sec, usec) else { return try PlistConverter.storedDouble(node) }
+            defer { plist_free(probe) }
             let candidate = Double(sec) + Double(usec) / 1_000_000
-            if plist_compare_node_value(node, dateProbe) != 0, PlistConverter.probeFormulaHolds {
+            if plist_compare_node_value(node, probe) != 0, PlistConverter.probeFormulaHolds {
                 return candidate
             }
         }

@@ -11,6 +11,15 @@ struct PlistPythonPickle {
     private(set) var out: [UInt8] = []
     /// Which globals are memoized already: bit 0 datetime.datetime (memo 0), bit 1 plistlib.UID (memo 1).
     private var memoized: UInt8 = 0
+    /// Dictionary keys and short strings recently written, and their memo slots (from 2): a
+    /// repeated one is a memo get, one shared `str` in Python (as plistlib's binary reader shares
+    /// the strings a binary plist stores once), instead of a new string decoded each time.
+    /// Direct-mapped by an FNV-1a hash of the bytes (a Swift `Dictionary` hashes a String at
+    /// several times the cost of what it saves); a collision just writes the string again.
+    private var recent = [(hash: UInt64, text: String, slot: UInt32)](repeating: (0, "", 0), count: 4096)
+    private var nextSlot: UInt32 = 2
+    private static let memoLimit: UInt32 = 1 << 22
+    private static let shortString = 16
 
     static func write(_ value: PlistValue) throws(HTTPContentError) -> [UInt8] {
         var w = PlistPythonPickle()
@@ -28,7 +37,7 @@ struct PlistPythonPickle {
             guard !members.isEmpty else { return }
             out.append(UInt8(ascii: "("))  // MARK
             for m in members {
-                string(m.key)
+                shared(m.key)
                 try value(m.value)
             }
             out.append(UInt8(ascii: "u"))  // SETITEMS
@@ -38,7 +47,7 @@ struct PlistPythonPickle {
             out.append(UInt8(ascii: "("))
             for item in items { try value(item) }
             out.append(UInt8(ascii: "e"))  // APPENDS
-        case .string(let s): string(s)
+        case .string(let s): if s.utf8.count <= PlistPythonPickle.shortString { shared(s) } else { string(s) }
         case .int(let i): int(i)
         case .uint(let u):
             out += [0x8A, 9]  // LONG1, 9 bytes: little-endian, then a zero sign byte
@@ -80,6 +89,37 @@ struct PlistPythonPickle {
             }
             out.append(contentsOf: utf8)
         }
+    }
+
+    /// A string written once and memoized, then fetched from the memo while it stays cached.
+    private mutating func shared(_ s: String) {
+        var s = s
+        let hash = s.withUTF8 { u -> UInt64 in
+            var h: UInt64 = 0xcbf2_9ce4_8422_2325
+            for b in u { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+            return h
+        }
+        let i = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & (recent.count - 1)
+        if recent[i].hash == hash, recent[i].slot != 0, recent[i].text == s {
+            let slot = recent[i].slot
+            if slot < 256 {
+                out += [UInt8(ascii: "h"), UInt8(slot)]  // BINGET
+            } else {
+                out.append(UInt8(ascii: "j"))  // LONG_BINGET
+                le32(slot)
+            }
+            return
+        }
+        string(s)
+        guard nextSlot < PlistPythonPickle.memoLimit else { return }
+        if nextSlot < 256 {
+            out += [UInt8(ascii: "q"), UInt8(nextSlot)]  // BINPUT
+        } else {
+            out.append(UInt8(ascii: "r"))  // LONG_BINPUT
+            le32(nextSlot)
+        }
+        recent[i] = (hash, s, nextSlot)
+        nextSlot += 1
     }
 
     private mutating func int(_ i: Int64) {
