@@ -145,6 +145,26 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
         }
     }
 
+    /// Member `i`'s key.
+    func key(at i: Int) -> String {
+        guard let t = tape else { return storage.members[i].key }
+        return t.string(t.memberKey(node, i))
+    }
+
+    /// Whether member `i`'s key is `key`, compared in place (no String made from the document).
+    @inline(__always)
+    func key(at i: Int, equals key: String) -> Bool {
+        guard let t = tape else { return storage.members[i].key == key }
+        return t.textEquals(t.memberKey(node, i), key)
+    }
+
+    /// Member `i`'s value, without making its key.
+    @inline(__always)
+    func value(at i: Int) -> JSONValue {
+        guard let t = tape else { return storage.members[i].value }
+        return t.value(t.memberValue(node, i))
+    }
+
     /// The index of the last member named `key`.
     public func lastIndex(ofKey key: String) -> Int? {
         guard let t = tape else { return storage.members.lastIndex { $0.key == key } }

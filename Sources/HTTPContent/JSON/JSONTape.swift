@@ -144,12 +144,14 @@ final class JSONTape: @unchecked Sendable {
     /// Whether a string node's bytes equal `key`'s UTF-8.
     func textEquals(_ node: UInt32, _ key: String) -> Bool {
         let t = text(node)
-        var key = key
-        return key.withUTF8 { k in
-            guard k.count == t.count else { return false }
+        let u = key.utf8
+        // The length first (O(1) for native strings): most keys differ in it.
+        guard u.count == t.count else { return false }
+        if let equal = u.withContiguousStorageIfAvailable({ k -> Bool in
             guard let a = k.baseAddress, let b = t.baseAddress else { return true }
             return memcmp(a, b, k.count) == 0
-        }
+        }) { return equal }
+        return t.elementsEqual(u)
     }
 
     func string(_ node: UInt32) -> String {

@@ -32,16 +32,18 @@ struct PendingViolation {
     }
 }
 
-/// One validation run: the options, the violations found, the dynamic scope.
+/// One validation run: the options, the violations found, the dynamic scope. Used by one thread
+/// at a time, never reentrantly through a property: no dynamic exclusivity checks (they were a
+/// twentieth of the validation's instructions).
 final class SchemaEvaluation {
     /// Keep evaluating after the first violation and report every one.
     let allErrors: Bool
     /// Whether violations are being recorded (off inside anyOf, oneOf, not, if, contains:
     /// their branches' failures are not the value's errors).
-    var recording = true
-    var violations: [PendingViolation] = []
-    var scope: [SchemaResource] = []
-    var depth = 0
+    @exclusivity(unchecked) var recording = true
+    @exclusivity(unchecked) var violations: [PendingViolation] = []
+    @exclusivity(unchecked) var scope: [SchemaResource] = []
+    @exclusivity(unchecked) var depth = 0
     let scratch = SchemaRegexScratch()
     static let maxDepth = 400
 
@@ -67,15 +69,15 @@ final class SchemaEvaluation {
 
     /// When collecting format annotations (`JSONSchema.formatAnnotations`): the instance path
     /// being evaluated, and the (path, format) pairs of passing `format` keywords.
-    var collectingFormats = false
-    var formatNames: Set<String> = []
-    var path: [String] = []
-    var formatHits: [(path: [String], format: String)] = []
+    @exclusivity(unchecked) var collectingFormats = false
+    @exclusivity(unchecked) var formatNames: Set<String> = []
+    @exclusivity(unchecked) var path: [String] = []
+    @exclusivity(unchecked) var formatHits: [(path: [String], format: String)] = []
     /// When validating a property list's view (`SchemaPlistView`): the instance paths of its
     /// `data` values, which `contentEncoding: "base64"` requires; nil for JSON documents.
-    var plistDataPaths: Set<[String]>?
+    @exclusivity(unchecked) var plistDataPaths: Set<[String]>?
     /// Keep `path` up to date (format annotations, property lists).
-    var trackPath = false
+    @exclusivity(unchecked) var trackPath = false
 
     /// Evaluates a subschema on a child value (member or element `step`).
     @inline(__always) func child(_ node: SchemaNode, _ value: JSONValue, _ step: @autoclosure () -> String) -> Bool {
@@ -290,18 +292,35 @@ final class SchemaEvaluation {
             if wantAnn { local.containsIndices.formUnion(indices) }
             return true
 
-        case .properties(_, let dict):
+        case .properties(let list, let dict):
             guard case .object(let o) = value else { return true }
             var ok = true
-            for member in o {
-                guard let node = dict[member.key] else { continue }
-                let mark = violations.count
-                if !child(node, member.value, member.key) {
-                    wrap(mark, schema: "properties", member.key, instance: member.key)
-                    ok = false
-                    if stopAtFirst { return false }
+            if list.count > 16 {
+                for member in o {
+                    guard let node = dict[member.key] else { continue }
+                    let mark = violations.count
+                    if !child(node, member.value, member.key) {
+                        wrap(mark, schema: "properties", member.key, instance: member.key)
+                        ok = false
+                        if stopAtFirst { return false }
+                    }
+                    if wantAnn { local.properties.insert(member.key) }
                 }
-                if wantAnn { local.properties.insert(member.key) }
+                return ok
+            }
+            // Few properties: each member's key compared in place with theirs, so that no key
+            // is made a String and hashed (most of what validating an object cost).
+            for i in 0..<o.count {
+                for (name, node) in list where o.key(at: i, equals: name) {
+                    let mark = violations.count
+                    if !child(node, o.value(at: i), name) {
+                        wrap(mark, schema: "properties", name, instance: name)
+                        ok = false
+                        if stopAtFirst { return false }
+                    }
+                    if wantAnn { local.properties.insert(name) }
+                    break
+                }
             }
             return ok
 
@@ -325,20 +344,27 @@ final class SchemaEvaluation {
             guard case .object(let o) = value else { return true }
             var ok = true
             var extras: [String] = []
-            for member in o where !names.contains(member.key) {
-                if !patterns.isEmpty && patterns.contains(where: { $0.search(member.key, scratch) == true }) { continue }
+            for i in 0..<o.count {
+                // Named properties compared in place (no String made) when they are few.
+                if names.count <= 16 {
+                    if names.contains(where: { o.key(at: i, equals: $0) }) { continue }
+                } else if names.contains(o.key(at: i)) {
+                    continue
+                }
+                let key = o.key(at: i)
+                if !patterns.isEmpty && patterns.contains(where: { $0.search(key, scratch) == true }) { continue }
                 if node.always == false {
-                    extras.append(member.key)
+                    extras.append(key)
                     if stopAtFirst && !recording { return false }
                     continue
                 }
                 let mark = violations.count
-                if !child(node, member.value, member.key) {
-                    wrap(mark, schema: "additionalProperties", instance: member.key)
+                if !child(node, o.value(at: i), key) {
+                    wrap(mark, schema: "additionalProperties", instance: key)
                     ok = false
                     if stopAtFirst { return false }
                 }
-                if wantAnn { local.properties.insert(member.key) }
+                if wantAnn { local.properties.insert(key) }
             }
             if !extras.isEmpty {
                 fail("additionalProperties", "Additional properties are not allowed (\(SchemaEvaluation.list(extras)) \(extras.count == 1 ? "was" : "were") unexpected)")
