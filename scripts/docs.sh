@@ -59,13 +59,15 @@ for module in HTTPContent HTTPContentFoundation; do
   rm -rf "$out"; mkdir -p .build/docs
   docc convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$work/$module" \
     --fallback-display-name "$module" --fallback-bundle-identifier "org.httpcontent.$module" \
-    --output-path "$out" > "$work/$module.log" 2>&1 || { tail -30 "$work/$module.log"; status=1; continue; }
+    --output-path "$out" --ide-console-output > "$work/$module.log" 2>&1 || { tail -30 "$work/$module.log"; status=1; continue; }
   warnings=$(grep -c "warning:" "$work/$module.log" || true)
   parameters=$(grep -c "warning: Parameter '.*' is missing documentation" "$work/$module.log" || true)
   if grep "warning:" "$work/$module.log" | grep -v "warning: Parameter '.*' is missing documentation"; then
     echo "docs: $module: warnings above (links, topics or symbols DocC could not resolve)"
     status=1
   fi
+  # Listed, one line each, so they are easy to fix.
+  grep "warning: Parameter '.*' is missing documentation" "$work/$module.log" | sed "s|$PWD/||; s/\. Document '.*//" | sort -u || true
   pages=$(find "$out/data/documentation" -name "*.json" | wc -l)
   [ -f "$out/data/documentation/$(echo "$module" | tr 'A-Z' 'a-z').json" ] || { echo "docs: $module: no landing page"; status=1; }
   echo "docs: $module: $pages pages in $out ($warnings warnings, $parameters of them undocumented parameters)"

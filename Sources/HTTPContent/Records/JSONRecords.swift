@@ -466,6 +466,10 @@ public final class JSONLines: SelectiveHandler {
     }
 
     /// - Parameters:
+    ///   - options: framing, limits, the path of the value kept, and whether bad records are skipped.
+    ///   - acceptance: the statuses and media types taken (default: the JSON Lines types).
+    ///   - onSkip: told of each bad record skipped (with `options.skipInvalidRecords`).
+    ///   - onRecord: called with each record as it completes; throw `StopTransfer` to stop.
     ///   - validator: checks each record (or its value at `options.path`), say a
     ///     `JSONSchemaCheck`: an invalid one fails the stream with its `.decode` error located
     ///     (`recordIndex`, `offset`), or is skipped with `options.skipInvalidRecords`.
