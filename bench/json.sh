@@ -144,42 +144,15 @@ measure() {
     bench_mbps "$id" "$out" rss
 }
 
-# --- Warm-up and availability (one pass each) -------------------------------------------------
-bench_log "warm-up: one pass each"
-ACTIVE=()
+# --- Warm-up, then the rounds (bench/lib.sh) --------------------------------------------------
+IDS=()
 for entry in "${CONTESTANTS[@]}"; do
     id=${entry%%|*}
-    if [ -n "$ONLY" ] && [[ " $ONLY " != *" $id "* ]]; then continue; fi
     if [ "${id#ijson}" != "$id" ] && [ "${IJSON_NOTE#not measured}" != "$IJSON_NOTE" ]; then continue; fi
-    if m=$(measure "$id" 1); then
-        ACTIVE+=("$id")
-        read -r mbps cpu rss <<<"$m"
-        bench_log "  $(printf '%-16s' "$id") $mbps MB/s  CPU $cpu s/GB  RSS +$((rss / 1048576)) MiB"
-    else
-        rc=$?
-        [ "$rc" -eq 3 ] && { bench_log "  $id: not installed, skipped"; continue; }
-        bench_die "warm-up of $id failed"
-    fi
+    IDS+=("$id")
 done
-
-# --- Rounds, interleaved; the starting contestant rotates each round ---------------------------
-RESULTS="$TMP/results.tsv"
-printf 'round\tcontestant\tmbps\tcpu_s_per_gb\trss_bytes\n' >"$RESULTS"
-LOAD_BEFORE=$(bench_loadavg)
-START=$(date +%s)
-n=${#ACTIVE[@]}
-for round in $(seq "$ROUNDS"); do
-    for k in $(seq 0 $((n - 1))); do
-        id=${ACTIVE[$(((k + round - 1) % n))]}
-        m=$(measure "$id" "$COUNT") || bench_die "$id failed in round $round"
-        read -r mbps cpu rss <<<"$m"
-        printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$id" "$mbps" "$cpu" "$rss" >>"$RESULTS"
-        bench_log "round $round/$ROUNDS  $(printf '%-16s' "$id") $mbps MB/s  (CPU $cpu s/GB, RSS +$((rss / 1048576)) MiB)"
-    done
-done
-ELAPSED=$(($(date +%s) - START))
-LOAD_AFTER=$(bench_loadavg)
-[ -n "${BENCH_KEEP_RESULTS:-}" ] && cp "$RESULTS" "$BENCH_KEEP_RESULTS"
+bench_warm_up "${IDS[@]}"
+bench_rounds
 
 # --- Report -----------------------------------------------------------------------------------
 bench_export_meta

@@ -135,8 +135,15 @@ def make(mode: str, url: str):
 
 
 def main() -> int:
+    return run(make, __doc__)
+
+
+def run(make, doc: str) -> int:
+    """The measurement every Python contestant script shares: `make(mode, url)` gives the
+    fetch (a callable returning the number of items it got, None for an unknown mode); COUNT
+    passes timed, each checked, and the "MBPS ..." line printed. `doc` is the usage."""
     if len(sys.argv) != 6:
-        print(__doc__, file=sys.stderr)
+        print(doc, file=sys.stderr)
         return 2
     mode, url = sys.argv[1], sys.argv[2]
     count, expected, items = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])

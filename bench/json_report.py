@@ -10,10 +10,7 @@ facts come from BENCH_META_* environment variables set by json.sh.
 
 from __future__ import annotations
 
-import csv
-import statistics
 import sys
-from collections import defaultdict
 
 import report_common as rc  # bench/report_common.py, same folder
 
@@ -38,22 +35,22 @@ LABELS = {
     "requests-msgspec": "Python: `msgspec.json.decode(requests.Session().get(url).content)`",
 }
 
-# (numerator, denominator, target or None for context, what it measures)
+# (numerator, denominator, target ("≥ x" or "> x", met by the median CPU ratio) or None for context, what)
 RATIOS = [
-    ("hc-c-tree", "yajl-raw", 0.70, "tree while downloading vs raw yajl"),
-    ("hc-parse", "yajl-raw", 0.70, "tree in memory vs raw yajl (no network)"),
+    ("hc-c-tree", "yajl-raw", "≥ 0.7", "tree while downloading vs raw yajl"),
+    ("hc-parse", "yajl-raw", "≥ 0.7", "tree in memory vs raw yajl (no network)"),
     ("hc-parse", "yajl-raw-number", None, "tree in memory vs raw yajl, number callback"),
     ("curl-yajl", "yajl-raw", None, "libcurl + yajl vs raw yajl"),
     ("hc-c-tree", "curl-yajl", None, "tree while downloading vs libcurl + yajl"),
     ("hc-c-items", "yajl-raw", None, "path streaming (trees) vs raw yajl"),
     ("hc-c-batches", "yajl-raw", None, "path streaming (batches) vs raw yajl"),
-    ("hc-c-items", "curl-yajl", 0.9, "C path streaming vs libcurl + yajl with no-op callbacks"),
-    ("hc-py-json", "requests-orjson", 1.25, "Python whole document vs requests + orjson"),
-    ("hc-py-json", "requests-msgspec", 1.25, "Python whole document vs requests + msgspec"),
-    ("hc-py-json", "requests", 1.0, "Python whole document vs requests + json.loads (> 1)"),
+    ("hc-c-items", "curl-yajl", "≥ 0.9", "C path streaming vs libcurl + yajl with no-op callbacks"),
+    ("hc-py-json", "requests-orjson", "≥ 1.25", "Python whole document vs requests + orjson"),
+    ("hc-py-json", "requests-msgspec", "≥ 1.25", "Python whole document vs requests + msgspec"),
+    ("hc-py-json", "requests", "> 1", "Python whole document vs requests + json.loads"),
     ("hc-py-json", "urllib3", None, "Python whole document vs urllib3 + json.loads"),
-    ("hc-py-iter", "ijson", 1.5, "Python path streaming (iter_json) vs ijson yajl2_c, use_float=True"),
-    ("hc-py-items", "ijson", 1.5, "Python path streaming (JSONItems) vs ijson yajl2_c, use_float=True"),
+    ("hc-py-iter", "ijson", "≥ 1.5", "Python path streaming (iter_json) vs ijson yajl2_c, use_float=True"),
+    ("hc-py-items", "ijson", "≥ 1.5", "Python path streaming (JSONItems) vs ijson yajl2_c, use_float=True"),
     ("hc-py-iter", "ijson-decimal", None, "the same vs ijson's default (Decimals)"),
 ]
 
@@ -64,10 +61,6 @@ RSS_TARGETS = {"hc-c-items": 32, "hc-c-batches": 32, "hc-py-items": 32, "hc-py-i
 def section(mbps: dict, cpu: dict, rss: dict) -> str:
     meta = rc.meta
     rounds = sorted({r for per in mbps.values() for r in per})
-    med = {c: statistics.median(per.values()) for c, per in mbps.items()}
-    cpu_med = {c: statistics.median(per.values()) for c, per in cpu.items()}
-    rss_max = {c: max(per.values()) for c, per in rss.items()}
-    order = [c for c in LABELS if c in mbps]
     size = int(meta("SIZE", "0") or 0)
 
     lines = [SECTION, ""]
@@ -85,38 +78,15 @@ def section(mbps: dict, cpu: dict, rss: dict) -> str:
                  f"(bytes and element count). {len(rounds)} rounds, contestants interleaved "
                  f"round-robin (the first rotating each round); {meta('ELAPSED')} s of "
                  f"measuring, load average {meta('LOAD')}. MB/s = 10^6 bytes of JSON "
-                 f"per second of wall time, median of the rounds. CPU = the client process's user + "
-                 f"system CPU seconds (every thread) per 10^9 bytes, median of the rounds: on this "
+                 f"per second of wall time, in each round. CPU = the client process's user + "
+                 f"system CPU seconds (every thread) per 10^9 bytes: on this "
                  f"shared machine wall time swings with other work, CPU per byte far less, so the "
                  f"**CPU ratio** (the baseline's CPU per byte over the contestant's: the speed ratio "
-                 f"had both had the CPU to themselves) is the figure the verdict uses; the wall-time "
-                 f"ratio is beside it.")
+                 f"had both had the CPU to themselves) has a verdict beside the wall-time ratio's. Ratios are taken round by round and given as their median and min–max.")
     lines.append("")
-    lines.append("| Ratio | What | CPU ratio | Wall-time ratio (of medians) | Wall per-round (min–max) | Target | |")
-    lines.append("|---|---|---:|---:|---:|---:|---|")
-    for num, den, target, what in RATIOS:
-        if num not in mbps or den not in mbps:
-            continue
-        ratio, spread, cpu_ratio = rc.ratio_figures(med, mbps, cpu_med, num, den, rounds, ".2f")
-        if target is None:
-            verdict, tgt = "context", "–"
-        elif target == 1.0:
-            verdict, tgt = ("met" if cpu_ratio > target else "**missed**"), "> 1"
-        else:
-            verdict, tgt = ("met" if cpu_ratio >= target else "**missed**"), f"≥ {target:.2f}"
-        lines.append(f"| {num} / {den} | {what} | {cpu_ratio:.2f} | {ratio:.2f} | {spread} | {tgt} | {verdict} |")
+    lines += rc.ratio_table(RATIOS, mbps, cpu)
     lines.append("")
-    lines.append("| Contestant | | CPU s/GB | MB/s at that CPU | Median MB/s (wall) | "
-                 + rc.round_headers(rounds) + " | Peak RSS growth | RSS target |")
-    lines.append("|---|---|---:|---:|---:|" + "---:|" * len(rounds) + "---:|---|")
-    for c in order:
-        cells = rc.round_cells(mbps[c], rounds, ".0f")
-        mib = rss_max[c] / 1048576
-        tgt = ""
-        if c in RSS_TARGETS:
-            tgt = f"≤ {RSS_TARGETS[c]} MiB: " + ("met" if mib <= RSS_TARGETS[c] else "**missed**")
-        lines.append(f"| {c} | {LABELS[c]} | {cpu_med[c]:.2f} | {1000 / cpu_med[c]:.0f} | {med[c]:.0f} | "
-                     f"{cells} | {mib:.1f} MiB | {tgt} |")
+    lines += rc.contestant_table(LABELS, mbps, cpu, rss, RSS_TARGETS)
     lines.append("")
     lines.append("MB/s at that CPU = 1000 / (CPU s/GB): the speed with a whole core. Peak RSS growth = "
                  "the highest over the rounds of VmHWM (reset after setup) minus VmRSS after setup; "
@@ -125,19 +95,5 @@ def section(mbps: dict, cpu: dict, rss: dict) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    results_path, output = sys.argv[1], sys.argv[2]
-    mbps: dict = defaultdict(dict)
-    cpu: dict = defaultdict(dict)
-    rss: dict = defaultdict(dict)
-    with open(results_path) as f:
-        for row in csv.DictReader(f, delimiter="\t"):
-            c, r = row["contestant"], int(row["round"])
-            mbps[c][r] = float(row["mbps"])
-            cpu[c][r] = float(row["cpu_s_per_gb"])
-            rss[c][r] = int(row["rss_bytes"])
-    return rc.publish(SECTION, output, bool(mbps), lambda: section(mbps, cpu, rss))
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(rc.report_rounds(SECTION, section))

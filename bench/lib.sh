@@ -1,4 +1,4 @@
-# Shared by the benchmark scripts (run.sh, requests.sh, json.sh, bodies.sh); sourced, not run:
+# Shared by the benchmark scripts (run.sh, requests.sh, json.sh, bodies.sh, records.sh...); sourced, not run:
 #
 #   HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 #   BENCH_TAG=bench                     # the log prefix, "[bench] ..."
@@ -235,4 +235,49 @@ bench_export_meta() {
     BENCH_META_PYTHON="$("$PYTHON" -c 'import platform; print(platform.python_version())')"
     export BENCH_META_CURL BENCH_META_PYTHON
     if [ -n "${NGINX_VERSION:-}" ]; then export BENCH_META_NGINX=$NGINX_VERSION; fi
+}
+
+# bench_warm_up ID...: one pass of each contestant (the script's `measure ID 1`), logged; those
+# not installed (exit 3) are skipped, BENCH_ONLY (the script's ONLY) keeps only those it names.
+# Sets ACTIVE to the contestants that ran. A failure ends the run.
+bench_warm_up() {
+    local id m rc mbps cpu rss
+    bench_log "warm-up: one pass each"
+    ACTIVE=()
+    for id in "$@"; do
+        if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $id "* ]]; then continue; fi
+        if m=$(measure "$id" 1); then
+            ACTIVE+=("$id")
+            read -r mbps cpu rss <<<"$m"
+            bench_log "  $(printf '%-16s' "$id") $mbps MB/s  CPU $cpu s/GB  RSS +$((rss / 1048576)) MiB"
+        else
+            rc=$?
+            [ "$rc" -eq 3 ] && { bench_log "  $id: not installed, skipped"; continue; }
+            bench_die "warm-up of $id failed"
+        fi
+    done
+}
+
+# bench_rounds: ROUNDS rounds of the ACTIVE contestants, `measure ID COUNT` each, interleaved
+# round-robin with the first rotating each round. Writes RESULTS ($TMP/results.tsv: round,
+# contestant, mbps, cpu_s_per_gb, rss_bytes; copied to BENCH_KEEP_RESULTS if set) and sets
+# ELAPSED, LOAD_BEFORE and LOAD_AFTER.
+bench_rounds() {
+    local round k id m mbps cpu rss start n=${#ACTIVE[@]}
+    RESULTS="$TMP/results.tsv"
+    printf 'round\tcontestant\tmbps\tcpu_s_per_gb\trss_bytes\n' >"$RESULTS"
+    LOAD_BEFORE=$(bench_loadavg)
+    start=$(date +%s)
+    for round in $(seq "$ROUNDS"); do
+        for k in $(seq 0 $((n - 1))); do
+            id=${ACTIVE[$(((k + round - 1) % n))]}
+            m=$(measure "$id" "$COUNT") || bench_die "$id failed in round $round"
+            read -r mbps cpu rss <<<"$m"
+            printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$id" "$mbps" "$cpu" "$rss" >>"$RESULTS"
+            bench_log "round $round/$ROUNDS  $(printf '%-16s' "$id") $mbps MB/s  (CPU $cpu s/GB, RSS +$((rss / 1048576)) MiB)"
+        done
+    done
+    ELAPSED=$(($(date +%s) - start))
+    LOAD_AFTER=$(bench_loadavg)
+    [ -z "${BENCH_KEEP_RESULTS:-}" ] || cp "$RESULTS" "$BENCH_KEEP_RESULTS"
 }

@@ -8,7 +8,7 @@
 #
 #   bash bench/records.sh
 #
-# Knobs (environment): BENCH_RECORDS_MB (100), BENCH_ROUNDS (3), BENCH_COUNT (1),
+# Knobs (environment): BENCH_RECORDS_MB (100), BENCH_ROUNDS (5), BENCH_COUNT (1),
 # BENCH_SERVER_CPU (0), BENCH_CLIENT_CPU (1), BENCH_OUTPUT (BENCHMARKS.md), BENCH_TIMEOUT (300),
 # BENCH_LIBDIR (build), BENCH_ONLY (contestants to run, default all), PYTHON (python3).
 set -euo pipefail
@@ -17,7 +17,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_TAG=records-bench
 . "$HERE/lib.sh"
 SIZE_MB=${BENCH_RECORDS_MB:-100}
-ROUNDS=${BENCH_ROUNDS:-3}
+ROUNDS=${BENCH_ROUNDS:-5}
 COUNT=${BENCH_COUNT:-1}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
@@ -84,41 +84,9 @@ measure() {
     bench_mbps "$id" "$out" rss
 }
 
-# --- Warm-up and availability (one pass each) -------------------------------------------------
-bench_log "warm-up: one pass each"
-ACTIVE=()
-for entry in "${CONTESTANTS[@]}"; do
-    id=${entry%%|*}
-    if [ -n "$ONLY" ] && [[ " $ONLY " != *" $id "* ]]; then continue; fi
-    if m=$(measure "$id" 1); then
-        ACTIVE+=("$id")
-        read -r mbps cpu rss <<<"$m"
-        bench_log "  $(printf '%-16s' "$id") $mbps MB/s  CPU $cpu s/GB  RSS +$((rss / 1048576)) MiB"
-    else
-        rc=$?
-        [ "$rc" -eq 3 ] && { bench_log "  $id: not installed, skipped"; continue; }
-        bench_die "warm-up of $id failed"
-    fi
-done
-
-# --- Rounds, interleaved; the starting contestant rotates each round ---------------------------
-RESULTS="$TMP/results.tsv"
-printf 'round\tcontestant\tmbps\tcpu_s_per_gb\trss_bytes\n' >"$RESULTS"
-LOAD_BEFORE=$(bench_loadavg)
-START=$(date +%s)
-n=${#ACTIVE[@]}
-for round in $(seq "$ROUNDS"); do
-    for k in $(seq 0 $((n - 1))); do
-        id=${ACTIVE[$(((k + round - 1) % n))]}
-        m=$(measure "$id" "$COUNT") || bench_die "$id failed in round $round"
-        read -r mbps cpu rss <<<"$m"
-        printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$id" "$mbps" "$cpu" "$rss" >>"$RESULTS"
-        bench_log "round $round/$ROUNDS  $(printf '%-16s' "$id") $mbps MB/s  (CPU $cpu s/GB, RSS +$((rss / 1048576)) MiB)"
-    done
-done
-ELAPSED=$(($(date +%s) - START))
-LOAD_AFTER=$(bench_loadavg)
-[ -n "${BENCH_KEEP_RESULTS:-}" ] && cp "$RESULTS" "$BENCH_KEEP_RESULTS"
+# --- Warm-up, then the rounds (bench/lib.sh) --------------------------------------------------
+bench_warm_up "${CONTESTANTS[@]%%|*}"
+bench_rounds
 
 # --- Report -----------------------------------------------------------------------------------
 bench_export_meta

@@ -21,24 +21,8 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
-
-def status_bytes(field: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field):
-                return int(line.split()[1]) * 1024
-    return -1
-
-
-def rss_baseline() -> int:
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-    except OSError:
-        pass
-    return status_bytes("VmRSS:")
+import json_bench  # bench/json_bench.py, same folder
 
 
 def make(mode: str, url: str):
@@ -94,20 +78,7 @@ def make(mode: str, url: str):
 
 
 def main() -> int:
-    mode, url, count, expected_bytes, expected = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    fetch = make(mode, url)
-    base = rss_baseline()
-    cpu0, t0 = time.process_time(), time.perf_counter()
-    for _ in range(count):
-        got = fetch()
-        if got != expected:
-            print(f"{mode}: {got} records, expected {expected}", file=sys.stderr)
-            return 1
-    elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    total = expected_bytes * count
-    rss = status_bytes("VmHWM:") - base
-    print(f"MBPS {total / elapsed / 1e6:.1f} bytes={total} seconds={elapsed:.3f} cpu={cpu:.3f} rss={rss}")
-    return 0
+    return json_bench.run(make, __doc__)  # the timing, checks and output of bench/json_bench.py
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""What the four report writers (report.py, requests_report.py, json_report.py,
-bodies_report.py) share: the run's facts from the BENCH_META_* environment variables, the
+"""What the report writers (report.py, requests_report.py, json_report.py, bodies_report.py,
+records_report.py) share: the run's facts from the BENCH_META_* environment variables, the
 machine's facts, the per-round table cells, and replacing one "## " section of BENCHMARKS.md.
 """
 
@@ -10,6 +10,7 @@ import datetime
 import os
 import platform
 import re
+import statistics
 import sys
 from typing import Callable, Iterable
 
@@ -128,3 +129,76 @@ def publish(section: str, output: str, have_results: bool, make_text: Callable[[
     replace_section(output, section, text)
     print(text)
     return 0
+
+
+# -- Contestant benchmarks (json.sh, records.sh): MB/s, CPU per byte and RSS per round ----------
+
+def read_rounds(path: str) -> tuple[dict, dict, dict]:
+    """bench_rounds' results (bench/lib.sh): per contestant, per round, the MB/s, the CPU
+    seconds per 10^9 bytes and the peak RSS growth in bytes."""
+    mbps: dict = {}
+    cpu: dict = {}
+    rss: dict = {}
+    for row in read_tsv(path):
+        c, r = row["contestant"], int(row["round"])
+        mbps.setdefault(c, {})[r] = float(row["mbps"])
+        cpu.setdefault(c, {})[r] = float(row["cpu_s_per_gb"])
+        rss.setdefault(c, {})[r] = int(row["rss_bytes"])
+    return mbps, cpu, rss
+
+
+def _median_and_spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f} ({spread(ratios, '.2f')})" if ratios else "–"
+
+
+def _verdict(target: str, ratios: list[float]) -> str:
+    op, value = target.split()
+    m = statistics.median(ratios) if ratios else float("nan")
+    return "met" if (m > float(value) if op == ">" else m >= float(value)) else "**missed**"
+
+
+def ratio_table(ratios: list[tuple[str, str, str | None, str]], mbps: dict, cpu: dict) -> list[str]:
+    """The ratios table: for each (numerator, denominator, target, what), the same-round
+    ratios of CPU per byte (the baseline's over the contestant's: the speed ratio had each had
+    the CPU to itself, steady on a shared machine) and of wall-time speed (what a user sees,
+    with any parallelism; trustworthy on a quiet machine), each as the median of the rounds
+    and their min–max. A target is "≥ 1.5" or "> 1", met by the median, None for context."""
+    lines = ["| Ratio | What | CPU ratio per round: median (min–max) | Wall-time ratio per round: median "
+             "(min–max) | Target | CPU verdict | Wall verdict |", "|---|---|---:|---:|---:|---|---|"]
+    rounds = sorted({r for per in mbps.values() for r in per})
+    for num, den, target, what in ratios:
+        if num not in mbps or den not in mbps:
+            continue
+        cpu_ratios = round_ratios(cpu[den], cpu[num], rounds)   # CPU per byte: less is faster
+        wall = round_ratios(mbps[num], mbps[den], rounds)
+        verdicts = "context | context" if target is None else f"{_verdict(target, cpu_ratios)} | {_verdict(target, wall)}"
+        lines.append(f"| {num} / {den} | {what} | {_median_and_spread(cpu_ratios)} | {_median_and_spread(wall)} | "
+                     f"{target or '–'} | {verdicts} |")
+    return lines
+
+
+def contestant_table(labels: dict[str, str], mbps: dict, cpu: dict, rss: dict,
+                     rss_targets: dict[str, int]) -> list[str]:
+    """The contestants table: CPU s/GB (median), MB/s at that CPU, median and per-round MB/s,
+    peak RSS growth (the highest of the rounds) against its target in MiB, if any."""
+    rounds = sorted({r for per in mbps.values() for r in per})
+    lines = ["| Contestant | | CPU s/GB | MB/s at that CPU | Median MB/s (wall) | " + round_headers(rounds)
+             + " | Peak RSS growth | RSS target |",
+             "|---|---|---:|---:|---:|" + "---:|" * len(rounds) + "---:|---|"]
+    for c in [c for c in labels if c in mbps]:
+        cpu_med = statistics.median(cpu[c].values())
+        mib = max(rss[c].values()) / 1048576
+        tgt = ""
+        if c in rss_targets:
+            tgt = f"≤ {rss_targets[c]} MiB: " + ("met" if mib <= rss_targets[c] else "**missed**")
+        lines.append(f"| {c} | {labels[c]} | {cpu_med:.2f} | {1000 / cpu_med:.0f} | "
+                     f"{statistics.median(mbps[c].values()):.0f} | {round_cells(mbps[c], rounds, '.0f')} | "
+                     f"{mib:.1f} MiB | {tgt} |")
+    return lines
+
+
+def report_rounds(section: str, make_text: Callable[[dict, dict, dict], str]) -> int:
+    """A contestant benchmark's report writer: `python3 X_report.py RESULTS.tsv BENCHMARKS.md`
+    reads bench_rounds' results and publishes `make_text(mbps, cpu, rss)` as `section`."""
+    mbps, cpu, rss = read_rounds(sys.argv[1])
+    return publish(section, sys.argv[2], bool(mbps), lambda: make_text(mbps, cpu, rss))
