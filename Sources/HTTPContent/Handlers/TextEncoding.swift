@@ -133,6 +133,11 @@ public struct StreamingTextDecoder: Sendable {
         // and decoding resumes at the first byte that broke it. So the result never depends on
         // where chunks split, and equals String(decoding:as: UTF8.self).
         decoding: while i < n {
+            // ASCII, eight bytes at a time.
+            if i + 8 <= n, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+                continue
+            }
             let b = bytes[i]
             if b < 0x80 { i += 1; continue }
             let need: Int

@@ -255,7 +255,9 @@ public enum JSONPythonMarshal {
 /// list of documents, open containers closed with `allowPartialValues`). `keepNumberText` is
 /// not supported (the handler refuses it).
 final class JSONPythonMarshalWriter: JSONEventSink {
-    private var w = JSONPythonMarshal.Writer()
+    // Written at every parse event: no dynamic exclusivity checks (a tenth of a record
+    // stream's instructions went to them; nothing here is reentered).
+    @exclusivity(unchecked) private var w = JSONPythonMarshal.Writer()
     private let removeNulls: Bool
     private let strictUTF8: Bool
     private let multiple: Bool
@@ -272,7 +274,7 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     @exclusivity(unchecked) private var frames: [Frame] = []
     @exclusivity(unchecked) private var inObject = false
     @exclusivity(unchecked) private var documents: Int32 = 0
-    private var rootCountAt = 0
+    @exclusivity(unchecked) private var rootCountAt = 0
     /// The member name just written, not yet followed by its value: where it starts, and the
     /// reference slot it registered (to undo both when removeNulls drops the member).
     @exclusivity(unchecked) private var keyAt = -1

@@ -9,10 +9,11 @@ import HTTPContent
 /// value ended (a record may still be open after it).
 private final class MarshalRecordSink: JSONEventSink {
     let writer: JSONPythonMarshalWriter
-    private var depth = 0
-    private(set) var completeBytes: Int
-    private(set) var completeCount: Int32 = 0
-    private(set) var completeRefs: Int32 = 0
+    // Updated at every parse event: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var depth = 0
+    @exclusivity(unchecked) private(set) var completeBytes: Int
+    @exclusivity(unchecked) private(set) var completeCount: Int32 = 0
+    @exclusivity(unchecked) private(set) var completeRefs: Int32 = 0
 
     init(_ writer: JSONPythonMarshalWriter) {
         self.writer = writer
@@ -55,9 +56,9 @@ private final class MarshalRecordTarget: JSONRecordTarget {
     private let sink: MarshalRecordSink
     private let batchBytes: Int
     private let deliver: Deliver
-    private var committedBytes: Int
-    private var committedCount: Int32 = 0
-    private var committedRefs: Int32 = 0
+    @exclusivity(unchecked) private var committedBytes: Int
+    @exclusivity(unchecked) private var committedCount: Int32 = 0
+    @exclusivity(unchecked) private var committedRefs: Int32 = 0
 
     init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
         sink = MarshalRecordSink(JSONPythonMarshalWriter(options: options, list: true, pythonNumbers: true))

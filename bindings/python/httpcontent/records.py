@@ -162,7 +162,8 @@ def _split_batch(data: int | None, size: int, count: int) -> list[str]:
     """A batch of lines: their UTF-8 joined with LF."""
     if count == 1 and size == 0:
         return [""]
-    return ctypes.string_at(data or 0, size).decode("utf-8").split("\n")
+    # Decoded in place (the batch is valid during the call): no copy to bytes first.
+    return str((ctypes.c_char * size).from_address(data or 0), "utf-8").split("\n")
 
 
 # -- JSON records
