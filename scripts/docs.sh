@@ -10,7 +10,9 @@
 #
 # Fails when DocC reports any warning other than an undocumented parameter: an unresolved or
 # ambiguous ``Symbol`` or <doc:Article> link, a topic that names nothing, a malformed catalog.
-# Undocumented parameters are counted, not fatal. CI runs it (.ci/run) before the test suites.
+# Also fails when a public member of the core's main types (Client, Request, Response, the
+# handlers...) or anything public in HTTPContentFoundation has no doc comment. Undocumented
+# parameters are listed and counted, not fatal. CI runs it (.ci/run) before the test suites.
 #   bash scripts/docs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,9 +29,10 @@ for module in HTTPContent HTTPContentFoundation; do
   [ -f "$graphs/$module.symbols.json" ] || { tail -30 "$work/dump.log"; echo "docs: no symbol graph for $module"; exit 1; }
 done
 
-# The main types, and each of their members, carry a doc comment (DocC shows the rest
+# The core's main types, and each of their members, carry a doc comment (DocC shows the rest
 # undocumented); an addition without one fails here.
-python3 - "$graphs/HTTPContent.symbols.json" <<'PY' || exit 1
+# HTTPContentFoundation is small: all of its public API.
+python3 - "$graphs/HTTPContent.symbols.json" "$graphs"/HTTPContentFoundation*.symbols.json <<'PY' || exit 1
 import json, sys
 MAIN = {"Client", "Request", "Response", "ResponseHead", "ContentHandler", "SelectiveHandler",
         "HTTPContentError", "CancellationToken", "Acceptance", "Bytes", "Text", "JSON", "JSONItems",
@@ -44,6 +47,8 @@ for symbol in json.load(open(sys.argv[1]))["symbols"]:
     if len(path) == 2 and path[0] not in ("ContentHandler", "SelectiveHandler") and path[1] in INHERITED:
         continue
     missing.append(".".join(path))
+for graph in sys.argv[2:]:
+    missing += [".".join(s["pathComponents"]) for s in json.load(open(graph))["symbols"] if "docComment" not in s]
 if missing:
     print("docs: public API of the main types without a doc comment:", ", ".join(sorted(set(missing))))
     sys.exit(1)
