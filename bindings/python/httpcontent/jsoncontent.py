@@ -255,7 +255,9 @@ def _iter_json(client: Any, url: str, prefix: str, method: str, buffer: int,
     feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
         for text in feed.batches():
-            yield from marshal.loads(text)
+            with _GCPaused():   # a batch's values hold no cycles
+                values = marshal.loads(text)
+            yield from values
     finally:
         handler.close()
 
@@ -305,7 +307,9 @@ async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
     transfer: asyncio.Future[Any] = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
     try:
         async for text in feed.drain(transfer):
-            for value in marshal.loads(text):
+            with _GCPaused():   # a batch's values hold no cycles
+                values = marshal.loads(text)
+            for value in values:
                 yield value
         transfer.result()   # raises the request's error
     finally:
