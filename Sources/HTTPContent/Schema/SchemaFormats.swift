@@ -144,10 +144,16 @@ enum SchemaFormatChecks {
         }
         guard let dateUnits = component(Array("YMWD".utf8)) else { return false }
         if dateUnits.contains(0x57) && dateUnits.count > 1 { return false }
+        // RFC 3339 appendix A: the units present are consecutive (years and days need months;
+        // hours and seconds need minutes).
+        func consecutive(_ units: [UInt8], _ order: String) -> Bool {
+            units.isEmpty || order.contains(String(decoding: units, as: UTF8.self))
+        }
+        if !dateUnits.contains(0x57) && !consecutive(dateUnits, "YMD") { return false }
         var timeUnits: [UInt8] = []
         if it.first == 0x54 {
             it = it.dropFirst()
-            guard let t = component(Array("HMS".utf8)), !t.isEmpty, it.isEmpty else { return false }
+            guard let t = component(Array("HMS".utf8)), !t.isEmpty, it.isEmpty, consecutive(t, "HMS") else { return false }
             timeUnits = t
             if dateUnits.contains(0x57) { return false }
         }
@@ -259,7 +265,14 @@ enum SchemaFormatChecks {
         }
         if let authority = parts.authority {
             var host = Substring(authority)
-            if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
+            // authority = [ userinfo "@" ] host [ ":" port ]: one "@" at most, no brackets in
+            // the userinfo, and a port of digits only.
+            if let at = host.firstIndex(of: "@") {
+                let userinfo = host[..<at]
+                if userinfo.contains("[") || userinfo.contains("]") { return false }
+                host = host[host.index(after: at)...]
+                if host.contains("@") { return false }
+            }
             if host.hasPrefix("[") {
                 guard let close = host.firstIndex(of: "]") else { return false }
                 let literal = String(host[host.index(after: host.startIndex)..<close])
@@ -268,6 +281,8 @@ enum SchemaFormatChecks {
                 guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isNumber)) else { return false }
             } else if host.contains("[") || host.contains("]") {
                 return false
+            } else if let colon = host.firstIndex(of: ":") {
+                guard host[host.index(after: colon)...].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
             }
         } else if s.contains("[") || s.contains("]") {
             return false
