@@ -126,8 +126,9 @@ public final class LineBatcher {
     public typealias OnBatch = (UnsafeRawBufferPointer, Int) throws -> Void
     private let batchBytes: Int
     private let onBatch: OnBatch
-    private var text: [UInt8] = []
-    private var lines = 0
+    // Touched for every line: no dynamic exclusivity checks (nothing here is reentered).
+    @exclusivity(unchecked) private var text: [UInt8] = []
+    @exclusivity(unchecked) private var lines = 0
 
     public init(batchBytes: Int = 64 * 1024, onBatch: @escaping OnBatch) {
         self.batchBytes = max(1, batchBytes)
