@@ -16,7 +16,7 @@ from . import _ffi
 from ._handle import Handle
 from .errors import InvalidArgument, check
 from .handlers import Handler
-from . import bodies as _bodies  # noqa: F401  (declares hc_buffer_free)
+from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport]  (declares hc_buffer_free)
 
 if TYPE_CHECKING:
     from .schema import Schema
@@ -180,6 +180,11 @@ def _seconds_since_1970(d: _datetime.datetime) -> float:
     return (d - _EPOCH).total_seconds()
 
 
+def _is(v: object, kinds: type | tuple[type, ...]) -> bool:
+    """isinstance without narrowing: the walk below declares the container types it reads."""
+    return isinstance(v, kinds)
+
+
 def _build(obj: Any, encode: Callable[[Any], Any] | None = None) -> _Value:
     """`obj` as a library plist value, walked without recursion. `encode` turns other objects
     into ones a plist holds (a schema's transformers: uuid.UUID -> str...)."""
@@ -215,29 +220,32 @@ def _build(obj: Any, encode: Callable[[Any], Any] | None = None) -> _Value:
             elif isinstance(v, str):
                 raw = v.encode("utf-8")
                 check(lib.hc_plist_builder_string(b, raw, len(raw)))
-            elif isinstance(v, (bytes, bytearray, memoryview)):
-                raw = bytes(v)
+            elif _is(v, (bytes, bytearray, memoryview)):
+                blob: bytes | bytearray | memoryview = v
+                raw = bytes(blob)
                 check(lib.hc_plist_builder_data(b, raw, len(raw)))
             elif isinstance(v, _datetime.datetime):
                 check(lib.hc_plist_builder_date(b, _seconds_since_1970(v)))
-            elif isinstance(v, dict):
-                if id(v) in active:
+            elif _is(v, dict):
+                d: dict[Any, Any] = v
+                if id(d) in active:
                     raise ValueError("a dict that contains itself cannot be a property list")
-                active.add(id(v))
+                active.add(id(d))
                 check(lib.hc_plist_builder_begin_dict(b))
-                stack.append((2, id(v)))
-                for key, item in reversed(list(v.items())):
+                stack.append((2, id(d)))
+                for key, item in reversed(list(d.items())):
                     if not isinstance(key, str):
                         raise TypeError(f"property list keys must be str, not {type(key).__name__}")
                     stack.append((0, item))
                     stack.append((3, key))
-            elif isinstance(v, (list, tuple)):
-                if id(v) in active:
+            elif _is(v, (list, tuple)):
+                seq: list[Any] | tuple[Any, ...] = v
+                if id(seq) in active:
                     raise ValueError("a list that contains itself cannot be a property list")
-                active.add(id(v))
+                active.add(id(seq))
                 check(lib.hc_plist_builder_begin_array(b))
-                stack.append((1, id(v)))
-                for item in reversed(v):
+                stack.append((1, id(seq)))
+                for item in reversed(seq):
                     stack.append((0, item))
             elif encode is not None:
                 text = encode(v)
