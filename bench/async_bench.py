@@ -41,11 +41,33 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
 sys.path.insert(0, HERE)
+# The peers live in the bench's cache folder (as the other benchmarks' do), installed on first use.
+PYDEPS = os.environ.get("BENCH_PYDEPS", os.path.expanduser("~/.cache/httpcontent-bench/pydeps"))
+sys.path.append(PYDEPS)
 
 import httpcontent as hc  # noqa: E402
 from report_common import replace_section  # noqa: E402
 
 SECTION = "## Native asyncio (issue 15)"
+
+
+# As the other benchmarks: the server on one CPU, the client (this process) on another.
+SERVER_CPU = os.environ.get("BENCH_SERVER_CPU", "0")
+CLIENT_CPU = os.environ.get("BENCH_CLIENT_CPU", "1")
+
+
+def pinned(cpu: str) -> list[str]:
+    """A taskset prefix for a server process, when taskset and more than one CPU exist."""
+    if (os.cpu_count() or 1) < 2 or not shutil.which("taskset"):
+        return []
+    return ["taskset", "-c", cpu]
+
+
+def pin_self() -> str:
+    if (os.cpu_count() or 1) < 2:
+        return "not pinned (one CPU)"
+    os.sched_setaffinity(0, {int(CLIENT_CPU)})
+    return f"server on CPU {SERVER_CPU}, client on CPU {CLIENT_CPU}"
 
 
 def free_port() -> int:
@@ -68,7 +90,8 @@ http {{ access_log off; sendfile on; keepalive_requests 1000000; keepalive_timeo
   server {{ listen 127.0.0.1:{port}; root {root}; }} }}
 """)
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    proc = subprocess.Popen([nginx, "-c", conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(pinned(SERVER_CPU) + [nginx, "-c", conf], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
@@ -106,6 +129,16 @@ async def aiohttp_gather(session, url: str, count: int, n: int) -> None:
                 assert resp.status == 200 and len(body) == 1024
 
     await asyncio.gather(*(one() for _ in range(count)))
+
+
+def need_aiohttp() -> None:
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        print(f"aiohttp missing: pip install --target {PYDEPS} aiohttp", file=sys.stderr, flush=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", PYDEPS, "aiohttp"], check=True)
+        import importlib
+        importlib.invalidate_caches()
 
 
 async def rates(url: str, rounds: int, count: int, levels: list[int]) -> dict:
@@ -167,7 +200,8 @@ def rss_kib() -> int:
 async def hold(count: int, delay: float) -> dict:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    server = subprocess.Popen([sys.executable, "-c", SLOW_SERVER, str(delay)], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(pinned(SERVER_CPU) + [sys.executable, "-c", SLOW_SERVER, str(delay)],
+                              stdout=subprocess.PIPE, text=True)
     try:
         port = int(server.stdout.readline())
         url = f"http://127.0.0.1:{port}/slow"
@@ -209,7 +243,8 @@ def report(res: dict, held: dict | None, args) -> str:
              f"Measured by `python3 bench/async_bench.py --rounds {args.rounds} --count {args.count} "
              f"--hold {args.hold}` on {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores shared "
              "with other jobs while it ran (other engineers were building): ratios from the same "
-             "run, interleaved round by round, are the figure; absolute req/s are noise.", "",
+             "run, interleaved round by round, are the figure; absolute req/s are noise. "
+             f"Pinning: {getattr(args, 'pinning', 'none')}.", "",
              "Contestants (1 KiB file from a local nginx, keep-alive; N in flight):", "",
              "| contestant | settings |", "|---|---|",
              "| `hc-arequest` | one `hc.Client`; COUNT tasks of `await client.arequest(\"GET\", url)` under an `asyncio.Semaphore(N)`; no thread (the loop watches libcurl's sockets) |",
@@ -248,7 +283,9 @@ def main() -> int:
     ap.add_argument("--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
     args = ap.parse_args()
     root = tempfile.mkdtemp(prefix="hc-async-bench-")
+    need_aiohttp()
     nginx, url = start_nginx(root)
+    args.pinning = pin_self()
     try:
         res = asyncio.run(rates(url, args.rounds, args.count, args.levels))
     finally:

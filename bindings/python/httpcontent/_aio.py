@@ -149,11 +149,20 @@ class LoopDriver:
             self.loop.remove_writer(fd)
 
     def _on_timer(self, _userdata: int | None, ms: int) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if ms >= 0:
-            self._timer = self.loop.call_later(ms / 1000, self._timer_expired)
+        timer = self._timer
+        if ms < 0:
+            if timer is not None:
+                timer.cancel()
+                self._timer = None
+            return
+        when = self.loop.time() + ms / 1000
+        if timer is not None:
+            # libcurl re-arms its timer on most calls, often for the same moment: keep the
+            # handle then (a new one costs a heap push, and the cancelled one stays in the heap).
+            if abs(timer.when() - when) < 0.001:
+                return
+            timer.cancel()
+        self._timer = self.loop.call_at(when, self._timer_expired)
 
     def _on_done(self, userdata: int | None, code: int, response: int | None) -> None:
         entry = self._waiting.pop(userdata or 0, None)

@@ -391,12 +391,11 @@ class Client(Handle):
         """Adds `request` to `driver` and waits for its outcome; a cancelled wait cancels the
         transfer (with a token of its own unless the request brought one)."""
         token = request.options.get("cancel")
+        own = None
         if token is None:
-            token = CancelToken()
-            options = request.options.copy()
-            options["cancel"] = token
-            request = Request(request.method, request.url, **options)
-        future = driver.add(_prepare(request, self._bytes or self._default_bytes(), self._auth_hook))
+            token = own = CancelToken()
+        future = driver.add(_prepare(request, self._bytes or self._default_bytes(), self._auth_hook,
+                                     cancel=own))
         try:
             return await future
         except asyncio.CancelledError:
@@ -464,17 +463,39 @@ class _Prepared:
                 lib.hc_response_free(response)
 
 
-def _prepare(request: Request, default: Handler, auth_hook: Any = None) -> _Prepared:
+# Options that leave nothing to set but the handler and the cancellation token.
+_LEAN_OPTIONS = frozenset({"handler", "cancel"})
+
+
+def _prepare(request: Request, default: Handler, auth_hook: Any = None,
+             cancel: CancelToken | None = None) -> _Prepared:
     """The native request of `request`; `default` (the client's shared `Bytes`) is its handler
-    if it names none; `auth_hook` the client's custom auth, used when the request has none."""
+    if it names none; `auth_hook` the client's custom auth, used when the request has none;
+    `cancel` a token to set when the request brings none (arequest's own)."""
     lib = _ffi.lib()
     o = request.options
+    if cancel is None:
+        cancel = o.get("cancel")
+    if auth_hook is None and _LEAN_OPTIONS.issuperset(o):
+        # A plain request (most of arequest's and amap's): three calls instead of the full walk.
+        handler = o.get("handler") or default
+        native = _Request(lib.hc_request_new(_ffi.text(request.method), _ffi.text(request.url)))
+        raised: list[BaseException] = []
+        try:
+            native_handler = handler._native_for(raised)
+            check(lib.hc_request_set_handler(native, native_handler))
+            if cancel is not None:
+                check(lib.hc_request_set_cancel(native, cancel))
+        except BaseException:
+            native.close()
+            raise
+        return _Prepared(native, handler, [native_handler], raised)
     unknown = set(o) - REQUEST_OPTION_NAMES
     if unknown:
         raise TypeError(f"unknown request options: {', '.join(sorted(unknown))}")
     handler = o.get("handler") or default
     native = _Request(lib.hc_request_new(_ffi.text(request.method), _ffi.text(request.url)))
-    raised: list[BaseException] = []
+    raised = []
     keep: list[Any] = []
     try:
         for name, value in _pairs(o.get("headers")):
@@ -505,7 +526,6 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None) -> _Prep
         proxy = o.get("proxy")
         if proxy is not None:
             check(lib.hc_request_set_proxy(native, _ffi.text(proxy)))
-        cancel = o.get("cancel")
         if cancel is not None:
             check(lib.hc_request_set_cancel(native, cancel))
         progress = o.get("progress")
