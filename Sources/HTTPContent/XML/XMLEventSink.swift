@@ -1,26 +1,26 @@
 import CXML2
 
 /// A start tag as libxml2's SAX2 reports it: pointers valid only during the call.
-struct XMLStartTag {
-    let localname: UnsafePointer<UInt8>
-    let prefix: UnsafePointer<UInt8>?
-    let uri: UnsafePointer<UInt8>?
+package struct XMLStartTag {
+    package let localname: UnsafePointer<UInt8>
+    package let prefix: UnsafePointer<UInt8>?
+    package let uri: UnsafePointer<UInt8>?
     /// `nbNamespaces` pairs (prefix or nil, URI).
-    let nbNamespaces: Int
+    package let nbNamespaces: Int
     let namespaces: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
     /// `nbAttributes` quintuples (localname, prefix, URI, value start, value end).
-    let nbAttributes: Int
+    package let nbAttributes: Int
     let attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
 
-    func attributeValue(_ i: Int) -> UnsafeBufferPointer<UInt8> {
+    package func attributeValue(_ i: Int) -> UnsafeBufferPointer<UInt8> {
         guard let attributes, let start = attributes[i * 5 + 3], let end = attributes[i * 5 + 4] else {
             return UnsafeBufferPointer(start: nil, count: 0)
         }
         return UnsafeBufferPointer(start: start, count: end - start)
     }
-    func attributeName(_ i: Int) -> UnsafePointer<UInt8>? { attributes?[i * 5] }
-    func attributePrefix(_ i: Int) -> UnsafePointer<UInt8>? { attributes?[i * 5 + 1] }
-    func attributeURI(_ i: Int) -> UnsafePointer<UInt8>? { attributes?[i * 5 + 2] }
+    package func attributeName(_ i: Int) -> UnsafePointer<UInt8>? { attributes?[i * 5] }
+    package func attributePrefix(_ i: Int) -> UnsafePointer<UInt8>? { attributes?[i * 5 + 1] }
+    package func attributeURI(_ i: Int) -> UnsafePointer<UInt8>? { attributes?[i * 5 + 2] }
 
     /// The element with its attributes and namespace declarations, no children.
     func element() -> XMLElement {
@@ -56,7 +56,7 @@ func xmlString(_ buffer: UnsafeBufferPointer<UInt8>) -> String {
 /// What the push parser tells its consumer (tree builder, path matcher, events, pickle writer).
 /// Text may arrive in several pieces; CDATA pieces say so. Throwing `StopTransfer` stops the
 /// parse with success; anything else fails it.
-protocol XMLEventSink: AnyObject {
+package protocol XMLEventSink: AnyObject {
     func start(_ tag: XMLStartTag, depth: Int) throws
     func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws
     func comment(_ bytes: UnsafeBufferPointer<UInt8>) throws

@@ -155,12 +155,12 @@ public final class XMLEvents: SelectiveHandler {
 }
 
 /// What every XML handler does at header time and with an empty body.
-enum XMLAcceptance {
-    static func prepare(_ request: inout Request) {
+package enum XMLAcceptance {
+    package static func prepare(_ request: inout Request) {
         if !request.headers.contains("Accept") { request.headers.add("Accept", "application/xml, text/xml") }
     }
 
-    static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: XMLOptions) throws {
+    package static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: XMLOptions) throws {
         try acceptance.check(head)
         if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize),
            !head.hasNoBodyByDefinition {
@@ -170,14 +170,14 @@ enum XMLAcceptance {
     }
 
     /// The options for this response: its Content-Type charset, unless the caller set an encoding.
-    static func options(_ options: XMLOptions, _ head: ResponseHead?) -> XMLOptions {
+    package static func options(_ options: XMLOptions, _ head: ResponseHead?) -> XMLOptions {
         guard options.encoding == nil, let charset = head?.contentType?.charset, !charset.isEmpty else { return options }
         var o = options
         o.encoding = charset
         return o
     }
 
-    static func acceptEmptyBody(allowEmpty: Bool, _ head: ResponseHead?) throws(HTTPContentError) {
+    package static func acceptEmptyBody(allowEmpty: Bool, _ head: ResponseHead?) throws(HTTPContentError) {
         if allowEmpty || head?.hasNoBodyByDefinition == true { return }
         throw HTTPContentError(.decode, "the body is empty, which is not XML (allowEmpty accepts it)",
                                response: head, offset: 0)

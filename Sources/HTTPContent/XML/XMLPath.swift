@@ -74,9 +74,9 @@ public struct XMLPath: Sendable, Equatable, CustomStringConvertible, Expressible
 
 /// Follows the element stack against several paths and hands every event inside a matching
 /// element to `capture`; everything else is dropped as it is read (no text is copied).
-final class XMLPathMatcher: XMLEventSink {
+package final class XMLPathMatcher: XMLEventSink {
     /// Receives the events of one matching element at a time; `done(path:)` when it has ended.
-    typealias Capture = XMLEventSink & XMLCaptureEnd
+    package typealias Capture = XMLEventSink & XMLCaptureEnd
 
     let paths: [XMLPath]
     private let capture: any Capture
@@ -87,7 +87,7 @@ final class XMLPathMatcher: XMLEventSink {
     private var active: (path: Int, depth: Int)?
     private(set) var delivered = 0
 
-    init(paths: [XMLPath], limit: Int?, capture: any Capture) throws(HTTPContentError) {
+    package init(paths: [XMLPath], limit: Int?, capture: any Capture) throws(HTTPContentError) {
         guard !paths.isEmpty, paths.count <= 64 else {
             throw HTTPContentError(.invalidArgument, "give 1 to 64 element paths (got \(paths.count))")
         }
@@ -101,7 +101,7 @@ final class XMLPathMatcher: XMLEventSink {
         matched = Array(repeating: 0, count: paths.count)
     }
 
-    func start(_ tag: XMLStartTag, depth: Int) throws {
+    package func start(_ tag: XMLStartTag, depth: Int) throws {
         if active != nil {
             try capture.start(tag, depth: depth)
             return
@@ -116,15 +116,15 @@ final class XMLPathMatcher: XMLEventSink {
         }
     }
 
-    func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws {
+    package func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws {
         if active != nil { try capture.text(bytes, cdata: cdata) }
     }
 
-    func comment(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    package func comment(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         if active != nil { try capture.comment(bytes) }
     }
 
-    func end(depth: Int) throws {
+    package func end(depth: Int) throws {
         for i in matched.indices where matched[i] == depth { matched[i] = depth - 1 }
         guard let (path, at) = active else { return }
         try capture.end(depth: depth)
@@ -138,6 +138,6 @@ final class XMLPathMatcher: XMLEventSink {
 }
 
 /// Told when a captured element is complete.
-protocol XMLCaptureEnd: AnyObject {
+package protocol XMLCaptureEnd: AnyObject {
     func done(path: Int) throws
 }

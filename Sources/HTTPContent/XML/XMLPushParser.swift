@@ -4,15 +4,15 @@ import CXML2
 /// parsed at once, events go to the sink as they are found, and nothing of the document is kept
 /// here. Secure by default (see `XMLOptions`): no DTD or external entity is ever loaded, no
 /// network access, internal entity expansion is bounded, depth and size are limited.
-final class XMLPushParser {
+package final class XMLPushParser {
     let options: XMLOptions
     private let sink: any XMLEventSink
     private var ctxt: xmlParserCtxtPtr?
     /// The first bytes, held until there are 4 (libxml2 detects a byte order mark or UTF-16
     /// only from the chunk the context is created with).
     private var head: [UInt8] = []
-    private(set) var bytesFed = 0
-    private(set) var bytesReceived = 0
+    package private(set) var bytesFed = 0
+    package private(set) var bytesReceived = 0
     /// Set once the sink asked to stop (StopTransfer): later chunks are ignored.
     private(set) var stopped = false
     private var finished = false
@@ -21,7 +21,7 @@ final class XMLPushParser {
     private var entityBytes = 0
     private var errorBody: [UInt8] = []
 
-    init(options: XMLOptions, sink: any XMLEventSink) {
+    package init(options: XMLOptions, sink: any XMLEventSink) {
         XMLPushParser.initialize
         self.options = options
         self.sink = sink
@@ -46,7 +46,7 @@ final class XMLPushParser {
     /// - Throws: `.decode` (message with line and column, `offset`, `body`), `.tooLarge`, or what
     ///   the sink threw.
     @discardableResult
-    func feed(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) -> Bool {
+    package func feed(_ chunk: UnsafeRawBufferPointer) throws(HTTPContentError) -> Bool {
         if let failure { throw failure }
         if stopped || chunk.isEmpty { return !stopped }
         bytesReceived += chunk.count
@@ -74,7 +74,7 @@ final class XMLPushParser {
     }
 
     /// Ends the input: a document that is incomplete (or empty) fails with `.decode`.
-    func finish() throws(HTTPContentError) {
+    package func finish() throws(HTTPContentError) {
         if let failure { throw failure }
         if stopped || finished { return }
         finished = true

@@ -1,6 +1,6 @@
 /// Builds `XMLElement` values from parser events: the whole document, or (inside a path
 /// matcher) each matching element, handed to `onElement` once complete and then forgotten.
-final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
+package final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
     let options: XMLOptions
     private var stack: [XMLElement] = []
     private var pending: [UInt8] = []
@@ -8,7 +8,7 @@ final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
     private(set) var root: XMLElement?
     var onElement: ((Int, XMLElement) throws -> Void)?
 
-    init(options: XMLOptions, onElement: ((Int, XMLElement) throws -> Void)? = nil) {
+    package init(options: XMLOptions, onElement: ((Int, XMLElement) throws -> Void)? = nil) {
         self.options = options
         self.onElement = onElement
     }
@@ -22,12 +22,12 @@ final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
         pending.removeAll(keepingCapacity: true)
     }
 
-    func start(_ tag: XMLStartTag, depth: Int) throws {
+    package func start(_ tag: XMLStartTag, depth: Int) throws {
         flushText()
         stack.append(tag.element())
     }
 
-    func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws {
+    package func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws {
         guard !stack.isEmpty else { return }
         if cdata && options.keepCDATA {
             flushText()
@@ -37,13 +37,13 @@ final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
         }
     }
 
-    func comment(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+    package func comment(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         guard !stack.isEmpty else { return }
         flushText()
         stack[stack.count - 1].children.append(.comment(xmlString(bytes)))
     }
 
-    func end(depth: Int) throws {
+    package func end(depth: Int) throws {
         flushText()
         guard let element = stack.popLast() else { return }
         if stack.isEmpty {
@@ -53,7 +53,7 @@ final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
         }
     }
 
-    func done(path: Int) throws {
+    package func done(path: Int) throws {
         guard let root else { return }
         self.root = nil
         try onElement?(path, root)
@@ -157,6 +157,11 @@ public struct XMLElementsSummary: Sendable, Equatable {
     /// True when it stopped before the end of the input (limit reached, or a callback threw
     /// `StopTransfer`).
     public var stoppedEarly: Bool
+
+    package init(count: Int, stoppedEarly: Bool) {
+        self.count = count
+        self.stoppedEarly = stoppedEarly
+    }
 }
 
 /// Path streaming without a transfer: each element matching one of `paths` is handed to
@@ -179,7 +184,7 @@ public final class XMLElementParser {
                       capture: XMLTreeBuilder(options: options, onElement: onElement))
     }
 
-    init(paths: [XMLPath], options: XMLOptions, limit: Int?, capture: any XMLPathMatcher.Capture) throws(HTTPContentError) {
+    package init(paths: [XMLPath], options: XMLOptions, limit: Int?, capture: any XMLPathMatcher.Capture) throws(HTTPContentError) {
         self.paths = paths
         matcher = try XMLPathMatcher(paths: paths, limit: limit, capture: capture)
         parser = XMLPushParser(options: options, sink: matcher)
