@@ -393,3 +393,21 @@ struct PlistHandlerTests {
         #expect(r.content.d1960.secondsSince1970 == -1283014311 + 978_307_200)
     }
 }
+
+@Suite("Value decoders' errors (JSON and plist share their words)")
+struct ValueDecoderErrorTests {
+    struct Needs: Decodable { let a: [Int] }
+
+    private func message(_ body: () throws -> Void) -> String {
+        do { try body() } catch let error as HTTPContentError { return error.message } catch { return "\(error)" }
+        return "no error"
+    }
+
+    @Test func errorsNameThePathAndWhatWasMissing() {
+        let json: JSONValue = ["a": [1, nil]]
+        #expect(message { _ = try json.decode(Needs.self) } == "cannot decode Needs: expected Int at a.1, found null")
+        #expect(message { _ = try PlistValue.dictionary([]).decode(Needs.self) }.contains("no member \"a\" at the top-level value"))
+        #expect(message { _ = try PlistValueDecoder().decodeEmpty(Int.self) }
+                == "cannot decode Int: expected Int at the top-level value: found nothing")
+    }
+}

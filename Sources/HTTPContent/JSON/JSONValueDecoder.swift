@@ -19,34 +19,13 @@ public struct JSONValueDecoder: Sendable {
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ p: [any CodingKey]) -> String {
-            p.isEmpty ? "the top-level value" : p.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case .typeMismatch(let t, let c): return "expected \(t) at \(path(c.codingPath)): \(c.debugDescription)"
-        case .valueNotFound(let t, let c): return "expected \(t) at \(path(c.codingPath)), found null"
-        case .keyNotFound(let k, let c): return "no member \"\(k.stringValue)\" at \(path(c.codingPath))"
-        case .dataCorrupted(let c): return "\(c.debugDescription) at \(path(c.codingPath))"
-        @unknown default: return "\(error)"
-        }
-    }
+    static func describe(_ error: DecodingError) -> String { ValueDecoding.describe(error, missing: "null") }
 }
 
 extension JSONValue {
     /// Decodes `type` from this value with `JSONValueDecoder`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(HTTPContentError) -> T {
         try JSONValueDecoder().decode(type, from: self)
-    }
-}
-
-struct JSONCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
-        stringValue = String(intValue)
-        self.intValue = intValue
     }
 }
 
@@ -172,7 +151,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        ValueDecoder(value: object["super"] ?? .null, codingPath: codingPath + [JSONCodingKey(stringValue: "super")])
+        ValueDecoder(value: object["super"] ?? .null, codingPath: codingPath + [ValueCodingKey(stringValue: "super")])
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -194,7 +173,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= array.count }
 
     private mutating func next(_ type: Any.Type) throws -> (JSONValue, [any CodingKey]) {
-        let key = JSONCodingKey(intValue: currentIndex)
+        let key = ValueCodingKey(intValue: currentIndex)
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [key],
                                                           debugDescription: "the array has only \(array.count) elements"))

@@ -193,7 +193,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     private func superEncoder(key: String) -> any Encoder {
         let child = Node()
         node.set(key, child)
-        return NodeEncoder(node: child, codingPath: codingPath + [JSONCodingKey(stringValue: key)])
+        return NodeEncoder(node: child, codingPath: codingPath + [ValueCodingKey(stringValue: key)])
     }
 }
 
@@ -208,7 +208,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { node.arrayCount }
 
-    private var nextPath: [any CodingKey] { codingPath + [JSONCodingKey(intValue: count)] }
+    private var nextPath: [any CodingKey] { codingPath + [ValueCodingKey(intValue: count)] }
 
     func encodeNil() throws { node.append(leaf(.null)) }
 
@@ -273,8 +273,8 @@ extension JSONValue: Encodable {
             var c = encoder.unkeyedContainer()
             for element in a { try c.encode(element) }
         case .object(let o):
-            var c = encoder.container(keyedBy: JSONCodingKey.self)
-            for member in o { try c.encode(member.value, forKey: JSONCodingKey(stringValue: member.key)) }
+            var c = encoder.container(keyedBy: ValueCodingKey.self)
+            for member in o { try c.encode(member.value, forKey: ValueCodingKey(stringValue: member.key)) }
         }
     }
 }

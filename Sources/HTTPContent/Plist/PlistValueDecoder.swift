@@ -29,34 +29,13 @@ public struct PlistValueDecoder: Sendable {
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ p: [any CodingKey]) -> String {
-            p.isEmpty ? "the top-level value" : p.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch error {
-        case .typeMismatch(let t, let c): return "expected \(t) at \(path(c.codingPath)): \(c.debugDescription)"
-        case .valueNotFound(let t, let c): return "expected \(t) at \(path(c.codingPath)), found nothing"
-        case .keyNotFound(let k, let c): return "no member \"\(k.stringValue)\" at \(path(c.codingPath))"
-        case .dataCorrupted(let c): return "\(c.debugDescription) at \(path(c.codingPath))"
-        @unknown default: return "\(error)"
-        }
-    }
+    static func describe(_ error: DecodingError) -> String { ValueDecoding.describe(error, missing: "nothing") }
 }
 
 extension PlistValue {
     /// Decodes `type` from this value with `PlistValueDecoder`.
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(HTTPContentError) -> T {
         try PlistValueDecoder().decode(type, from: self)
-    }
-}
-
-private struct PlistKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-    init(stringValue: String) { self.stringValue = stringValue }
-    init(intValue: Int) {
-        stringValue = String(intValue)
-        self.intValue = intValue
     }
 }
 
@@ -175,7 +154,7 @@ private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try PlistDecoderImpl(value: try value(key), codingPath: codingPath + [key]).unkeyedContainer()
     }
     func superDecoder() throws -> any Decoder {
-        PlistDecoderImpl(value: members["super"], codingPath: codingPath + [PlistKey(stringValue: "super")])
+        PlistDecoderImpl(value: members["super"], codingPath: codingPath + [ValueCodingKey(stringValue: "super")])
     }
     func superDecoder(forKey key: Key) throws -> any Decoder {
         PlistDecoderImpl(value: members[key.stringValue], codingPath: codingPath + [key])
@@ -199,7 +178,7 @@ private struct Unkeyed: UnkeyedDecodingContainer {
             throw DecodingError.valueNotFound(type, .init(codingPath: codingPath, debugDescription: "the array has only \(items.count) elements"))
         }
         defer { currentIndex += 1 }
-        return (items[currentIndex], codingPath + [PlistKey(intValue: currentIndex)])
+        return (items[currentIndex], codingPath + [ValueCodingKey(intValue: currentIndex)])
     }
     mutating func decodeNil() throws -> Bool { false }
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
