@@ -1872,7 +1872,7 @@ typedef enum hc_xml_option {
     HC_XML_MAX_ENTITY_EXPANSION = 5,    /**< Bytes of entity replacement text allowed beyond the document's size. Default 1048576. */
     HC_XML_ALLOW_EMPTY = 6,             /**< An empty body on any status gives no tree, not HC_EDECODE. Default 0. */
     HC_XML_ELEMENTS_LIMIT = 7,          /**< Elements handlers: stop with success after this many; 0: none. Default 0. */
-    HC_XML_BATCH_BYTES = 8,             /**< Batches handler: deliver a batch once it reaches this size. Default 65536. */
+    HC_XML_BATCH_BYTES = 8,             /**< Batches handler (httpcontent_binding.h): deliver a batch once it reaches this size. Default 65536. */
     HC_XML_ERROR_BODY_LIMIT = 9         /**< How many leading body bytes a decode error keeps. Default 65536. */
 } hc_xml_option;
 
@@ -1883,10 +1883,6 @@ typedef enum hc_xml_option {
  *  is parsed. `path_index` indexes the paths; `element` is borrowed for the duration of the call.
  *  Return 0 to continue, HC_XML_STOP to stop with success, anything else to abort with HC_ECALLBACK. */
 typedef int (*hc_xml_element_cb)(void *userdata, size_t path_index, const hc_xml *element);
-
-/** Called with a batch of `count` elements matching the path `path_index`, as `len` bytes (borrowed
- *  for the duration of the call). Return as hc_xml_element_cb. */
-typedef int (*hc_xml_batch_cb)(void *userdata, size_t path_index, const uint8_t *data, size_t len, size_t count);
 
 /** New options, all at their defaults. The caller owns the result and frees it with hc_xml_options_free. */
 HC_EXTERN hc_xml_options *hc_xml_options_new(void);
@@ -1913,19 +1909,6 @@ HC_EXTERN hc_handler *hc_handler_xml_elements_new(const char *const *paths, size
                                                   const hc_xml_options *opts, hc_xml_element_cb cb,
                                                   void *userdata);
 
-/** For the Python binding: the tree handler's parse, options, errors and acceptance, but the document
- *  is written while it is parsed as a Python pickle (protocol 4) whose pickle.loads is the root
- *  xml.etree.ElementTree.Element (read it with hc_response_xml_pickle). The caller owns the result
- *  and frees it with hc_handler_free. */
-HC_EXTERN hc_handler *hc_handler_xml_pickle_new(const hc_xml_options *opts);
-
-/** For the Python binding: as hc_handler_xml_elements_new, but elements come in batches, each a
- *  pickle of a list of xml.etree.ElementTree.Element, delivered at HC_XML_BATCH_BYTES and at the
- *  end of received chunks. The caller owns the result and frees it with hc_handler_free. */
-HC_EXTERN hc_handler *hc_handler_xml_batches_pickle_new(const char *const *paths, size_t count,
-                                                        const hc_xml_options *opts, hc_xml_batch_cb cb,
-                                                        void *userdata);
-
 /** The root element of a response from hc_handler_xml_new. NULL with hc_error_last() cleared (HC_OK)
  *  when the body was empty (204, 205, 304, HEAD, or HC_XML_ALLOW_EMPTY); NULL with HC_EINVALID_ARG
  *  for another handler's response. Borrowed: valid until the response is freed. */
@@ -1934,10 +1917,6 @@ HC_EXTERN const hc_xml *hc_response_xml(const hc_response *response);
 /** For a response from an elements or batches handler: how many elements were delivered, and
  *  whether it stopped early (1) or read the whole body (0). Either pointer may be NULL. */
 HC_EXTERN hc_code hc_response_xml_elements(const hc_response *response, size_t *count, int *stopped_early);
-
-/** The pickle bytes of a response from hc_handler_xml_pickle_new, borrowed until the response is
- *  freed. *data NULL and *len 0 (HC_OK) for an empty body. */
-HC_EXTERN hc_code hc_response_xml_pickle(const hc_response *response, const uint8_t **data, size_t *len);
 
 /** Parses `len` bytes of XML (`opts` may be NULL). On HC_OK, *out is the root element, which the
  *  caller owns and frees with hc_xml_free; on failure *out is NULL. */

@@ -56,6 +56,31 @@ HC_EXTERN hc_handler *hc_handler_json_lines_pymarshal_new(hc_records_batch_cb cb
  *  with hc_buffer_free. */
 HC_EXTERN hc_code hc_plist_pypickle(const hc_plist *value, uint8_t **data, size_t *len);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Python: XML written as a pickle of ElementTree elements (bindings/python/httpcontent/xmlcontent.py) */
+/* ------------------------------------------------------------------------------------------ */
+
+/** Called with a batch of `count` elements matching the path `path_index`, as `len` bytes (borrowed
+ *  for the duration of the call). Return as hc_xml_element_cb. */
+typedef int (*hc_xml_batch_cb)(void *userdata, size_t path_index, const uint8_t *data, size_t len, size_t count);
+
+/** For the Python binding: the tree handler's parse, options, errors and acceptance, but the document
+ *  is written while it is parsed as a Python pickle (protocol 4) whose pickle.loads is the root
+ *  xml.etree.ElementTree.Element (read it with hc_response_xml_pickle). The caller owns the result
+ *  and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_xml_pickle_new(const hc_xml_options *opts);
+
+/** For the Python binding: as hc_handler_xml_elements_new, but elements come in batches, each a
+ *  pickle of a list of xml.etree.ElementTree.Element, delivered at HC_XML_BATCH_BYTES and at the
+ *  end of received chunks. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_xml_batches_pickle_new(const char *const *paths, size_t count,
+                                                        const hc_xml_options *opts, hc_xml_batch_cb cb,
+                                                        void *userdata);
+
+/** The pickle bytes of a response from hc_handler_xml_pickle_new, borrowed until the response is
+ *  freed. *data NULL and *len 0 (HC_OK) for an empty body. */
+HC_EXTERN hc_code hc_response_xml_pickle(const hc_response *response, const uint8_t **data, size_t *len);
+
 HC_END_DECL
 
 #endif /* HTTPCONTENT_BINDING_H */

@@ -136,20 +136,8 @@ final class XMLResponseContent {
     init(_ element: XMLElement?) { root = element.map { XMLNodeBox(.element($0)) } }
 }
 
-/// The content of hc_handler_xml_pickle_new: nil for an empty body.
-/// The bytes are copied to memory of their own, lent to C until the response is freed.
-final class XMLPickleContent {
-    let bytes: UnsafeMutablePointer<UInt8>?
-    let count: Int
-    init(_ bytes: [UInt8]?) {
-        self.bytes = bytes.flatMap(mallocCopy)
-        count = self.bytes == nil ? 0 : bytes?.count ?? 0
-    }
-    deinit { free(bytes) }
-}
-
 public typealias XMLElementCallback = @convention(c) (UnsafeMutableRawPointer?, Int, OpaquePointer?) -> Int32
-public typealias XMLBatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafePointer<UInt8>?, Int, Int) -> Int32
+
 
 func xmlVerdict(_ rc: Int32, _ what: String) throws {
     if rc == 0 { return }
@@ -157,7 +145,7 @@ func xmlVerdict(_ rc: Int32, _ what: String) throws {
     throw HTTPContentError(.callback, "the \(what) callback returned \(rc)")
 }
 
-private func pathList(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> [XMLPath]? {
+func xmlPathList(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int) -> [XMLPath]? {
     guard let paths, count > 0 else { return nil }
     var list: [XMLPath] = []
     for i in 0..<count {
@@ -195,7 +183,7 @@ public func hc_handler_xml_new(_ opts: OpaquePointer?) -> OpaquePointer? {
 public func hc_handler_xml_elements_new(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                         _ opts: OpaquePointer?, _ cb: XMLElementCallback?,
                                         _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
-    guard let list = pathList(paths, count) else { nullArgument("paths"); return nil }
+    guard let list = xmlPathList(paths, count) else { nullArgument("paths"); return nil }
     guard let cb else { nullArgument("cb"); return nil }
     let o = xmlSnapshot(opts)
     func make(_ acceptance: Acceptance, _ options: XMLOptions) throws(HTTPContentError) -> XMLElements {
@@ -204,36 +192,6 @@ public func hc_handler_xml_elements_new(_ paths: UnsafePointer<UnsafePointer<CCh
             let node = XMLNodeBox(.element(element))
             let rc = withExtendedLifetime(node) { cb(userdata, index, node.pointer) }
             try xmlVerdict(rc, "element")
-        }
-    }
-    do { _ = try make(XML.defaultAcceptance(), o.options) } catch { fail(error); return nil }
-    return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance, xmlLimited(o.options, spec)) } catch { return xmlFailing(error) }
-    })
-}
-
-@_cdecl("hc_handler_xml_pickle_new")
-public func hc_handler_xml_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
-    let o = xmlSnapshot(opts)
-    return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec in
-        MappedHandler(XMLPythonPickleHandler(options: xmlLimited(o.options, spec), allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
-            XMLPickleContent($0)
-        }
-    })
-}
-
-@_cdecl("hc_handler_xml_batches_pickle_new")
-public func hc_handler_xml_batches_pickle_new(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
-                                              _ opts: OpaquePointer?, _ cb: XMLBatchCallback?,
-                                              _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
-    guard let list = pathList(paths, count) else { nullArgument("paths"); return nil }
-    guard let cb else { nullArgument("cb"); return nil }
-    let o = xmlSnapshot(opts)
-    func make(_ acceptance: Acceptance, _ options: XMLOptions) throws(HTTPContentError) -> XMLPythonPickleBatches {
-        try XMLPythonPickleBatches(paths: list, options: options, limit: o.limit, allowEmpty: o.allowEmpty,
-                                   batchBytes: o.batchBytes, acceptance: acceptance) { index, bytes, n in
-            let rc = cb(userdata, index, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, n)
-            try xmlVerdict(rc, "batch")
         }
     }
     do { _ = try make(XML.defaultAcceptance(), o.options) } catch { fail(error); return nil }
@@ -267,22 +225,6 @@ public func hc_response_xml_elements(_ response: OpaquePointer?, _ count: Unsafe
     }
     count?.pointee = summary.count
     stoppedEarly?.pointee = summary.stoppedEarly ? 1 : 0
-    return HC_OK
-}
-
-@_cdecl("hc_response_xml_pickle")
-public func hc_response_xml_pickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
-                                   _ len: UnsafeMutablePointer<Int>?) -> Int32 {
-    guard let data, let len else { return nullArgument("data or len") }
-    data.pointee = nil
-    len.pointee = 0
-    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
-    guard let content = content(box, as: XMLPickleContent.self) else {
-        return fail(.invalidArgument, "hc_response_xml_pickle: the response's handler is not a pickle XML handler")
-    }
-    guard let bytes = content.bytes else { return HC_OK }
-    data.pointee = UnsafePointer(bytes)
-    len.pointee = content.count
     return HC_OK
 }
 

@@ -1,4 +1,7 @@
 import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes elements as Python pickle bytes (protocol 4) that `pickle.loads` turns straight into
 /// `xml.etree.ElementTree.Element`s, as `ET.fromstring` would make them (tag `{ns}name`, attrib,
@@ -394,3 +397,66 @@ extension Array where Element == UInt8 {
         append(d)
     }
 }
+
+// MARK: - Entry points (include/httpcontent_binding.h)
+
+/// The content of hc_handler_xml_pickle_new: nil for an empty body.
+/// The bytes are copied to memory of their own, lent to C until the response is freed.
+final class XMLPickleContent {
+    let bytes: UnsafeMutablePointer<UInt8>?
+    let count: Int
+    init(_ bytes: [UInt8]?) {
+        self.bytes = bytes.flatMap(mallocCopy)
+        count = self.bytes == nil ? 0 : bytes?.count ?? 0
+    }
+    deinit { free(bytes) }
+}
+
+public typealias XMLBatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafePointer<UInt8>?, Int, Int) -> Int32
+
+@_cdecl("hc_handler_xml_pickle_new")
+public func hc_handler_xml_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
+    let o = xmlSnapshot(opts)
+    return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec in
+        MappedHandler(XMLPythonPickleHandler(options: xmlLimited(o.options, spec), allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
+            XMLPickleContent($0)
+        }
+    })
+}
+
+@_cdecl("hc_handler_xml_batches_pickle_new")
+public func hc_handler_xml_batches_pickle_new(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+                                              _ opts: OpaquePointer?, _ cb: XMLBatchCallback?,
+                                              _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let list = xmlPathList(paths, count) else { nullArgument("paths"); return nil }
+    guard let cb else { nullArgument("cb"); return nil }
+    let o = xmlSnapshot(opts)
+    func make(_ acceptance: Acceptance, _ options: XMLOptions) throws(HTTPContentError) -> XMLPythonPickleBatches {
+        try XMLPythonPickleBatches(paths: list, options: options, limit: o.limit, allowEmpty: o.allowEmpty,
+                                   batchBytes: o.batchBytes, acceptance: acceptance) { index, bytes, n in
+            let rc = cb(userdata, index, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, n)
+            try xmlVerdict(rc, "batch")
+        }
+    }
+    do { _ = try make(XML.defaultAcceptance(), o.options) } catch { fail(error); return nil }
+    return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec -> any ContentHandler in
+        do { return try make(spec.acceptance, xmlLimited(o.options, spec)) } catch { return xmlFailing(error) }
+    })
+}
+
+@_cdecl("hc_response_xml_pickle")
+public func hc_response_xml_pickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                                   _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let data, let len else { return nullArgument("data or len") }
+    data.pointee = nil
+    len.pointee = 0
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let content = content(box, as: XMLPickleContent.self) else {
+        return fail(.invalidArgument, "hc_response_xml_pickle: the response's handler is not a pickle XML handler")
+    }
+    guard let bytes = content.bytes else { return HC_OK }
+    data.pointee = UnsafePointer(bytes)
+    len.pointee = content.count
+    return HC_OK
+}
+
