@@ -267,7 +267,9 @@ def report(res: dict, held: dict | None, args) -> str:
                   f"before, peak {held['peak_kib']/1024:.0f} MiB (~{per:.0f} KiB per request in flight: libcurl's "
                   f"easy handle and 16 KiB buffer, the future and prepared request), "
                   f"{held['after_second_wave_kib']/1024:.0f} MiB after a second wave of as many "
-                  "(no growth with use)."]
+                  f"({(held['after_second_wave_kib'] - held['peak_kib']) / 1024:+.0f} MiB against the first wave's "
+                  "peak: what the allocator kept, not growth per request, when it stays well under one wave's "
+                  f"{(held['peak_kib'] - held['base_kib']) / 1024:.0f} MiB)."]
         if held["errors"]:
             lines.append(f"Errors seen: {'; '.join(held['errors'])}.")
     return "\n".join(lines) + "\n"
