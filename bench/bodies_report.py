@@ -62,9 +62,6 @@ def ratio_rows(ratios, med, cpu_med, per_round, rounds):
         if num not in med or den not in med:
             continue
         ratio, spread, cpu_ratio = rc.ratio_figures(med, per_round, cpu_med, num, den, rounds, ".3f")
-        same_round = rc.round_ratios(per_round[num], per_round[den], rounds)
-        if same_round:
-            spread = f"{statistics.median(same_round):.3f} ({spread})"
         if target is None:
             tgt, verdict = "–", "context"
         else:

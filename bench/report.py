@@ -85,7 +85,7 @@ def section(results: dict[str, dict[int, float]], cpu: dict[str, dict[int, float
     lines.append("")
     lines.append("**Ratios are the figure; absolute MB/s on this shared 2-core machine are noise.**")
     lines.append("")
-    lines.append("| Ratio | Throughput ratio (of medians) | Per-round (min–max) | CPU ratio | Target | |")
+    lines.append("| Ratio | Throughput ratio (of medians) | Per-round: median (min–max) | CPU ratio | Target | |")
     lines.append("|---|---:|---:|---:|---:|---|")
     for num, den, target in RATIOS:
         if num not in results or den not in results:

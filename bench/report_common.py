@@ -84,11 +84,12 @@ def spread(ratios: list[float], fmt: str) -> str:
 
 def ratio_figures(med: dict, per_round: dict, cpu_med: dict, num: str, den: str,
                   rounds: Iterable[int], fmt: str) -> tuple[float, str, float]:
-    """num against den: the ratio of the medians med[num] / med[den], the min–max of the
-    same-round ratios of per_round formatted with fmt, and the CPU ratio cpu_med[den] /
+    """num against den: the ratio of the medians med[num] / med[den], the median and min–max
+    of the same-round ratios of per_round formatted with fmt ("m (lo–hi)"), and the CPU ratio cpu_med[den] /
     cpu_med[num] (the baseline's CPU per byte over the contestant's; nan without a figure)."""
     ratio = med[num] / med[den]
-    per = spread(round_ratios(per_round[num], per_round[den], rounds), fmt)
+    same_round = round_ratios(per_round[num], per_round[den], rounds)
+    per = f"{statistics.median(same_round):{fmt}} ({spread(same_round, fmt)})" if same_round else "–"
     cpu_ratio = cpu_med[den] / cpu_med[num] if cpu_med.get(num) else float("nan")
     return ratio, per, cpu_ratio
 

@@ -73,8 +73,9 @@ class Data:
         return statistics.median(self.cpu_us[key].values())
 
     def spread(self, num, den) -> str:
-        """Per-round ratios, min–max (each round's two figures come from the same round)."""
-        return rc.spread(rc.round_ratios(self.rate[num], self.rate[den], self.rounds), ".2f")
+        """Per-round ratios, median (min–max) (each round's two figures come from the same round)."""
+        ratios = rc.round_ratios(self.rate[num], self.rate[den], self.rounds)
+        return f"{statistics.median(ratios):.2f} ({rc.spread(ratios, '.2f')})" if ratios else "–"
 
 
 def verdict(ratio: float, target: float | None) -> str:
@@ -192,7 +193,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
              "`url`/`output = /dev/null` pair per request.")
     L.append("")
     L.append("| Concurrency | Requests | raw libcurl multi req/s | hc_batch req/s | curl --parallel req/s "
-             "| hc / raw | per round | CPU ratio | curl / raw | Target | |")
+             "| hc / raw | per round: median (min–max) | CPU ratio | curl / raw | Target | |")
     L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in concs:
         raw, hc, cu = ("raw-multi", n), ("hc-batch", n), ("curl-parallel", n)
@@ -216,7 +217,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
              "`ThreadPoolExecutor(N)`. Target: hc ≥ 3× the better of the two.")
     L.append("")
     L.append("| Concurrency | Requests | hc.map req/s | httpx AsyncClient req/s | requests + threads req/s "
-             "| hc / best | per round | CPU ratio | hc.map / raw C multi | Target | |")
+             "| hc / best | per round: median (min–max) | CPU ratio | hc.map / raw C multi | Target | |")
     L.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for n in concs:
         hc = ("hc-map", n)
@@ -245,7 +246,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
              "contestant's count is set from its warm-up rate so that a measurement takes about "
              f"{meta('SEQ_SECONDS', '1.5')} s, at least 1,000 requests).")
     L.append("")
-    L.append("| Ratio | Of medians | per round | CPU ratio | Target | |")
+    L.append("| Ratio | Of medians | per round: median (min–max) | CPU ratio | Target | |")
     L.append("|---|---:|---:|---:|---:|---|")
     for num, den, target in SEQ_RATIOS:
         a, b = (num, 1), (den, 1)
