@@ -429,7 +429,7 @@ HC_EXTERN hc_code hc_client_set_low_speed(hc_client *client, long bytes_per_seco
 HC_EXTERN hc_code hc_client_set_redirects(hc_client *client, int follow, int max_redirects);
 
 /** libcurl's receive buffer (the most one chunk holds: 1 KiB to 10 MiB) and upload buffer (16 KiB
- *  to 2 MiB), in bytes; 0 for the default: 256 KiB each for a request sent alone
+ *  to 2 MiB), in bytes; 0 for the default: 256 KiB and 1 MiB for a request sent alone
  *  (hc_client_send, hc_client_fetch), libcurl's 16 KiB and 64 KiB for batch transfers, which
  *  may be many at once, each holding its buffers. Out of range: HC_EINVALID_ARG. */
 HC_EXTERN hc_code hc_client_set_buffer_sizes(hc_client *client, size_t receive, size_t upload);

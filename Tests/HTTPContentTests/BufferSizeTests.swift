@@ -73,7 +73,7 @@ private final class LargestChunk: ContentHandler {
         let alone = Reads()
         let r = try client.send(alone.request, handler: LargestChunk())
         #expect(r.metrics.decodedBytes == 3_000_000)
-        #expect(alone.largest == 256 * 1024)
+        #expect(alone.largest == 1024 * 1024)
 
         let inBatch = Reads()
         let batch = Batch(client: client)

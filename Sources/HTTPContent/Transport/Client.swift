@@ -52,7 +52,7 @@ public final class Client: Sendable {
         defaultConnectTimeoutMs = configuration.connectTimeout.map(milliseconds) ?? 0
         direct = !configuration.trustEnvironment || ProxyEnvironment.namesNoProxy()
         aloneBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.aloneDefault,
-                                       upload: configuration.uploadBufferSize ?? TransferBuffers.aloneDefault)
+                                       upload: configuration.uploadBufferSize ?? TransferBuffers.aloneUploadDefault)
         multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
                                        upload: configuration.uploadBufferSize ?? 0)
         if !configuration.cookies {

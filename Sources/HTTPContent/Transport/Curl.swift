@@ -96,6 +96,10 @@ struct TransferBuffers: Equatable, Sendable {
     /// For a request sent alone: measured (BENCHMARKS.md, "Speed to the physical limit") as where
     /// CPU per byte stops falling on a large download.
     static let aloneDefault = 256 * 1024
+    /// The upload buffer for a request sent alone: measured (bench/bodies.sh's sweep of raw
+    /// libcurl, a 64 MiB streamed upload) as the least CPU per byte among 64 KiB, 256 KiB,
+    /// 1 MiB and 2 MiB. Allocated by libcurl only for transfers that upload.
+    static let aloneUploadDefault = 1024 * 1024
 }
 
 struct AppliedOptions {
