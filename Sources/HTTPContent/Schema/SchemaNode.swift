@@ -82,8 +82,9 @@ struct SchemaVocabularies: OptionSet, Sendable {
     static let prefix = "https://json-schema.org/draft/2020-12/vocab/"
 }
 
-/// One compiled keyword.
-enum SchemaKeyword {
+/// One compiled keyword. Indirect: a copy (one per keyword evaluated) is one retain of its box,
+/// not a copy of each payload through the enum's value witnesses.
+indirect enum SchemaKeyword {
     case type(SchemaTypes, [String])
     case enumeration([JSONValue])
     case constant(JSONValue)
