@@ -125,6 +125,7 @@ extension Plist {
 /// Something that checks a parsed property list (`JSONSchema` is one): throws `.decode` with
 /// the reasons.
 public protocol PlistValueValidator: Sendable {
+    /// - Throws: `.decode` (sub-kind "schema" for a `JSONSchema`) when `value` is not valid.
     func check(_ value: PlistValue) throws(HTTPContentError)
 }
 

@@ -186,6 +186,7 @@ extension JSONSchema: PlistValueValidator {
 }
 
 extension JSONSchemaCheck: PlistValueValidator {
+    /// Validates a property list, reporting every violation when `allErrors`.
     public func check(_ value: PlistValue) throws(HTTPContentError) { try schema.validate(plist: value, allErrors: allErrors) }
 }
 

@@ -3,6 +3,7 @@
 public struct SchemaTransformedValue: Sendable {
     /// RFC 6901 JSON Pointer of the string in the document ("" for the root).
     public let path: String
+    /// The `format` value whose transformer made `value` ("date-time", a registered name...).
     public let format: String
     /// The string as the document holds it.
     public let text: String
