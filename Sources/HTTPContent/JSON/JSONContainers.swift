@@ -158,6 +158,20 @@ public struct JSONObject: Sendable, Equatable, RandomAccessCollection, MutableCo
         return t.textEquals(t.memberKey(node, i), key)
     }
 
+    /// Whether member `i`'s key is exactly these UTF-8 bytes (compared in place).
+    @inline(__always)
+    func key(at i: Int, equalsUTF8 bytes: [UInt8]) -> Bool {
+        guard let t = tape else { return storage.members[i].key.utf8.elementsEqual(bytes) }
+        return t.textEquals(t.memberKey(node, i), bytes)
+    }
+
+    /// Whether some member's key is exactly these UTF-8 bytes.
+    func hasKey(utf8 bytes: [UInt8]) -> Bool {
+        guard let t = tape else { return storage.members.contains { $0.key.utf8.elementsEqual(bytes) } }
+        for i in 0..<t.count(node) where t.textEquals(t.memberKey(node, i), bytes) { return true }
+        return false
+    }
+
     /// Member `i`'s value, without making its key.
     @inline(__always)
     func value(at i: Int) -> JSONValue {

@@ -154,6 +154,15 @@ final class JSONTape: @unchecked Sendable {
         return t.elementsEqual(u)
     }
 
+    /// Whether a string node's bytes equal `bytes`.
+    @inline(__always)
+    func textEquals(_ node: UInt32, _ bytes: [UInt8]) -> Bool {
+        let t = text(node)
+        guard t.count == bytes.count else { return false }
+        guard let b = t.baseAddress, !bytes.isEmpty else { return true }
+        return bytes.withUnsafeBytes { memcmp($0.baseAddress!, b, t.count) == 0 }
+    }
+
     func string(_ node: UInt32) -> String {
         String(decoding: text(node).bindMemory(to: UInt8.self), as: UTF8.self)
     }

@@ -268,7 +268,7 @@ final class SchemaCompiler {
                     guard case .string(let s) = item else { throw invalid(r, p, "required", "must be an array of strings") }
                     names.append(s)
                 }
-                k.append(.required(names))
+                k.append(.required(names.map(SchemaKey.init)))
             }
             if let v = o["dependentRequired"] {
                 guard case .object(let d) = v else { throw invalid(r, p, "dependentRequired", "must be an object") }
@@ -298,7 +298,7 @@ final class SchemaCompiler {
             if let props = try schemaMap(o["properties"], r, p, "properties", vocab) {
                 var dict: [String: SchemaNode] = [:]
                 for (name, s) in props { dict[name] = s; names.insert(name) }
-                k.append(.properties(props, dict))
+                k.append(.properties(props, dict, props.map { SchemaKey($0.0) }))
             }
             var patterns: [SchemaRegex] = []
             if let pp = try schemaMap(o["patternProperties"], r, p, "patternProperties", vocab) {
@@ -311,7 +311,8 @@ final class SchemaCompiler {
                 k.append(.patternProperties(out))
             }
             if let v = o["additionalProperties"] {
-                k.append(.additionalProperties(try sub(v, r, p, "additionalProperties", vocab: vocab), names: names, patterns: patterns))
+                k.append(.additionalProperties(try sub(v, r, p, "additionalProperties", vocab: vocab), names: names,
+                                               keys: names.sorted().map(SchemaKey.init), patterns: patterns))
             }
             if let v = o["propertyNames"] { k.append(.propertyNames(try sub(v, r, p, "propertyNames", vocab: vocab))) }
             if let d = try schemaMap(o["dependentSchemas"], r, p, "dependentSchemas", vocab) { k.append(.dependentSchemas(d)) }

@@ -82,6 +82,16 @@ struct SchemaVocabularies: OptionSet, Sendable {
     static let prefix = "https://json-schema.org/draft/2020-12/vocab/"
 }
 
+/// A property name with its UTF-8 bytes made once, compared in place with a document's keys.
+struct SchemaKey {
+    let name: String
+    let utf8: [UInt8]
+    init(_ name: String) {
+        self.name = name
+        utf8 = Array(name.utf8)
+    }
+}
+
 /// One compiled keyword. Indirect: a copy (one per keyword evaluated) is one retain of its box,
 /// not a copy of each payload through the enum's value witnesses.
 indirect enum SchemaKeyword {
@@ -95,14 +105,14 @@ indirect enum SchemaKeyword {
     case maxItems(Int), minItems(Int)
     case uniqueItems
     case maxProperties(Int), minProperties(Int)
-    case required([String])
+    case required([SchemaKey])
     case dependentRequired([(String, [String])])
     case prefixItems([SchemaNode])
     case items(SchemaNode, prefix: Int)
     case contains(SchemaNode, min: Int, max: Int?)
-    case properties([(String, SchemaNode)], [String: SchemaNode])
+    case properties([(String, SchemaNode)], [String: SchemaNode], [SchemaKey])
     case patternProperties([(SchemaRegex, SchemaNode)])
-    case additionalProperties(SchemaNode, names: Set<String>, patterns: [SchemaRegex])
+    case additionalProperties(SchemaNode, names: Set<String>, keys: [SchemaKey], patterns: [SchemaRegex])
     case propertyNames(SchemaNode)
     case dependentSchemas([(String, SchemaNode)])
     case allOf([SchemaNode]), anyOf([SchemaNode]), oneOf([SchemaNode])

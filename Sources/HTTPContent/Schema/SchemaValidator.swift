@@ -213,8 +213,8 @@ final class SchemaEvaluation {
         case .required(let names):
             guard case .object(let o) = value else { return true }
             var ok = true
-            for name in names where o.lastIndex(ofKey: name) == nil {
-                fail("required", "\(SchemaEvaluation.quote(name)) is a required property")
+            for key in names where !o.hasKey(utf8: key.utf8) {
+                fail("required", "\(SchemaEvaluation.quote(key.name)) is a required property")
                 ok = false
                 if stopAtFirst { break }
             }
@@ -292,7 +292,7 @@ final class SchemaEvaluation {
             if wantAnn { local.containsIndices.formUnion(indices) }
             return true
 
-        case .properties(let list, let dict):
+        case .properties(let list, let dict, let keys):
             guard case .object(let o) = value else { return true }
             var ok = true
             if list.count > 16 {
@@ -311,7 +311,8 @@ final class SchemaEvaluation {
             // Few properties: each member's key compared in place with theirs, so that no key
             // is made a String and hashed (most of what validating an object cost).
             for i in 0..<o.count {
-                for (name, node) in list where o.key(at: i, equals: name) {
+                for j in 0..<keys.count where o.key(at: i, equalsUTF8: keys[j].utf8) {
+                    let (name, node) = list[j]
                     let mark = violations.count
                     if !child(node, o.value(at: i), name) {
                         wrap(mark, schema: "properties", name, instance: name)
@@ -340,14 +341,14 @@ final class SchemaEvaluation {
             }
             return ok
 
-        case .additionalProperties(let node, let names, let patterns):
+        case .additionalProperties(let node, let names, let keys, let patterns):
             guard case .object(let o) = value else { return true }
             var ok = true
             var extras: [String] = []
             for i in 0..<o.count {
                 // Named properties compared in place (no String made) when they are few.
-                if names.count <= 16 {
-                    if names.contains(where: { o.key(at: i, equals: $0) }) { continue }
+                if keys.count <= 16 {
+                    if keys.contains(where: { o.key(at: i, equalsUTF8: $0.utf8) }) { continue }
                 } else if names.contains(o.key(at: i)) {
                     continue
                 }
