@@ -1929,16 +1929,16 @@ HC_EXTERN void hc_xml_free(hc_xml *node);
 /** The node's kind (hc_xml_node_kind); HC_XML_INVALID if node is NULL. */
 HC_EXTERN int hc_xml_kind(const hc_xml *node);
 
-/** An element's local name ("entry" for <atom:entry>); NULL for another node. Borrowed: valid as
- *  long as `node`. */
+/** An element's local name ("entry" for <atom:entry>); NULL for another node (NULL with
+ *  HC_EINVALID_ARG for a NULL node). Borrowed: valid as long as `node`. */
 HC_EXTERN const char *hc_xml_name(const hc_xml *node);
 
-/** An element's namespace URI; NULL when it has none (or for another node). Borrowed: valid as
- *  long as `node`. */
+/** An element's namespace URI; NULL when it has none (or for another node; NULL with
+ *  HC_EINVALID_ARG for a NULL node). Borrowed: valid as long as `node`. */
 HC_EXTERN const char *hc_xml_namespace(const hc_xml *node);
 
-/** The prefix the document wrote ("atom" for <atom:entry>); NULL for none. Borrowed: valid as long
- *  as `node`. */
+/** The prefix the document wrote ("atom" for <atom:entry>); NULL for none (NULL with
+ *  HC_EINVALID_ARG for a NULL node). Borrowed: valid as long as `node`. */
 HC_EXTERN const char *hc_xml_prefix(const hc_xml *node);
 
 /** The number of attributes of an element (namespace declarations excluded; 0 for another node). */
@@ -1950,7 +1950,8 @@ HC_EXTERN hc_code hc_xml_attribute_at(const hc_xml *node, size_t index, const ch
                                       const char **namespace_uri, const char **value);
 
 /** The value of the attribute with this local name and namespace (NULL: no namespace), or NULL when
- *  there is none. Borrowed: valid as long as `node`. */
+ *  there is none (NULL with HC_EINVALID_ARG for a NULL node or name). Borrowed: valid as long as
+ *  `node`. */
 HC_EXTERN const char *hc_xml_attribute(const hc_xml *node, const char *name, const char *namespace_uri);
 
 /** The number of child nodes of an element (elements, text, and kept CDATA and comments). */

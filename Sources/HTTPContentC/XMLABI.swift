@@ -265,19 +265,22 @@ public func hc_xml_kind(_ node: OpaquePointer?) -> Int32 {
 
 @_cdecl("hc_xml_name")
 public func hc_xml_name(_ node: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(node, as: XMLNodeBox.self), let e = box.element else { return nil }
+    guard let box = borrowHandle(node, as: XMLNodeBox.self) else { nullArgument("node"); return nil }
+    guard let e = box.element else { return nil }
     return box.strings.get("name") { e.name }
 }
 
 @_cdecl("hc_xml_namespace")
 public func hc_xml_namespace(_ node: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(node, as: XMLNodeBox.self), let e = box.element else { return nil }
+    guard let box = borrowHandle(node, as: XMLNodeBox.self) else { nullArgument("node"); return nil }
+    guard let e = box.element else { return nil }
     return box.strings.get("ns") { e.namespace }
 }
 
 @_cdecl("hc_xml_prefix")
 public func hc_xml_prefix(_ node: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(node, as: XMLNodeBox.self), let e = box.element else { return nil }
+    guard let box = borrowHandle(node, as: XMLNodeBox.self) else { nullArgument("node"); return nil }
+    guard let e = box.element else { return nil }
     return box.strings.get("prefix") { e.prefix }
 }
 
@@ -306,7 +309,9 @@ public func hc_xml_attribute_at(_ node: OpaquePointer?, _ index: Int,
 @_cdecl("hc_xml_attribute")
 public func hc_xml_attribute(_ node: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                              _ namespace: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let box = borrowHandle(node, as: XMLNodeBox.self), let e = box.element, let n = string(name) else { return nil }
+    guard let box = borrowHandle(node, as: XMLNodeBox.self) else { nullArgument("node"); return nil }
+    guard let n = string(name) else { nullArgument("name"); return nil }
+    guard let e = box.element else { return nil }
     let ns = string(namespace)
     guard let i = e.attributes.firstIndex(where: { $0.name == n && $0.namespace == ns }) else { return nil }
     return box.strings.get("av#\(i)") { e.attributes[i].value }

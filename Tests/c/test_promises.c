@@ -25,7 +25,8 @@ static hc_client *client;
 /* Bookkeeping: which functions the NULL table called                                         */
 /* ------------------------------------------------------------------------------------------ */
 
-static char covered[256][64];
+static void report(int ok, const char *expr, int line, const char *why);
+static char covered[1024][64];
 static size_t covered_count;
 
 /* Records the function called by the expression text `expr` ("hc_x(a, b)" or "(hc_x(...))"). */
@@ -38,6 +39,7 @@ static void cover(const char *expr) {
     name[n] = 0;
     for (size_t i = 0; i < covered_count; i++) if (strcmp(covered[i], name) == 0) return;
     if (covered_count < sizeof covered / sizeof *covered) snprintf(covered[covered_count++], 64, "%s", name);
+    else report(0, expr, 0, "the coverage table is full: enlarge `covered`");
 }
 
 static int is_covered(const char *name) {
@@ -488,6 +490,7 @@ static void test_every_function_refuses_null_handles(void) {
 static const char *const audited_sections[] = {
     "Errors", "Cancellation", "Handlers", "Requests", "Clients", "Responses", "Batches",
     "Request bodies", "JSON", "Decoded images", "XML events", "Session", "Record streams", "Schemas",
+    "Property lists", "XML",
 };
 
 static void test_the_null_table_covers_every_function_of_the_header(void) {
@@ -1717,6 +1720,185 @@ static void test_xml_events_keep_their_promises(void) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Property lists (audited at the end of issue 16's work)                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+static void test_property_lists_keep_their_promises(void) {
+    static const uint8_t doc[] = "<plist><dict><key>a</key><array><string>s</string></array></dict></plist>";
+    hc_plist_options *o = hc_plist_options_new();
+    cover("hc_plist_options_new(");
+    CHECK(o != NULL);
+    hc_plist *pl = NULL;
+    CHECK_CODE(hc_plist_parse(doc, sizeof doc - 1, NULL, &pl), HC_OK);   /* opts may be NULL */
+    const hc_plist *arr = hc_plist_get(pl, "a"), *str = hc_plist_get(pl, "a.0");
+    CHECK(arr != NULL && str != NULL);
+    hc_request *req = hc_request_new("POST", hc_url("/echo"));
+    int64_t v = 0;
+    uint64_t u = 0;
+    double d = 0;
+    int b = 0;
+    const char *s = NULL;
+    const uint8_t *bytes = NULL;
+    uint8_t *out = NULL;
+    size_t n = 0;
+    hc_plist *made = NULL;
+
+    FREE_NULL(hc_plist_options_free(NULL));
+    NULL_CODE(hc_plist_options_set(NULL, HC_PLIST_MAX_DEPTH, 4));
+    NULL_CODE(hc_plist_options_get(NULL, HC_PLIST_MAX_DEPTH, &v));
+    NULL_CODE(hc_plist_options_get(o, HC_PLIST_MAX_DEPTH, NULL));
+    hc_handler *h = hc_handler_plist_new(NULL);                          /* opts may be NULL */
+    cover("hc_handler_plist_new(");
+    CHECK(h != NULL);
+    hc_handler_free(h);
+    NULL_PTR(hc_response_plist(NULL));
+    NULL_CODE(hc_plist_parse(NULL, 3, NULL, &made));
+    NULL_CODE(hc_plist_parse(doc, sizeof doc - 1, NULL, NULL));
+    FREE_NULL(hc_plist_free(NULL));
+    FREE_NULL(hc_plist_free((hc_plist *)str));                           /* borrowed: nothing */
+    NULL_VALUE(hc_plist_type(NULL), HC_PLIST_INVALID);
+    NULL_PTR(hc_plist_get(NULL, ""));
+    NULL_PTR(hc_plist_get(pl, NULL));
+    NULL_VALUE(hc_plist_array_length(NULL), 0);
+    NULL_PTR(hc_plist_array_at(NULL, 0));
+    NULL_VALUE(hc_plist_dict_size(NULL), 0);
+    NULL_PTR(hc_plist_dict_member_at(NULL, 0, &s, &n));
+    CHECK(hc_plist_dict_member_at(pl, 0, NULL, NULL) == arr);            /* key and key_len may be NULL */
+    NULL_CODE(hc_plist_string(NULL, &s, &n));
+    NULL_CODE(hc_plist_int64(NULL, &v));
+    NULL_CODE(hc_plist_uint64(NULL, &u));
+    NULL_CODE(hc_plist_real(NULL, &d));
+    NULL_CODE(hc_plist_bool(NULL, &b));
+    NULL_CODE(hc_plist_date(NULL, &d));
+    NULL_CODE(hc_plist_data(NULL, &bytes, &n));
+    NULL_CODE(hc_plist_uid(NULL, &u));
+    NULL_CODE(hc_plist_serialize(NULL, HC_PLIST_XML, &out, &n));
+    NULL_CODE(hc_plist_serialize(pl, HC_PLIST_XML, NULL, &n));
+    NULL_CODE(hc_request_set_plist_value(NULL, pl, HC_PLIST_XML));
+    NULL_CODE(hc_request_set_plist_value(req, NULL, HC_PLIST_XML));
+
+    hc_plist_builder *pb = hc_plist_builder_new();
+    cover("hc_plist_builder_new(");
+    CHECK(pb != NULL);
+    FREE_NULL(hc_plist_builder_free(NULL));
+    NULL_CODE(hc_plist_builder_string(NULL, "x", 1));
+    NULL_CODE(hc_plist_builder_string(pb, NULL, 1));
+    NULL_CODE(hc_plist_builder_key(NULL, "x", 1));
+    NULL_CODE(hc_plist_builder_key(pb, NULL, 1));
+    NULL_CODE(hc_plist_builder_int64(NULL, 1));
+    NULL_CODE(hc_plist_builder_uint64(NULL, 1));
+    NULL_CODE(hc_plist_builder_real(NULL, 1.5));
+    NULL_CODE(hc_plist_builder_bool(NULL, 1));
+    NULL_CODE(hc_plist_builder_date(NULL, 0));
+    NULL_CODE(hc_plist_builder_data(NULL, doc, 1));
+    NULL_CODE(hc_plist_builder_data(pb, NULL, 1));
+    NULL_CODE(hc_plist_builder_uid(NULL, 1));
+    NULL_CODE(hc_plist_builder_begin_array(NULL));
+    NULL_CODE(hc_plist_builder_end_array(NULL));
+    NULL_CODE(hc_plist_builder_begin_dict(NULL));
+    NULL_CODE(hc_plist_builder_end_dict(NULL));
+    NULL_CODE(hc_plist_builder_finish(NULL, &made));
+    NULL_CODE(hc_plist_builder_finish(pb, NULL));
+    /* The NULL rows left the builder as it was: it still builds a value. */
+    CHECK_CODE(hc_plist_builder_bool(pb, 1), HC_OK);
+    CHECK_CODE(hc_plist_builder_finish(pb, &made), HC_OK);
+    CHECK(made != NULL && hc_plist_bool(made, &b) == HC_OK && b == 1);
+    hc_plist_free(made);
+    hc_plist_builder_free(pb);
+
+    /* "opts copied": the options freed, then a parse with a copy made before still applies them. */
+    CHECK_CODE(hc_plist_options_set(o, HC_PLIST_MAX_DEPTH, 1), HC_OK);
+    hc_handler *limited = hc_handler_plist_new(o);
+    hc_plist_options_free(o);
+    CHECK(limited != NULL);
+    hc_handler_free(limited);
+
+    /* A value set as a body is only read: the caller frees it after, and the request still sends. */
+    CHECK_CODE(hc_request_set_plist_value(req, pl, HC_PLIST_BINARY), HC_OK);
+    hc_plist_free(pl);
+    hc_request_free(req);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* XML (audited at the end of issue 16's work)                                                 */
+/* ------------------------------------------------------------------------------------------ */
+
+static int count_elements(void *userdata, size_t path_index, const hc_xml *element) {
+    (void)path_index; (void)element;
+    (*(int *)userdata)++;
+    return 0;
+}
+
+static void test_xml_trees_keep_their_promises(void) {
+    static const uint8_t doc[] = "<a x=\"1\"><b>t</b><b/></a>";
+    hc_xml_options *o = hc_xml_options_new();
+    cover("hc_xml_options_new(");
+    CHECK(o != NULL);
+    hc_xml *root = NULL;
+    CHECK_CODE(hc_xml_parse(doc, sizeof doc - 1, NULL, &root), HC_OK);   /* opts may be NULL */
+    const hc_xml *child = hc_xml_child_at(root, 0);
+    CHECK(child != NULL);
+    const char *paths[] = {"a/b"};
+    int64_t v = 0;
+    const char *s = NULL;
+    uint8_t *out = NULL;
+    size_t n = 0;
+    hc_xml *made = NULL;
+    int seen = 0;
+
+    FREE_NULL(hc_xml_options_free(NULL));
+    NULL_CODE(hc_xml_options_set(NULL, HC_XML_MAX_DEPTH, 4));
+    NULL_CODE(hc_xml_options_get(NULL, HC_XML_MAX_DEPTH, &v));
+    NULL_CODE(hc_xml_options_get(o, HC_XML_MAX_DEPTH, NULL));
+    hc_handler *h = hc_handler_xml_new(NULL);                            /* opts may be NULL */
+    cover("hc_handler_xml_new(");
+    CHECK(h != NULL);
+    hc_handler_free(h);
+    NULL_PTR(hc_handler_xml_elements_new(NULL, 1, NULL, count_elements, &seen));
+    NULL_PTR(hc_handler_xml_elements_new(paths, 1, NULL, NULL, &seen));
+    NULL_PTR(hc_response_xml(NULL));
+    NULL_CODE(hc_response_xml_elements(NULL, &n, NULL));
+    NULL_CODE(hc_xml_parse(NULL, 3, NULL, &made));
+    NULL_CODE(hc_xml_parse(doc, sizeof doc - 1, NULL, NULL));
+    FREE_NULL(hc_xml_free(NULL));
+    FREE_NULL(hc_xml_free((hc_xml *)child));                              /* borrowed: nothing */
+    NULL_VALUE(hc_xml_kind(NULL), HC_XML_INVALID);
+    NULL_PTR(hc_xml_name(NULL));
+    NULL_PTR(hc_xml_namespace(NULL));
+    NULL_PTR(hc_xml_prefix(NULL));
+    NULL_VALUE(hc_xml_attribute_count(NULL), 0);
+    NULL_CODE(hc_xml_attribute_at(NULL, 0, &s, NULL, NULL));
+    OPTIONAL_OK(hc_xml_attribute_at(root, 0, NULL, NULL, NULL));         /* each out optional */
+    NULL_PTR(hc_xml_attribute(NULL, "x", NULL));
+    NULL_PTR(hc_xml_attribute(root, NULL, NULL));
+    CHECK(hc_xml_attribute(root, "x", NULL) != NULL);                    /* namespace NULL: none */
+    NULL_VALUE(hc_xml_child_count(NULL), 0);
+    NULL_PTR(hc_xml_child_at(NULL, 0));
+    NULL_PTR(hc_xml_first(NULL, "b"));
+    NULL_PTR(hc_xml_first(root, NULL));
+    NULL_CODE(hc_xml_text(NULL, &s, &n));
+    OPTIONAL_OK(hc_xml_text(child, NULL, NULL));                         /* each out optional */
+    NULL_CODE(hc_xml_serialize(NULL, 0, &out, &n));
+    NULL_CODE(hc_xml_serialize(root, 0, NULL, &n));
+
+    /* "opts copied" and the elements handler's optional outs, on a real send. */
+    CHECK_CODE(hc_xml_options_set(o, HC_XML_ELEMENTS_LIMIT, 1), HC_OK);
+    hc_handler *el = hc_handler_xml_elements_new(paths, 1, o, count_elements, &seen);
+    hc_xml_options_free(o);
+    CHECK(el != NULL);
+    hc_response *resp = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/xml/doc?doc=%3Ca%3E%3Cb%2F%3E%3Cb%2F%3E%3C%2Fa%3E", el, &resp), HC_OK);
+    CHECK(seen == 1);                                                    /* the limit, copied */
+    OPTIONAL_OK(hc_response_xml_elements(resp, NULL, NULL));
+    int early = 0;
+    CHECK_CODE(hc_response_xml_elements(resp, &n, &early), HC_OK);
+    CHECK(n == 1 && early == 1);
+    hc_response_free(resp);
+    hc_handler_free(el);
+    hc_xml_free(root);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Record streams (audited after the section landed)                                           */
 /* ------------------------------------------------------------------------------------------ */
 
@@ -1927,6 +2109,8 @@ int main(void) {
         test_decoded_images_keep_their_promises,
         test_xml_events_keep_their_promises,
         test_record_streams_keep_their_promises,
+        test_property_lists_keep_their_promises,
+        test_xml_trees_keep_their_promises,
         test_schemas_keep_their_promises,
         test_the_null_table_covers_every_function_of_the_header,
         test_response_strings_live_until_the_response_is_freed,
