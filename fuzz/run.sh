@@ -9,6 +9,8 @@
 # Prints one line per target with libFuzzer's final figures (runs, exec/s, cov, ft, corpus) and
 # writes them to fuzz/.work/summary.txt. Exit status: 0 when no target failed.
 # FUZZ_SEED=N makes libFuzzer's choices repeatable (CI sets it); default: a random seed.
+# FUZZ_RUNS=N also stops each target after N inputs (CI sets it), so a seeded run tries the same
+# inputs on a fast machine as on a slow one: CI's verdict does not depend on the machine's speed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -38,7 +40,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "fuzz/corpus/$t"
   log=fuzz/.work/$t.log
   "$bin/$t" "$work" "fuzz/corpus/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-      -print_final_stats=1 -artifact_prefix="fuzz/crashes/$t-" ${FUZZ_SEED:+-seed=$FUZZ_SEED} > "$log" 2>&1
+      -print_final_stats=1 -artifact_prefix="fuzz/crashes/$t-" ${FUZZ_SEED:+-seed=$FUZZ_SEED} ${FUZZ_RUNS:+-runs=$FUZZ_RUNS} > "$log" 2>&1
   rc=$?
   done_line=$(grep -E "^#[0-9]+[[:space:]]+DONE" "$log" | tail -1)
   runs=$(grep -oE "stat::number_of_executed_units: *[0-9]+" "$log" | grep -oE "[0-9]+$")
