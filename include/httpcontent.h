@@ -1969,7 +1969,8 @@ HC_EXTERN const hc_xml *hc_xml_first(const hc_xml *node, const char *step);
 HC_EXTERN hc_code hc_xml_text(const hc_xml *node, const char **data, size_t *len);
 
 /** The element as XML text (UTF-8, no declaration; indented when `pretty`, where no text would
- *  change), in *data and *len. The caller owns *data and frees it with hc_buffer_free (it is also
+ *  change), in *data and *len. A child element declares on itself the namespaces it inherits
+ *  from its ancestors, so the text is well-formed and namespace-correct on its own. The caller owns *data and frees it with hc_buffer_free (it is also
  *  NUL-terminated). */
 HC_EXTERN hc_code hc_xml_serialize(const hc_xml *node, int pretty, uint8_t **data, size_t *len);
 

@@ -36,8 +36,8 @@ private final class PrintingElements: ContentHandler {
     init(paths: [XMLPath], options: XMLOptions, acceptance: Acceptance) {
         inner = Result { () throws(HTTPContentError) in
             try XMLElements(paths: paths, options: options, acceptance: acceptance) { _, element in
-                // Standalone: the namespaces it inherits from its ancestors are declared on it.
-                Output.write(element.declaringInheritedNamespaces().xmlString(pretty: true) + "\n")
+                // Standalone: xmlString declares the namespaces it inherits from its ancestors.
+                Output.write(element.xmlString(pretty: true) + "\n")
             }
         }
     }

@@ -244,8 +244,26 @@ struct XMLParserTests {
         #expect(back.tag == entry.tag && back.elements.map(\.tag) == entry.elements.map(\.tag))
         #expect(back.attribute("id", namespace: "urn:m") == "1")
         #expect(back.first("p")?.first("q")?.namespace == nil)
+        // xmlString writes those declarations itself: the streamed element's text stands alone.
+        #expect(entry.xmlString() == standalone.xmlString())
+        #expect(try parse(entry.xmlString()) == back)
         // Nothing to add: the same element.
         let root = try parse(doc)
         #expect(root.declaringInheritedNamespaces() == root)
+    }
+
+    @Test func aChildOfATreeSerializesStandaloneWithItsInheritedNamespaces() throws {
+        let doc = "<a:r xmlns:a=\"urn:a\" xmlns=\"urn:d\" xmlns:u=\"urn:u\"><b a:k=\"1\"><a:c/>t</b><e xmlns=\"urn:e\"/></a:r>"
+        let root = try parse(doc)
+        let b = try #require(root.first("b"))
+        #expect(b.xmlString() == "<b xmlns=\"urn:d\" xmlns:a=\"urn:a\" a:k=\"1\"><a:c/>t</b>")
+        let back = try parse(b.xmlString())
+        #expect(back.tag == "{urn:d}b" && back.attribute("k", namespace: "urn:a") == "1")
+        #expect(back.first("{urn:a}c") != nil)
+        // A child declaring its own default namespace needs nothing more; a leaf in a prefix gets it.
+        #expect(try #require(root.first("e")).xmlString() == "<e xmlns=\"urn:e\"/>")
+        #expect(try #require(b.first("c")).xmlString(pretty: true) == "<a:c xmlns:a=\"urn:a\"/>")
+        // The root writes what it was parsed with, nothing added.
+        #expect(root.xmlString() == doc)
     }
 }

@@ -59,8 +59,25 @@ static void test_tree_handler(void) {
     CHECK_CODE(hc_xml_text(entry, &text, &len), HC_OK);
     CHECK(strcmp(text, "T \xe2\x98\xbaxy") == 0);
     uint8_t *out;
+    /* A child declares what it inherits (here m, then the default namespace): it stands alone. */
     CHECK_CODE(hc_xml_serialize(hc_xml_first(entry, "{urn:m}e"), 0, &out, &len), HC_OK);
-    CHECK(strcmp((char *) out, "<m:e/>") == 0 && len == 6);
+    CHECK(strcmp((char *) out, "<m:e xmlns:m=\"urn:m\"/>") == 0 && len == strlen((char *) out));
+    hc_buffer_free(out);
+    CHECK_CODE(hc_xml_serialize(hc_xml_first(entry, "title"), 0, &out, &len), HC_OK);
+    CHECK(strcmp((char *) out, "<title xmlns=\"http://www.w3.org/2005/Atom\">T \xe2\x98\xba</title>") == 0);
+    hc_buffer_free(out);
+    CHECK_CODE(hc_xml_serialize(entry, 0, &out, &len), HC_OK);
+    hc_xml *back = NULL;
+    CHECK_CODE(hc_xml_parse(out, len, NULL, &back), HC_OK);
+    hc_buffer_free(out);
+    CHECK(back != NULL && strcmp(hc_xml_namespace(back), "http://www.w3.org/2005/Atom") == 0);
+    CHECK(strcmp(hc_xml_attribute(back, "id", "urn:m"), "7") == 0);
+    CHECK(strcmp(hc_xml_namespace(hc_xml_first(back, "{urn:m}e")), "urn:m") == 0);
+    CHECK(strcmp(hc_xml_namespace(hc_xml_first(back, "title")), "http://www.w3.org/2005/Atom") == 0);
+    hc_xml_free(back);
+    /* The root declares its own namespaces once, nothing more. */
+    CHECK_CODE(hc_xml_serialize(root, 0, &out, &len), HC_OK);
+    CHECK(strncmp((char *) out, "<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:m=\"urn:m\"><entry", 64) == 0);
     hc_buffer_free(out);
     hc_response_free(r);
     hc_handler_free(h);
@@ -126,6 +143,14 @@ static int on_element(void *userdata, size_t path_index, const hc_xml *element) 
     const char *id;
     hc_xml_text(hc_xml_first(element, "id"), &id, NULL);
     snprintf(s->last_id, sizeof s->last_id, "%s", id);
+    /* A streamed element serializes standalone: the feed's namespaces are declared on it. */
+    uint8_t *out;
+    size_t len;
+    if (hc_xml_serialize(element, 0, &out, &len) != HC_OK) return 98;
+    int standalone = strncmp((char *) out, "<entry xmlns=\"http://www.w3.org/2005/Atom\" "
+                             "xmlns:media=\"http://search.yahoo.com/mrss/\" xml:lang=\"en\">", 101) == 0;
+    hc_buffer_free(out);
+    if (!standalone) return 97;
     s->count++;
     return s->count == s->stop_at ? HC_XML_STOP : 0;
 }

@@ -1,10 +1,12 @@
 extension XMLElement {
     /// The element as XML text (UTF-8, no declaration), with the prefixes and namespace
-    /// declarations it was parsed with. `pretty` indents child elements by two spaces per level
+    /// declarations it was parsed with, plus those it inherits from its ancestors (see
+    /// `declaringInheritedNamespaces`): a child of a tree or a streamed element is well-formed and
+    /// namespace-correct on its own. `pretty` indents child elements by two spaces per level
     /// where the element holds no text of its own (mixed content is written as it is).
     public func xmlString(pretty: Bool = false) -> String {
         var out = ""
-        write(to: &out, pretty: pretty, level: 0)
+        declaringInheritedNamespaces().write(to: &out, pretty: pretty, level: 0)
         return out
     }
 
@@ -49,8 +51,7 @@ extension XMLElement {
     }
 
     /// A copy that also declares, on itself, every prefix (and the default namespace) that it
-    /// and its descendants use without declaring, so that `xmlString()` is well-formed XML on
-    /// its own. An element taken out of its document (streamed by path, or a child of a tree)
+    /// and its descendants use without declaring (`xmlString()` writes these declarations). An element taken out of its document (streamed by path, or a child of a tree)
     /// carries only the declarations written on it; the ones of its ancestors are restored from
     /// the namespace URIs its names resolved to. The `xml` prefix is never declared.
     public func declaringInheritedNamespaces() -> XMLElement {
