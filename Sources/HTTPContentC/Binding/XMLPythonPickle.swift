@@ -9,26 +9,34 @@ import Glibc
 /// elements). The Python binding reads a document or a batch of streamed elements with one
 /// `pickle.loads` call, in C, instead of building each element from Python.
 ///
+/// The pickle drives an `ET.TreeBuilder` (the C accelerator's): its bound `start`, `data` and
+/// `end` are memoized once per pickle and called with a small tuple per event, which sets text
+/// and tail where the parser found them. (Rebuilding each Element from a state dict, through
+/// `__setstate__`, parses that dict as keyword arguments: twice the instructions by callgrind.)
+/// Elements with no attribute share one empty dict, which the builder does not keep.
+///
 /// Only these opcodes are written, strings always length-prefixed: the bytes come from this
 /// writer, never from the document, so nothing in a document can become an opcode.
 final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
-    private struct Frame { var hasChildren = false }
-    private struct NameKey: Hashable {
-        let local: UnsafePointer<UInt8>
-        let uri: UnsafePointer<UInt8>?
+    /// An interned name (libxml2 interns names, so their addresses identify them while the parser
+    /// lives) and its memo slot.
+    private struct NameSlot {
+        var local: UnsafePointer<UInt8>?
+        var uri: UnsafePointer<UInt8>?
+        var slot = 0
     }
 
     // Unchecked exclusivity: written on every event, never reentrantly (dynamic checks cost
     // about a fifth of the writer's instructions by callgrind).
     @exclusivity(unchecked) private(set) var out: [UInt8] = []
-    @exclusivity(unchecked) private var stack: [Frame] = []
+    /// The memo slot of each open element's tag (-1: not memoized, written again at its end).
+    @exclusivity(unchecked) private var stack: [(slot: Int, local: UnsafePointer<UInt8>, uri: UnsafePointer<UInt8>?)] = []
     @exclusivity(unchecked) private var text: [UInt8] = []
-    /// An element that ended and waits for its tail (the text up to the next tag).
-    @exclusivity(unchecked) private var awaitingTail = false
     @exclusivity(unchecked) private var memo = 0
-    /// Memo slots of names (libxml2 interns names, so their addresses identify them while the
-    /// parser lives); emptied with each new pickle.
-    @exclusivity(unchecked) private var names: [NameKey: Int] = [:]
+    /// Names already written in this pickle: a direct-mapped cache on the name's addresses
+    /// (cheaper than a Dictionary's hashing; a collision only writes a name again).
+    @exclusivity(unchecked) private var names: [NameSlot]
+    @exclusivity(unchecked) private var namesMemoized = 0
     /// Elements completed in the current batch, and the path they matched.
     private(set) var count = 0
     private(set) var path = 0
@@ -39,12 +47,16 @@ final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
     var deliver: ((Int, UnsafeRawBufferPointer, Int) throws -> Void)?
     private let batchBytes: Int
 
-    private enum Slot { static let element = 0, comment = 1, tag = 2, attrib = 3, text = 4, tail = 5, children = 6 }
+    /// The memo slots written by `begin`.
+    private enum Slot { static let start = 2, data = 3, end = 4, emptyDict = 5, comment = 6 }
+    private static let nameCache = 1024
+    private static let maxMemoizedNames = 4096
 
     init(batched: Bool, keepComments: Bool, batchBytes: Int = 64 * 1024) {
         self.batched = batched
         self.keepComments = keepComments
         self.batchBytes = batchBytes
+        names = Array(repeating: NameSlot(), count: XMLPickleWriter.nameCache)
         begin()
     }
 
@@ -52,26 +64,50 @@ final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
 
     private func begin() {
         out.removeAll(keepingCapacity: true)
-        names.removeAll(keepingCapacity: true)
+        for i in names.indices { names[i].local = nil }
+        namesMemoized = 0
         memo = 0
         count = 0
         out.put(0x80, 4)  // PROTO 4
-        for (module, name) in [("xml.etree.ElementTree", "Element"), ("xml.etree.ElementTree", "Comment")] {
-            string(Array(module.utf8))
-            string(Array(name.utf8))
-            out.append(0x93)  // STACK_GLOBAL
-            memoize()
-            out.append(0x30)  // POP
-        }
-        for key in ["tag", "attrib", "text", "tail", "_children"] {
-            string(Array(key.utf8))
+        global("xml.etree.ElementTree", "TreeBuilder")
+        out.put(0x29, 0x52)  // EMPTY_TUPLE, REDUCE: TreeBuilder()
+        memoize()  // 0: the builder
+        out.append(0x30)  // POP
+        global("builtins", "getattr")
+        memoize()  // 1
+        out.append(0x30)
+        for method in ["start", "data", "end"] {  // 2, 3, 4: its bound methods
+            get(1)
+            get(0)
+            string(Array(method.utf8))
+            out.put(0x86, 0x52)  // TUPLE2, REDUCE
             memoize()
             out.append(0x30)
         }
-        if batched { out.put(0x5D, 0x28) }  // EMPTY_LIST, MARK
+        out.append(0x7D)  // EMPTY_DICT
+        memoize()  // 5
+        out.append(0x30)
+        global("xml.etree.ElementTree", "Comment")
+        memoize()  // 6
+        out.append(0x30)
+        if batched {
+            // The builder takes one root: batches hang under a nameless one, never returned.
+            get(Slot.start)
+            string([])
+            get(Slot.emptyDict)
+            out.put(0x86, 0x52)
+            out.append(0x30)
+            out.put(0x5D, 0x28)  // EMPTY_LIST, MARK
+        }
     }
 
-    /// The finished pickle of the whole document (tree mode).
+    private func global(_ module: String, _ name: String) {
+        string(Array(module.utf8))
+        string(Array(name.utf8))
+        out.append(0x93)  // STACK_GLOBAL
+    }
+
+    /// The finished pickle of the whole document (tree mode): the root's `end` left it on the stack.
     func finishDocument() -> [UInt8] {
         out.append(0x2E)  // STOP
         return out
@@ -134,17 +170,17 @@ final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
     }
 
     private func cString(_ p: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        var n = 0
-        while p[n] != 0 { n += 1 }
-        return UnsafeBufferPointer(start: p, count: n)
+        UnsafeBufferPointer(start: p, count: strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self)))
     }
 
-    /// `{uri}local` or `local`, memoized.
-    private func name(_ local: UnsafePointer<UInt8>, _ uri: UnsafePointer<UInt8>?) {
-        let key = NameKey(local: local, uri: uri)
-        if let slot = names[key] {
-            get(slot)
-            return
+    /// `{uri}local` or `local`, memoized; returns its memo slot (-1: written, not memoized).
+    @discardableResult
+    private func name(_ local: UnsafePointer<UInt8>, _ uri: UnsafePointer<UInt8>?) -> Int {
+        let a = UInt(bitPattern: local), b = UInt(bitPattern: uri)
+        let h = Int(truncatingIfNeeded: ((a ^ (b &<< 7)) &* 0x9E37_79B9_7F4A_7C15) >> 54) & (XMLPickleWriter.nameCache - 1)
+        if names[h].local == local && names[h].uri == uri {
+            get(names[h].slot)
+            return names[h].slot
         }
         let l = cString(local)
         if let uri {
@@ -157,47 +193,31 @@ final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
         } else {
             string(l)
         }
-        if names.count < 4096 {
-            names[key] = memo
-            memoize()
-        }
+        guard namesMemoized < XMLPickleWriter.maxMemoizedNames else { return -1 }
+        namesMemoized += 1
+        names[h] = NameSlot(local: local, uri: uri, slot: memo)
+        memoize()
+        return memo - 1
     }
 
-    // MARK: - Structure
+    // MARK: - Events
 
-    /// Writes pending character data where it belongs: the tail of the element that just ended,
-    /// or the text of the open element (before its first child).
+    /// Hands pending character data to the builder, which makes it the text of the open element
+    /// or the tail of the one that just ended.
     private func settle() {
-        if awaitingTail {
-            if !text.isEmpty {
-                get(Slot.tail)
-                string(text)
-            }
-            out.put(0x75, 0x62)  // SETITEMS, BUILD
-            awaitingTail = false
-        } else if !text.isEmpty, let top = stack.last, !top.hasChildren {
-            get(Slot.text)
-            string(text)
-        }
+        guard !text.isEmpty else { return }
+        get(Slot.data)
+        string(text)
+        out.put(0x85, 0x52)  // TUPLE1, REDUCE
+        out.append(0x30)
         text.removeAll(keepingCapacity: true)
-    }
-
-    private func openChild() {
-        guard !stack.isEmpty, !stack[stack.count - 1].hasChildren else { return }
-        get(Slot.children)
-        out.put(0x5D, 0x28)  // EMPTY_LIST, MARK
-        stack[stack.count - 1].hasChildren = true
     }
 
     func start(_ tag: XMLStartTag, depth: Int) throws {
         settle()
-        openChild()
-        get(Slot.element)
-        out.put(0x29, 0x81, 0x7D, 0x28)  // EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, MARK
-        get(Slot.tag)
-        name(tag.localname, tag.uri)
+        get(Slot.start)
+        let slot = name(tag.localname, tag.uri)
         if tag.nbAttributes > 0 {
-            get(Slot.attrib)
             out.put(0x7D, 0x28)  // EMPTY_DICT, MARK
             for i in 0..<tag.nbAttributes {
                 guard let local = tag.attributeName(i) else { continue }
@@ -205,8 +225,12 @@ final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
                 string(tag.attributeValue(i))
             }
             out.append(0x75)  // SETITEMS
+        } else {
+            get(Slot.emptyDict)
         }
-        stack.append(Frame())
+        out.put(0x86, 0x52)  // TUPLE2, REDUCE
+        out.append(0x30)
+        stack.append((slot, tag.localname, tag.uri))
     }
 
     func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws {
@@ -216,25 +240,29 @@ final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
     func comment(_ bytes: UnsafeBufferPointer<UInt8>) throws {
         guard keepComments, !stack.isEmpty else { return }
         settle()
-        openChild()
-        get(Slot.element)
-        out.put(0x29, 0x81, 0x7D, 0x28)
-        get(Slot.tag)
+        // As ET.Comment makes it: an element whose tag is the Comment function.
+        get(Slot.start)
         get(Slot.comment)
-        get(Slot.text)
-        string(bytes)
-        awaitingTail = true
+        get(Slot.emptyDict)
+        out.put(0x86, 0x52)
+        out.append(0x30)
+        get(Slot.data)
+        string(bytes)  // even empty, as ET.Comment("") has text ""
+        out.put(0x85, 0x52)
+        out.append(0x30)
+        get(Slot.end)
+        get(Slot.comment)
+        out.put(0x85, 0x52)
+        out.append(0x30)
     }
 
     func end(depth: Int) throws {
         settle()
-        guard let frame = stack.popLast() else { return }
-        if frame.hasChildren { out.append(0x65) }  // APPENDS
-        if stack.isEmpty {
-            out.put(0x75, 0x62)  // the outermost element has no tail here
-        } else {
-            awaitingTail = true
-        }
+        guard let top = stack.popLast() else { return }
+        get(Slot.end)
+        if top.slot >= 0 { get(top.slot) } else { name(top.local, top.uri) }
+        out.put(0x85, 0x52)  // TUPLE1, REDUCE: the element, left on the stack when outermost
+        if !stack.isEmpty { out.append(0x30) }
     }
 
     /// A captured element is complete. With several paths the batch size is 1 (set by the

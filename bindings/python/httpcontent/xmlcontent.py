@@ -3,7 +3,7 @@
 memory. (Named xmlcontent, not xml, so the package never shadows the standard library's `xml`.)
 
 The library writes the elements as a pickle while it parses, and one `pickle.loads` (in C) makes
-every Element: no Python code runs per element. The bytes come from the library, never from the
+every Element, driving the C `ET.TreeBuilder`: no Python code runs per element. The bytes come from the library, never from the
 document itself (strings are length-prefixed), so a document cannot inject pickle opcodes."""
 
 from __future__ import annotations

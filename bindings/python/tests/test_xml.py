@@ -86,6 +86,31 @@ def test_tree_equals_elementtree_in_canonical_form(client, base_url, name, chunk
         assert (mine.tag, mine.attrib, mine.text, mine.tail) == (theirs.tag, theirs.attrib, theirs.text, theirs.tail)
 
 
+def test_large_documents_with_many_names_long_text_and_comments_equal_elementtree(client, base_url):
+    # Beyond what the pickle writer memoizes (4096 names, 256 one-byte memo slots), names in
+    # several namespaces, text over 255 bytes, empty comments and comment tails.
+    parts, long = ['<r xmlns="urn:d" xmlns:a="urn:a">'], "\u00e9" * 200
+    for i in range(5000):
+        parts.append(f'<n{i} a:k{i % 300}="v{i}" k="{i}">{"t" * (i % 600)}<!---->x<a:n{i}/>'
+                     f'<!-- c{i} -->{long}</n{i}>tail{i}')
+    body = ("".join(parts) + "</r>").encode()
+    raw = f"{base_url}/echo/raw"
+    r = client.post(raw, data=body, handler=hc.XML(accept_types=["*/*"]))
+    assert canonical(r.content) == canonical(ET.fromstring(body))
+    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+    parser.feed(body)
+    with_comments = client.post(raw, data=body, handler=hc.XML(keep_comments=True, accept_types=["*/*"])).content
+    for mine, theirs in zip(with_comments.iter(), parser.close().iter(), strict=True):
+        assert (mine.tag, mine.attrib, mine.text, mine.tail) == (theirs.tag, theirs.attrib, theirs.text, theirs.tail)
+    streamed = list(client.iter_xml(raw, path="r/*", method="POST", data=body, accept_types=["*/*"],
+                                    keep_comments=True))
+    assert len(streamed) == 5000
+    for mine, theirs in zip(streamed, with_comments, strict=True):
+        theirs.tail = None  # a streamed element is complete at its end tag, before any tail
+        assert canonical(mine) == canonical(theirs)
+        assert [c.tag for c in mine] == [c.tag for c in theirs]
+
+
 def test_comments_kept_by_option_like_a_comment_inserting_parser(client, base_url):
     r = client.get(url(base_url, XHTML), handler=hc.XML(keep_comments=True))
     parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
