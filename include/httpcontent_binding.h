@@ -37,6 +37,12 @@ HC_EXTERN hc_code hc_response_json_pymarshal(const hc_response *response, const 
 /* Python: JSON records in Python's marshal format (bindings/python/httpcontent/records.py)    */
 /* ------------------------------------------------------------------------------------------ */
 
+/** As hc_handler_lines_batches_new, but each batch is one list of str in Python's marshal format
+ *  (`data`/`len`, borrowed for the call; `count` lines): marshal.loads gives the batch's lines,
+ *  without terminators. The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_lines_pymarshal_new(hc_records_batch_cb cb, void *userdata,
+                                                     const hc_records_options *opts);
+
 /** As hc_handler_json_lines_new, the records written as they are parsed into lists in Python's
  *  marshal format (marshal.loads gives what json.loads gives for each record: integers exact at
  *  any size, other numbers as float(text)), delivered in batches to `cb` (hc_records_batch_cb)

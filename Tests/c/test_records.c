@@ -299,6 +299,7 @@ static void test_options_and_null_safety(void) {
     CHECK(hc_handler_json_lines_new(NULL, NULL, NULL, NULL) == NULL);
     CHECK(hc_handler_json_lines_pymarshal_new(NULL, NULL, NULL, NULL) == NULL);
     CHECK(hc_handler_lines_batches_new(NULL, NULL, NULL) == NULL);
+    CHECK(hc_handler_lines_pymarshal_new(NULL, NULL, NULL) == NULL);
     CHECK_CODE(hc_client_events(NULL, NULL, on_event, NULL, NULL, NULL, NULL), HC_EINVALID_ARG);
     CHECK(hc_event_source_new(NULL, NULL, NULL, NULL) == NULL);
     CHECK(hc_event_source_handler(NULL) == NULL);

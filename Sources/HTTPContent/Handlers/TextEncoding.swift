@@ -133,7 +133,14 @@ public struct StreamingTextDecoder: Sendable {
         // and decoding resumes at the first byte that broke it. So the result never depends on
         // where chunks split, and equals String(decoding:as: UTF8.self).
         decoding: while i < n {
-            // ASCII, eight bytes at a time.
+            // ASCII, 32 then eight bytes at a time.
+            if i + 32 <= n, (bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                             | bytes.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)
+                             | bytes.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)
+                             | bytes.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)) & 0x8080_8080_8080_8080 == 0 {
+                i += 32
+                continue
+            }
             if i + 8 <= n, bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
                 i += 8
                 continue

@@ -161,19 +161,23 @@ extension Lines {
                                onBatch: @escaping LineBatcher.OnBatch) -> BatchedLines {
         let batcher = LineBatcher(batchBytes: batchBytes, onBatch: onBatch)
         return BatchedLines(Lines(encoding: encoding, strict: strict, maxLineSize: maxLineSize,
-                                  acceptance: acceptance, onLineBytes: batcher.add), batcher)
+                                  acceptance: acceptance, onLineBytes: batcher.add), flush: batcher.flush)
     }
 }
 
-/// `Lines` whose lines go through a `LineBatcher`, flushed at the end of each chunk.
+/// `Lines` whose lines go to a batcher (`LineBatcher`, or a binding's own), flushed at the end of
+/// each chunk.
 public final class BatchedLines: ContentHandler {
     public let lines: Lines
-    private let batcher: LineBatcher
+    private let flush: () throws -> Void
     private var stopped = false
 
-    init(_ lines: Lines, _ batcher: LineBatcher) {
+    /// - Parameters:
+    ///   - lines: the handler, its `onLineBytes` adding each line to the batcher.
+    ///   - flush: hands over what the batcher holds.
+    package init(_ lines: Lines, flush: @escaping () throws -> Void) {
         self.lines = lines
-        self.batcher = batcher
+        self.flush = flush
     }
 
     public func accept(_ head: ResponseHead) throws -> Bool { try lines.accept(head) }
@@ -183,10 +187,10 @@ public final class BatchedLines: ContentHandler {
             try lines.consume(chunk)
         } catch {
             // Lines completed before a failure are delivered first; after a stop, nothing more.
-            if error is StopTransfer { stopped = true } else { try? batcher.flush() }
+            if error is StopTransfer { stopped = true } else { try? flush() }
             throw error
         }
-        do { try batcher.flush() } catch is StopTransfer { stopped = true; throw StopTransfer() }
+        do { try flush() } catch is StopTransfer { stopped = true; throw StopTransfer() }
     }
 
     public func finish() throws -> Int {
@@ -195,10 +199,10 @@ public final class BatchedLines: ContentHandler {
         do {
             n = try lines.finish()
         } catch {
-            try? batcher.flush()
+            try? flush()
             throw error
         }
-        do { try batcher.flush() } catch is StopTransfer {}
+        do { try flush() } catch is StopTransfer {}
         return n
     }
 }

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import itertools
 import json
 import marshal
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, TypeVar, cast
 
 from . import _feed, _ffi
 from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport] (declares hc_buffer_free)
@@ -51,7 +52,7 @@ _COMMENT_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, c
 _OPTIONS_P = ctypes.POINTER(_Options)
 _DECLARATIONS: list[tuple[str, Any, list[Any]]] = [
     ("hc_records_options_init", ctypes.c_int, [_OPTIONS_P, ctypes.c_uint]),
-    ("hc_handler_lines_batches_new", ctypes.c_void_p, [_BATCH_CB, ctypes.c_void_p, _OPTIONS_P]),
+    ("hc_handler_lines_pymarshal_new", ctypes.c_void_p, [_BATCH_CB, ctypes.c_void_p, _OPTIONS_P]),
     ("hc_handler_json_lines_pymarshal_new", ctypes.c_void_p, [_BATCH_CB, _SKIP_CB, ctypes.c_void_p, _OPTIONS_P]),
     ("hc_handler_json_lines_new", ctypes.c_void_p, [_RECORD_CB, _SKIP_CB, ctypes.c_void_p, _OPTIONS_P]),
     ("hc_handler_json_lines_set_path", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]),
@@ -139,32 +140,28 @@ class Lines(Handler):
         self._opts = _options(max_line_size=max_line_size, strict=strict)
 
     def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
-        def on_batch(data: int | None, size: int, count: int) -> int:
+        def on_batch(lines: list[str]) -> int:
             def run() -> int:
-                for line in _split_batch(data, size, count):
+                for line in lines:
                     if self.on_line(line) is True:
                         return _STOP
                 return 0
             return self._guard(run, sink)
         return self._batches_native(on_batch)
 
-    def _batches_native(self, on_batch: Callable[[int | None, int, int], int]) -> int | None:
-        def call(_userdata: int | None, data: int | None, size: int, count: int) -> int:
-            return on_batch(data, size, count)
+    def _batches_native(self, on_batch: Callable[[list[str]], int]) -> int | None:
+        """Lines in batches, each a marshal list of str made in the library (the splitting
+        stays there: one marshal.loads per batch, no per-line work in Python)."""
+        def call(_userdata: int | None, data: int | None, size: int, _count: int) -> int:
+            # Read in place: the batch is valid during the call.
+            lines: list[str] = marshal.loads((ctypes.c_char * size).from_address(data or 0))
+            return on_batch(lines)
         self._keep = _BATCH_CB(call)
-        native: int | None = _ffi.lib().hc_handler_lines_batches_new(self._keep, None, ctypes.byref(self._opts))
+        native: int | None = _ffi.lib().hc_handler_lines_pymarshal_new(self._keep, None, ctypes.byref(self._opts))
         return native
 
     def _content(self, response_ptr: int) -> int:
         return _records_count(response_ptr)
-
-
-def _split_batch(data: int | None, size: int, count: int) -> list[str]:
-    """A batch of lines: their UTF-8 joined with LF."""
-    if count == 1 and size == 0:
-        return [""]
-    # Decoded in place (the batch is valid during the call): no copy to bytes first.
-    return str((ctypes.c_char * size).from_address(data or 0), "utf-8").split("\n")
 
 
 # -- JSON records
@@ -291,6 +288,36 @@ def _loads(batch: Any) -> list[Any]:
     return values
 
 
+def _loads_iter(batch: Any) -> Iterator[Any]:
+    """`_loads`, as an iterator made while the GC is still paused: the iterator is a container
+    too, and made after, it would trigger a collection that scans the whole batch (the batch's
+    containers are counted; once they are consumed and freed the count is back down)."""
+    with _GCPaused():
+        return iter(cast("list[Any]", marshal.loads(batch)))
+
+
+T = TypeVar("T")
+
+
+class _Records(itertools.chain[T]):
+    """The items of the batches a generator yields, one by one at C speed (itertools.chain: no
+    Python frame resumed per item), closable as the generator is (`close()` stops the
+    transfer). Made by `_records(batches)`."""
+
+    __slots__ = ("_batches",)
+    _batches: Generator[Iterable[T], None, None]
+
+    def close(self) -> None:
+        """Stops the transfer (as closing the generator of a `for` loop left early does)."""
+        self._batches.close()
+
+
+def _records(batches: Generator[Iterable[T], None, None]) -> Iterator[T]:
+    made = cast("_Records[T]", _Records.from_iterable(batches))
+    made._batches = batches  # pyright: ignore[reportPrivateUsage]
+    return made
+
+
 def _skip_error(index: int, offset: int, message: bytes | None) -> Error:
     return DecodeError((message or b"").decode("utf-8", "replace"), offset=offset if offset >= 0 else None,
                        record_index=index)
@@ -381,19 +408,23 @@ class SSE(Handler):
 
 def iter_lines(client: Any, url: str, *, method: str = "GET", max_line_size: int | None = None,
                strict: bool = True, buffer: int = 4, **kwargs: Any) -> Iterator[str]:
-    """Yields each line (str, without its terminator) while the body arrives; see `Lines`."""
+    """Yields each line (str, without its terminator) while the body arrives; see `Lines`.
+    The transfer starts at the first `next`; `close()` stops it."""
+    return _records(_line_batches(client, url, method, max_line_size, strict, buffer, kwargs))
+
+
+def _line_batches(client: Any, url: str, method: str, max_line_size: int | None, strict: bool, buffer: int,
+                  kwargs: dict[str, Any]) -> Generator[list[str], None, None]:
     feed: ThreadFeed[list[str]] = ThreadFeed(buffer)
 
     class _Fed(Lines):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
-            return self._batches_native(
-                lambda data, size, count: 0 if feed.put(_split_batch(data, size, count)) else _STOP)
+            return self._batches_native(lambda lines: 0 if feed.put(lines) else _STOP)
 
     handler = _Fed(_ignore, max_line_size=max_line_size, strict=strict, **_pop_handler_options(kwargs))
     feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
-        for lines in feed.batches():
-            yield from lines
+        yield from feed.batches()
     finally:
         handler.close()
 
@@ -408,7 +439,15 @@ def iter_json_lines(client: Any, url: str, *, method: str = "GET", framing: str 
                     skip_invalid: bool = False, buffer: int = 4, **kwargs: Any) -> Iterator[Any]:
     """Yields each JSON record (as `json.loads` gives it) while the body arrives; see
     `JSONLines` (and its `path`, `schema`, `skip_invalid`). Bad or invalid records skipped go to
-    `on_skip(error)` in order."""
+    `on_skip(error)` in order. The transfer starts at the first `next`; `close()` stops it."""
+    return _records(_record_batches(client, url, method, framing, skip_bad, on_skip, max_record_size, path,
+                                       schema, skip_invalid, buffer, kwargs))
+
+
+def _record_batches(client: Any, url: str, method: str, framing: str, skip_bad: bool,
+                    on_skip: Callable[[Error], Any] | None, max_record_size: int | None, path: str | None,
+                    schema: Schema | None, skip_invalid: bool, buffer: int,
+                    kwargs: dict[str, Any]) -> Generator[Iterable[Any], None, None]:
     handler_options = _pop_handler_options(kwargs)
     per_record = path is not None or schema is not None
     # Records one by one (a path or a schema) wait in larger numbers than batches.
@@ -431,9 +470,9 @@ def iter_json_lines(client: Any, url: str, *, method: str = "GET", framing: str 
                 if on_skip is not None:
                     on_skip(item)
             elif per_record:
-                yield handler._value(item)
+                yield (handler._value(item),)
             else:
-                yield from _loads(item)
+                yield _loads_iter(item)
     finally:
         handler.close()
 
