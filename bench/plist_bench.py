@@ -4,9 +4,9 @@ same ~10 MB document in the binary and the XML format, fetched from a local serv
     PYTHONPATH=bindings/python python3 bench/plist_bench.py [--rounds N] [--mb SIZE] [--output BENCHMARKS.md]
 
 Contestants are declared as data below (name, format, how a document is fetched and decoded,
-settings); one round-robin runner times each once per round, interleaved, so machine load hits
-them alike; the report is the median per contestant and the ratio plistlib / hc per format from
-the same run (above 1: hc is faster). Both contestants fetch the same bytes through the same
+settings); the round-robin runner of `pyharness.py` times each once per round, interleaved, so
+machine load hits them alike; the report is the median per contestant and the ratio plistlib /
+hc per format from the same run (above 1: hc is faster). Both contestants fetch the same bytes through the same
 library transport, so the ratio compares decoding: `hc.Plist()` (libplist, then one pickle
 load) with `hc.Bytes()` followed by `plistlib.loads(body)`. Each result is checked equal to
 plistlib's. The server is Python's ThreadingHTTPServer on 127.0.0.1 serving the two files.
@@ -17,16 +17,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import functools
-import http.server
 import os
 import plistlib
 import statistics
 import sys
-import tempfile
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pyharness  # noqa: E402
 import report_common  # noqa: E402
 
 import httpcontent as hc  # noqa: E402
@@ -41,14 +38,6 @@ def document(mb: float) -> dict:
                        "when": datetime.datetime(2020, 1, 1) + datetime.timedelta(seconds=i),
                        "blob": bytes([i % 256]) * 8, "tags": ["a", "b", "c"], "neg": -i}
                       for i in range(n)]}
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    extensions_map = {".bplist": "application/x-bplist", ".xml": "application/x-plist"}
-
-    def log_message(self, *args) -> None:
-        pass
 
 
 def contestants(client: hc.Client, urls: dict[str, str]) -> list[dict]:
@@ -77,37 +66,23 @@ def main() -> int:
     args = ap.parse_args()
 
     doc = document(args.mb)
-    tmp = tempfile.mkdtemp(prefix="plist-bench-")
-    sizes = {}
-    for fmt, name, pfmt in (("binary", "doc.bplist", plistlib.FMT_BINARY), ("xml", "doc.xml", plistlib.FMT_XML)):
-        data = plistlib.dumps(doc, fmt=pfmt)
-        sizes[fmt] = len(data)
-        with open(os.path.join(tmp, name), "wb") as f:
-            f.write(data)
     expected = plistlib.loads(plistlib.dumps(doc, fmt=plistlib.FMT_BINARY))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=tmp))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    urls = {"binary": f"{base}/doc.bplist", "xml": f"{base}/doc.xml"}
-    times: dict[str, list[float]] = {}
-    try:
+    sizes = {}
+    types = {".bplist": "application/x-bplist", ".xml": "application/x-plist"}
+    with pyharness.file_server("plist-bench-", types) as (folder, base):
+        for fmt, name, pfmt in (("binary", "doc.bplist", plistlib.FMT_BINARY), ("xml", "doc.xml", plistlib.FMT_XML)):
+            data = plistlib.dumps(doc, fmt=pfmt)
+            sizes[fmt] = len(data)
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+        urls = {"binary": f"{base}/doc.bplist", "xml": f"{base}/doc.xml"}
         with hc.Client(timeout=300) as client:
             cs = contestants(client, urls)
             for c in cs:  # warm-up, and the check
                 got = c["run"]()
                 want = expected if c["format"] == "binary" else plistlib.loads(plistlib.dumps(doc))
                 assert got == want, c["name"]
-            for r in range(args.rounds):
-                for c in cs:
-                    t = time.perf_counter()
-                    c["run"]()
-                    times.setdefault(c["name"], []).append(time.perf_counter() - t)
-                print(f"round {r + 1}: " + ", ".join(f"{n} {v[-1]:.3f}s" for n, v in times.items()), file=sys.stderr)
-    finally:
-        server.shutdown()
-        for name in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, name))
-        os.rmdir(tmp)
+            times, _ = pyharness.run_rounds(cs, args.rounds)
 
     med = {n: statistics.median(v) for n, v in times.items()}
     lines = [SECTION, "",
@@ -125,11 +100,7 @@ def main() -> int:
         per = [p / h for p, h in zip(times[f"plistlib-{fmt}"], times[f"hc-{fmt}"])]
         lines.append(f"| {fmt} | **{med[f'plistlib-{fmt}'] / med[f'hc-{fmt}']:.2f}×** | "
                      + ", ".join(f"{x:.2f}" for x in per) + " |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        report_common.replace_section(args.output, SECTION, text)
-    return 0
+    return pyharness.finish(SECTION, lines, args.output)
 
 
 if __name__ == "__main__":

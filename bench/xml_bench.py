@@ -17,10 +17,10 @@ attributes, entities, CDATA, comments, non-ASCII text), served by Python's Threa
   against `ET.fromstring` and `lxml.etree.fromstring` of the same bytes fetched with
   `hc.Bytes()` (same transport: the ratio compares parsing).
 
-Contestants are data (name, benchmark, callable, settings); one round-robin runner times each
-once per round, interleaved, so machine load hits them alike. Reported: wall and CPU seconds per
-contestant (median), and per round the ratio anchor / hc (above 1: hc is faster) with its median
-and min-max. Each contestant's element count is checked against the generator's.
+Contestants are data (name, benchmark, callable, settings); the round-robin runner of
+`pyharness.py` times each once per round, interleaved, so machine load hits them alike.
+Reported: wall and CPU seconds per contestant (median), and per round the ratio anchor / hc
+(above 1: hc is faster) with its median and min-max. Each contestant's element count is checked against the generator's.
 
 lxml is taken from the bench's pip cache (BENCH_PYDEPS, default ~/.cache/httpcontent-bench/pydeps),
 installed there with pip when missing; without it the lxml rows are left out, with the reason.
@@ -29,21 +29,17 @@ installed there with pip when missing; without it the lxml rows are left out, wi
 from __future__ import annotations
 
 import argparse
-import functools
-import gc
-import http.server
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import urllib.request
 import xml.etree.ElementTree as ET
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pyharness  # noqa: E402
 import report_common  # noqa: E402
 
 import httpcontent as hc  # noqa: E402
@@ -98,14 +94,6 @@ def write_feed(path: str, mb: float) -> int:
             n += 1000
         f.write(b"</feed>\n")
     return n
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    extensions_map = {".xml": "application/atom+xml"}
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
 
 def contestants(client: hc.Client, etree: Any, feed: str, tree: str) -> list[dict[str, Any]]:
@@ -164,13 +152,6 @@ def contestants(client: hc.Client, etree: Any, feed: str, tree: str) -> list[dic
     return out
 
 
-def timed(run: Callable[[], int]) -> tuple[float, float, int]:
-    gc.collect()
-    cpu, wall = time.process_time(), time.perf_counter()
-    n = run()
-    return time.perf_counter() - wall, time.process_time() - cpu, n
-
-
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
@@ -180,30 +161,17 @@ def main() -> int:
     args = ap.parse_args()
 
     etree, lxml_note = lxml_etree()
-    tmp = tempfile.mkdtemp(prefix="xml-bench-")
-    counts = {"stream": write_feed(os.path.join(tmp, "feed.xml"), args.mb),
-              "tree": write_feed(os.path.join(tmp, "tree.xml"), args.tree_mb)}
-    sizes = {b: os.path.getsize(os.path.join(tmp, f"{b if b == 'tree' else 'feed'}.xml")) for b in counts}
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=tmp))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    wall: dict[str, list[float]] = {}
-    cpu: dict[str, list[float]] = {}
-    try:
+    with pyharness.file_server("xml-bench-", {".xml": "application/atom+xml"}) as (folder, base):
+        counts = {"stream": write_feed(os.path.join(folder, "feed.xml"), args.mb),
+                  "tree": write_feed(os.path.join(folder, "tree.xml"), args.tree_mb)}
+        sizes = {b: os.path.getsize(os.path.join(folder, f"{b if b == 'tree' else 'feed'}.xml")) for b in counts}
+
+        def check(c: dict[str, Any], n: int) -> None:
+            assert n == counts[c["bench"]], (c["name"], n, counts[c["bench"]])
+
         with hc.Client(timeout=600) as client:
             cs = contestants(client, etree, f"{base}/feed.xml", f"{base}/tree.xml")
-            for r in range(args.rounds):
-                for c in cs:
-                    w, p, n = timed(c["run"])
-                    assert n == counts[c["bench"]], (c["name"], n, counts[c["bench"]])
-                    wall.setdefault(c["name"], []).append(w)
-                    cpu.setdefault(c["name"], []).append(p)
-                print(f"round {r + 1}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in wall.items()), file=sys.stderr)
-    finally:
-        server.shutdown()
-        for name in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, name))
-        os.rmdir(tmp)
+            wall, cpu = pyharness.run_rounds(cs, args.rounds, check)
 
     med = {k: statistics.median(v) for k, v in wall.items()}
     cmed = {k: statistics.median(v) for k, v in cpu.items()}
@@ -225,11 +193,7 @@ def main() -> int:
             target = " (target >= 1)" if c["name"] == "lxml-iterparse" else ""
             lines.append(f"| {bench} | {c['name']} / {mine}{target} | **{statistics.median(per):.2f}x** | "
                          f"{min(per):.2f}-{max(per):.2f} | " + ", ".join(f"{x:.2f}" for x in per) + " |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output:
-        report_common.replace_section(args.output, SECTION, text)
-    return 0
+    return pyharness.finish(SECTION, lines, args.output)
 
 
 if __name__ == "__main__":
