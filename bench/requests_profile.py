@@ -6,8 +6,9 @@ shared object and per function (self instructions).
     python3 requests_profile.py REQUESTS_BINARY URL [--small 200] [--large 1200]
                                 [--out PROFILE.tsv] [--top 6] [--keep DIR] MODE[@CONCURRENCY] ...
 
-MODE is a mode of requests.c, or py:MODE for a mode of request_rates.py run by this Python
-(PYTHONPATH and HTTPCONTENT_LIBRARY are passed on). Prints a readable breakdown for every mode; with --out, writes one TSV row per mode (program,
+MODE is a mode of requests.c, py:MODE for a mode of request_rates.py run by this Python
+(PYTHONPATH and HTTPCONTENT_LIBRARY are passed on), or aio:MODE for one of async_modes.py
+(hc-arequest, hc-amap, aiohttp). Prints a readable breakdown for every mode; with --out, writes one TSV row per mode (program,
 concurrency, ir_per_request, by_object, top) for requests_report.py. Callgrind counts user-space
 instructions only: time in system calls is not in these figures.
 """
@@ -81,6 +82,9 @@ def profile(binary: str, url: str, mode: str, conc: int, small: int, large: int,
         if mode.startswith("py:"):  # a mode of request_rates.py, in this Python
             argv = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                  "request_rates.py"), mode[3:]]
+        elif mode.startswith("aio:"):  # a native-asyncio mode of async_modes.py
+            argv = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                 "async_modes.py"), mode[4:]]
         else:
             argv = [binary, mode]
         proc = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",

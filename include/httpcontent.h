@@ -679,6 +679,38 @@ HC_EXTERN hc_code hc_batch_watch(hc_batch *batch, hc_socket_watch_cb socket, hc_
  *  on a request's token, call it with HC_SOCKET_TIMEOUT: a token wakes no one. */
 HC_EXTERN hc_code hc_batch_socket_action(hc_batch *batch, int fd, int events, size_t *pending);
 
+/* Driving a batch from your event loop with one descriptor (Linux): the batch watches its own
+ * sockets in an epoll set and your loop watches that set's descriptor for reading. One
+ * hc_batch_step per wake-up then serves every ready socket and hands back, in arrays you own,
+ * the requests that completed: nothing is called back per socket or per request, which is what
+ * an interpreter's loop (asyncio) pays most for. */
+
+/** Has the batch poll its own sockets and sets *fd to the descriptor your loop watches for
+ *  reading. Call it before the first request is added (again later: the same descriptor), and
+ *  not with hc_batch_watch. Borrowed: the batch closes the descriptor when it is freed. Then
+ *  call hc_batch_step when *fd is readable, when the timeout it gives has passed, and soon after
+ *  adding requests or cancelling a token; not hc_batch_run, _perform, _wait or _socket_action.
+ *  HC_EINVALID_ARG after requests were added or after hc_batch_watch; HC_EIO without epoll. */
+HC_EXTERN hc_code hc_batch_poll_fd(hc_batch *batch, int *fd);
+
+/** hc_batch_add without a callback: the request's outcome is queued under `key` (yours, any
+ *  value) for hc_batch_step to hand back, once. The request is borrowed (may be freed after the
+ *  call). Only a NULL batch or request fails the call (HC_EINVALID_ARG); a request that cannot
+ *  start is queued with its error. */
+HC_EXTERN hc_code hc_batch_add_queued(hc_batch *batch, const hc_request *request, uint64_t key);
+
+/** Drives the batch (with hc_batch_poll_fd: every ready socket and the timer if due; without,
+ *  as hc_batch_perform), then takes up to `capacity` queued completions, in completion order:
+ *  keys[i], and either responses[i] (errors[i] NULL) or errors[i] (responses[i] NULL). The
+ *  caller owns each and frees it with hc_response_free / hc_error_free. *count is set to how many
+ *  were taken; when it equals `capacity` more may wait (call again). *timeout_ms (may be NULL):
+ *  call hc_batch_step again after that many milliseconds even if the descriptor stays quiet
+ *  (-1: no timer, 0: at once). The arrays may be NULL when `capacity` is 0; completions not
+ *  taken when the batch is freed are freed with it. */
+HC_EXTERN hc_code hc_batch_step(hc_batch *batch, size_t capacity, uint64_t *keys,
+                                hc_response **responses, hc_error **errors, size_t *count,
+                                long *timeout_ms);
+
 /** How many handles of any kind the library has handed out and not had back (a leak check). */
 HC_EXTERN int64_t hc_live_handles(void);
 

@@ -87,4 +87,42 @@ static inline long hc_curlauth_basic(void) { return (long)CURLAUTH_BASIC; }
 static inline long hc_curlauth_digest(void) { return (long)CURLAUTH_DIGEST; }
 static inline long hc_curlauth_bearer(void) { return (long)CURLAUTH_BEARER; }
 
+#ifdef __linux__
+#include <errno.h>
+#include <sys/epoll.h>
+
+/* A batch polling its own sockets (Batch.pollDescriptor): an epoll set, so that an event loop
+ * watches one descriptor for all of them. epoll_event is a packed struct Swift does not import
+ * well; these take and give plain ints. */
+
+/* Watches `fd` in `epfd` for libcurl's CURL_POLL_* `what` (IN 1, OUT 2, INOUT 3, REMOVE 4).
+ * Returns 0, or -1 with errno (a socket libcurl already closed is gone from the set anyway). */
+static inline int hc_epoll_watch(int epfd, int fd, int what) {
+    if (what == CURL_POLL_REMOVE) return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+    struct epoll_event ev = {0};
+    ev.data.fd = fd;
+    if (what & CURL_POLL_IN) ev.events |= EPOLLIN;
+    if (what & CURL_POLL_OUT) ev.events |= EPOLLOUT;
+    if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Tells libcurl about every socket of `epfd` that is ready now (no waiting): one
+ * curl_multi_socket_action per ready socket, with CURL_CSELECT_* events. Returns how many
+ * sockets were ready (-1 if epoll_wait failed). */
+static inline int hc_epoll_act(CURLM *multi, int epfd, int *running) {
+    struct epoll_event events[64];
+    int n = epoll_wait(epfd, events, 64, 0);
+    for (int i = 0; i < n; i++) {
+        int mask = 0;
+        if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
+        if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
+        if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
+        curl_multi_socket_action(multi, events[i].data.fd, mask, running);
+    }
+    return n;
+}
+#endif
+
 #endif

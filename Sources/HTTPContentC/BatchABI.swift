@@ -10,9 +10,24 @@ final class BatchBox {
     let client: ClientBox
     let batch: Batch
 
+    /// Completions of hc_batch_add_queued requests not yet taken by hc_batch_step, in order:
+    /// the key, and the response or the error (each owned here until taken).
+    var completed: [(key: UInt64, response: OpaquePointer?, error: OpaquePointer?)] = []
+    var completedHead = 0
+
     init(_ client: ClientBox) {
         self.client = client
         batch = Batch(client: client.client, maxConcurrent: 64)
+    }
+
+    deinit {
+        // Completions never taken (hc_batch_free completes what was pending into the queue).
+        while completedHead < completed.count {
+            let (_, response, error) = completed[completedHead]
+            completedHead += 1
+            if let response { releaseHandle(response, as: ResponseBox.self) }
+            if let error { releaseHandle(error, as: ErrorBox.self) }
+        }
     }
 }
 
@@ -52,11 +67,23 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     guard let done else { return nullArgument("done") }
+    add(req, to: box.batch) { outcome in
+        switch outcome {
+        case .success(let boxed): done(userdata, HC_OK, retainHandle(boxed))
+        case .failure(let error): done(userdata, fail(error), nil)
+        }
+    }
+    return HC_OK
+}
+
+/// Adds `req` to `batch`; `finished` gets its response, boxed, or its error, once.
+private func add(_ req: RequestBox, to batch: Batch,
+                 finished: @escaping (Result<ResponseBox, HTTPContentError>) -> Void) {
     let (cancel, progress) = req.sendOptions()
     // A handler per attempt (a retry policy or an auth hook may send the request again): the
     // last one made is the response's.
     var handler: any ContentHandler = Bytes()
-    box.batch.add(req.request, makeHandler: {
+    batch.add(req.request, makeHandler: {
         handler = req.handler?.make() ?? Bytes()
         return handler
     }, cancel: cancel, progress: progress) { deliver in
@@ -65,11 +92,75 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
         do throws(HTTPContentError) {
             boxed = ResponseBox(try deliver(), body: (handler as? Bytes)?.body)
         } catch {
-            done(userdata, fail(error), nil)
+            finished(.failure(error))
             return
         }
-        done(userdata, HC_OK, retainHandle(boxed))
+        finished(.success(boxed))
     }
+}
+
+// MARK: - Polled by the batch itself, completions taken in batches
+
+@_cdecl("hc_batch_poll_fd")
+public func hc_batch_poll_fd(_ batch: OpaquePointer?, _ fd: UnsafeMutablePointer<Int32>?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let fd else { return nullArgument("fd") }
+    guard box.batch.pending == 0 || box.batch.pollsOwnSockets else {
+        return fail(.invalidArgument, "hc_batch_poll_fd: call it before adding requests")
+    }
+    guard !box.batch.handsSocketsToCaller else {
+        return fail(.invalidArgument, "hc_batch_poll_fd: the caller's loop watches the sockets (hc_batch_watch)")
+    }
+    guard let descriptor = box.batch.pollDescriptor() else {
+        return fail(.io, "hc_batch_poll_fd: no epoll set (not Linux, or out of descriptors)")
+    }
+    fd.pointee = descriptor
+    return HC_OK
+}
+
+@_cdecl("hc_batch_add_queued")
+public func hc_batch_add_queued(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ key: UInt64) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
+    add(req, to: box.batch) { [unowned box] outcome in
+        switch outcome {
+        case .success(let boxed): box.completed.append((key, retainHandle(boxed), nil))
+        case .failure(let error): box.completed.append((key, nil, retainHandle(ErrorBox(error, isCopy: true))))
+        }
+    }
+    return HC_OK
+}
+
+@_cdecl("hc_batch_step")
+public func hc_batch_step(_ batch: OpaquePointer?, _ capacity: Int, _ keys: UnsafeMutablePointer<UInt64>?,
+                          _ responses: UnsafeMutablePointer<OpaquePointer?>?,
+                          _ errors: UnsafeMutablePointer<OpaquePointer?>?,
+                          _ count: UnsafeMutablePointer<Int>?, _ timeoutMs: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let count else { return nullArgument("count") }
+    count.pointee = 0
+    guard capacity == 0 || (keys != nil && responses != nil && errors != nil) else {
+        return nullArgument("keys, responses or errors")
+    }
+    box.batch.step()
+    var taken = 0
+    if let keys, let responses, let errors {
+        while taken < capacity, box.completedHead < box.completed.count {
+            let (key, response, error) = box.completed[box.completedHead]
+            box.completed[box.completedHead] = (0, nil, nil)
+            box.completedHead += 1
+            keys[taken] = key
+            responses[taken] = response
+            errors[taken] = error
+            taken += 1
+        }
+        if box.completedHead == box.completed.count {
+            box.completed.removeAll(keepingCapacity: true)
+            box.completedHead = 0
+        }
+    }
+    count.pointee = taken
+    timeoutMs?.pointee = box.completedHead < box.completed.count ? 0 : box.batch.stepTimeoutMs
     return HC_OK
 }
 
@@ -123,6 +214,9 @@ public func hc_batch_watch(_ batch: OpaquePointer?, _ socket: SocketWatchCallbac
     guard let socket, let timer else { return nullArgument("socket or timer") }
     guard box.batch.pending == 0 else {
         return fail(.invalidArgument, "hc_batch_watch: call it before adding requests")
+    }
+    guard !box.batch.pollsOwnSockets else {
+        return fail(.invalidArgument, "hc_batch_watch: the batch polls its own sockets (hc_batch_poll_fd)")
     }
     box.batch.watch(socket: { fd, what in socket(userdata, fd, what.rawValue) },
                     timer: { ms in timer(userdata, ms) })

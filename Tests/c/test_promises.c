@@ -317,6 +317,21 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_batch_watch(batch, NULL, timer_nothing, NULL));
     NULL_CODE(hc_batch_watch(batch, watch_nothing, NULL, NULL));
     NULL_CODE(hc_batch_socket_action(NULL, HC_SOCKET_TIMEOUT, 0, NULL));
+    int poll_fd = -1;
+    NULL_CODE(hc_batch_poll_fd(NULL, &poll_fd));
+    NULL_CODE(hc_batch_poll_fd(batch, NULL));
+    NULL_CODE(hc_batch_add_queued(NULL, req, 1));
+    NULL_CODE(hc_batch_add_queued(batch, NULL, 1));
+    size_t taken = 0;
+    uint64_t key = 0;
+    hc_response *taken_response = NULL;
+    hc_error *taken_error = NULL;
+    NULL_CODE(hc_batch_step(NULL, 0, NULL, NULL, NULL, &taken, NULL));
+    NULL_CODE(hc_batch_step(batch, 0, NULL, NULL, NULL, NULL, NULL));
+    NULL_CODE(hc_batch_step(batch, 1, NULL, &taken_response, &taken_error, &taken, NULL));
+    NULL_CODE(hc_batch_step(batch, 1, &key, NULL, &taken_error, &taken, NULL));
+    NULL_CODE(hc_batch_step(batch, 1, &key, &taken_response, NULL, &taken, NULL));
+    OPTIONAL_OK(hc_batch_step(batch, 0, NULL, NULL, NULL, &taken, NULL));   /* "may be NULL when `capacity` is 0" */
     cover("hc_live_handles(");
 
     /* Session (audited with issue 20): the client and request are left as they were, as every

@@ -186,6 +186,36 @@ public final class Batch {
         driver.socketAction(fd: fd, events: (readable ? 1 : 0) | (writable ? 2 : 0) | (error ? 4 : 0))
     }
 
+    // MARK: - Polling its own sockets: the caller's loop watches one descriptor
+
+    /// Has the batch watch its own sockets (an epoll set) and returns the one descriptor an
+    /// event loop then watches for reading: readable when any transfer's socket is ready. Call
+    /// it before adding requests, instead of `watch`; from then on drive the batch with `step`
+    /// (when the descriptor is readable, when `stepTimeoutMs` has passed, and soon after
+    /// adding requests or setting a token), not `run`, `perform`, `wait` or `socketAction`.
+    /// Returns nil where there is no epoll (then use `watch`). Calling it again returns the
+    /// same descriptor, which the batch closes when it goes.
+    public func pollDescriptor() -> Int32? {
+        guard driver.poller != nil || driver.watchers == nil else { return nil }
+        return driver.pollOwnSockets()
+    }
+
+    /// Whether `pollDescriptor` made the batch poll its own sockets.
+    public var pollsOwnSockets: Bool { driver.poller != nil }
+
+    /// Whether `watch` handed the sockets to the caller's loop.
+    public var handsSocketsToCaller: Bool { driver.watchers != nil && driver.poller == nil }
+
+    /// Tells libcurl about every ready socket and its timer if due, in one call; completions
+    /// of finished requests run during it, and requests they add start. Returns how many
+    /// requests remain. Without `pollDescriptor`, the same as `perform`.
+    @discardableResult
+    public func step() -> Int { driver.step() }
+
+    /// Milliseconds after which `step` must be called even if the descriptor stays quiet
+    /// (-1: no timer; 0: at once, as after adding requests).
+    public var stepTimeoutMs: Int { driver.timerMs }
+
     /// Completes every pending request with `.cancelled`.
     public func cancelAll() { driver.cancelAll() }
 }

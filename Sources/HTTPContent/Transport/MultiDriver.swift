@@ -40,7 +40,9 @@ final class MultiDriver {
     @exclusivity(unchecked) private var delayed: [Delayed] = []
     /// When libcurl's own timer expires, in socket-action mode (nil: none set), so that the
     /// caller's single timer can serve both it and `delayed`.
-    @exclusivity(unchecked) private var curlDeadline: ContinuousClock.Instant?
+    @exclusivity(unchecked) var curlDeadline: ContinuousClock.Instant?
+    /// Set by `pollOwnSockets`: the driver's own epoll set of its sockets.
+    @exclusivity(unchecked) var poller: SocketPoller?
 
     init(maxConcurrent: Int = 0, maxPerHost: Int = 0) {
         _ = curlGlobalInit
@@ -150,7 +152,7 @@ final class MultiDriver {
 
     /// Completes the transfers libcurl finished and those whose token is set, then starts
     /// those waiting. Returns how many remain pending.
-    private func completeFinished() -> Int {
+    func completeFinished() -> Int {
         var left: Int32 = 0
         var completed = 0
         while let msg = curl_multi_info_read(multi, &left) {
@@ -289,13 +291,25 @@ final class MultiDriver {
 
     /// Asks the caller's loop for one timer serving both libcurl's and the delayed work's.
     private func armTimer() {
+        watchers?.timer(timerMs)
+    }
+
+    /// Milliseconds until libcurl's timer or the delayed work is due, whichever is first
+    /// (-1: neither is set), in socket-action mode.
+    var timerMs: Int {
         var ms = -1
         if let curlDeadline {
             let left = ContinuousClock.now.duration(to: curlDeadline)
             ms = left <= .zero ? 0 : max(1, milliseconds(left + .microseconds(999)))
         }
         if let due = delayedMs, ms < 0 || due < ms { ms = due }
-        watchers?.timer(ms)
+        return ms
+    }
+
+    /// Whether libcurl's timer is due now (socket-action mode).
+    var curlTimerDue: Bool {
+        guard let curlDeadline else { return false }
+        return curlDeadline <= ContinuousClock.now
     }
 
     /// Tells libcurl that `fd` is ready (`events`: 1 readable, 2 writable, 4 error), or, with

@@ -1,29 +1,32 @@
-"""Requests on the running asyncio event loop, with no thread: a native batch whose sockets and
-timer the loop itself watches (`loop.add_reader`/`add_writer`, `loop.call_later`), as pycurl
-users drive libcurl's multi_socket API. Any number of transfers then wait on the loop's one
-thread and cost nothing until their socket is ready; their completions resolve futures.
+"""Requests on the running asyncio event loop, with no thread: a native batch that polls its
+own sockets (an epoll set, hc_batch_poll_fd) and hands the loop one descriptor to watch
+(`loop.add_reader`) and one timer (`loop.call_at`). On each wake-up one library call
+(hc_batch_step) serves every ready socket and hands back the requests that completed, in
+arrays read here; Python works per request only when it is added and when it completes. Any
+number of transfers then wait on the loop's one thread and cost nothing until they are ready.
 
 Imports only the bottom of the package: the client hands in requests it has prepared."""
 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 from typing import Any, Protocol
 
 from . import _lib
 from ._handle import Handle
-from .errors import check
+from .errors import check, error_of
 
-_WATCH_IN, _WATCH_OUT, _WATCH_REMOVE = 1, 2, 4
-_EVENT_IN, _EVENT_OUT = 1, 2
-_SOCKET_TIMEOUT = -1
+# Completions taken per hc_batch_step call (more are taken by calling again).
+_TAKE = 64
 
 
 class Prepared(Protocol):
     """What the client prepares for a send (client._Prepared)."""
     native: Any
 
-    def outcome(self, code: int, response: int | None, *, raise_errors: bool) -> Any: ...
+    def outcome(self, code: int, response: int | None, *, raise_errors: bool,
+                error: BaseException | None = None) -> Any: ...
 
 
 class _Batch(Handle):
@@ -42,25 +45,35 @@ class LoopDriver:
         lib = _lib.lib()
         self.loop = loop
         self._batch = _Batch(lib.hc_batch_new(client))
-        self._watched: dict[int, int] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._waiting: dict[int, tuple[Prepared, asyncio.Future[Any]]] = {}
         self._next = 1
-        # While paused (a consumer is behind), the loop watches none of the batch's sockets and
-        # libcurl is not called: nothing more is read, and TCP holds the server back.
+        # A step is scheduled with call_soon (adding many requests in one turn schedules one).
+        self._soon = False
+        # While paused (a consumer is behind), the loop does not watch the batch's descriptor and
+        # the batch is not stepped: nothing more is read, and TCP holds the server back.
         self._paused = False
-        self._missed_timer = False
+        # What hc_batch_step fills, made once.
+        self._keys = (ctypes.c_uint64 * _TAKE)()
+        self._responses = (ctypes.c_void_p * _TAKE)()
+        self._errors = (ctypes.c_void_p * _TAKE)()
+        self._count = ctypes.c_size_t()
+        self._timeout = ctypes.c_long()
+        self._step_args = (self._keys, self._responses, self._errors, ctypes.byref(self._count),
+                           ctypes.byref(self._timeout))
         try:
             check(lib.hc_batch_set_concurrency(self._batch, max(0, int(concurrency))))
             check(lib.hc_batch_set_host_limit(self._batch, max(0, int(host_limit))))
-            # Kept alive as long as the batch may call them.
-            self._socket_cb = _lib.SOCKET_WATCH_CB(self._on_socket)
-            self._timer_cb = _lib.TIMER_WATCH_CB(self._on_timer)
-            self._done_cb = _lib.DONE_CB(self._on_done)
-            check(lib.hc_batch_watch(self._batch, self._socket_cb, self._timer_cb, None))
+            fd = ctypes.c_int()
+            check(lib.hc_batch_poll_fd(self._batch, ctypes.byref(fd)))
+            self._fd = fd.value
+            loop.add_reader(self._fd, self._step)
         except BaseException:
             self._batch.close()
             raise
+        self._ptr = self._batch._as_parameter_
+        self._hc_step = lib.hc_batch_step
+        self._hc_add = lib.hc_batch_add_queued
 
     @property
     def closed(self) -> bool:
@@ -68,129 +81,144 @@ class LoopDriver:
 
     def add(self, prepared: Prepared) -> asyncio.Future[Any]:
         """Queues `prepared` (its native request is freed here: the batch took its settings)."""
+        if self._batch.closed:
+            raise ValueError("the loop's batch is closed")
         future: asyncio.Future[Any] = self.loop.create_future()
         key = self._next
-        self._next += 1
+        self._next = key + 1
         self._waiting[key] = (prepared, future)
         try:
             with prepared.native as req:
-                check(_lib.lib().hc_batch_add(self._batch, req, self._done_cb, key))
+                check(self._hc_add(self._ptr, req, key))
         except BaseException:
             self._waiting.pop(key, None)
             raise
+        if not self._soon:   # the transfer starts at the next step
+            self._soon = True
+            self.loop.call_soon(self._step)
         return future
 
     def pause(self) -> None:
-        """Stops reading: the sockets are no longer watched (use with one request)."""
+        """Stops reading: the batch's descriptor is no longer watched (use with one request)."""
         if self._paused or self._batch.closed:
             return
         self._paused = True
-        for fd, what in self._watched.items():
-            if what & _WATCH_IN:
-                self.loop.remove_reader(fd)
-            if what & _WATCH_OUT:
-                self.loop.remove_writer(fd)
+        self.loop.remove_reader(self._fd)
 
     def resume(self) -> None:
-        """Reads again: the sockets are watched as libcurl last asked, and its timer runs."""
+        """Reads again: the descriptor is watched, and the batch stepped soon."""
         if not self._paused or self._batch.closed:
             return
         self._paused = False
-        for fd, what in self._watched.items():
-            if what & _WATCH_IN:
-                self.loop.add_reader(fd, self._act, fd, _EVENT_IN)
-            if what & _WATCH_OUT:
-                self.loop.add_writer(fd, self._act, fd, _EVENT_OUT)
-        self.loop.call_soon(self._act, _SOCKET_TIMEOUT, 0)   # data may be waiting already
+        self.loop.add_reader(self._fd, self._step)
+        self.poke()   # data may be waiting already
 
     def poke(self) -> None:
         """Has the batch look at its transfers soon (after a cancellation token was set)."""
-        self.loop.call_soon(self._act, _SOCKET_TIMEOUT, 0)
+        if not self._soon:
+            self._soon = True
+            self.loop.call_soon(self._step)
 
     def close(self) -> None:
-        """Stops watching; requests still running complete with hc.Cancelled."""
+        """Stops watching; requests still waiting complete with hc.Cancelled."""
+        if self._batch.closed:
+            return
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        for fd in list(self._watched):
-            self._unwatch(fd)
-        self._batch.close()   # completes what remains through _on_done
+        if not self._paused:
+            self.loop.remove_reader(self._fd)
+        self._batch.close()   # frees the completions not taken, and the descriptor
+        waiting, self._waiting = self._waiting, {}
+        for prepared, future in waiting.values():
+            _settle(prepared, future, None, _cancelled())
 
-    # -- what the batch asks of the loop (called during hc_batch_add / socket_action) -------
+    # -- the loop's side ---------------------------------------------------------------------
 
-    def _on_socket(self, _userdata: int | None, fd: int, what: int) -> None:
-        try:
-            if what == _WATCH_REMOVE:
-                self._unwatch(fd)
-                return
-            had = self._watched.get(fd, 0)
-            if self._paused:   # remembered, watched on resume
-                self._watched[fd] = what
-                return
-            if what & _WATCH_IN and not had & _WATCH_IN:
-                self.loop.add_reader(fd, self._act, fd, _EVENT_IN)
-            elif had & _WATCH_IN and not what & _WATCH_IN:
-                self.loop.remove_reader(fd)
-            if what & _WATCH_OUT and not had & _WATCH_OUT:
-                self.loop.add_writer(fd, self._act, fd, _EVENT_OUT)
-            elif had & _WATCH_OUT and not what & _WATCH_OUT:
-                self.loop.remove_writer(fd)
-            self._watched[fd] = what
-        except Exception as exc:  # noqa: BLE001 - a callback cannot raise into C
-            self.loop.call_exception_handler({"message": "httpcontent: watching a socket failed",
-                                              "exception": exc})
+    def _step(self) -> None:
+        """Steps the batch (every ready socket, the timer if due) and settles what completed."""
+        self._soon = False
+        if self._paused or self._batch.closed:
+            return
+        keys, responses, errors = self._keys, self._responses, self._errors
+        waiting = self._waiting
+        while True:
+            check(self._hc_step(self._ptr, _TAKE, *self._step_args))
+            n = self._count.value
+            if n:
+                for key, response, error in zip(keys[:n], responses[:n], errors[:n]):
+                    entry = waiting.pop(key, None)
+                    if entry is None:   # not ours any more (closed meanwhile)
+                        _free(response, error)
+                    else:
+                        _settle(entry[0], entry[1], response, error)
+            if n < _TAKE or self._batch.closed:
+                break
+        self._arm(self._timeout.value)
 
-    def _unwatch(self, fd: int) -> None:
-        had = 0 if self._paused else self._watched.get(fd, 0)
-        self._watched.pop(fd, None)
-        if had & _WATCH_IN:
-            self.loop.remove_reader(fd)
-        if had & _WATCH_OUT:
-            self.loop.remove_writer(fd)
-
-    def _on_timer(self, _userdata: int | None, ms: int) -> None:
+    def _arm(self, ms: int) -> None:
+        """Has the loop step the batch after `ms` milliseconds (-1: never, 0: soon)."""
         timer = self._timer
         if ms < 0:
             if timer is not None:
                 timer.cancel()
                 self._timer = None
             return
+        if ms == 0:
+            self.poke()
+            return
         when = self.loop.time() + ms / 1000
         if timer is not None:
-            # libcurl re-arms its timer on most calls, often for the same moment: keep the
-            # handle then (a new one costs a heap push, and the cancelled one stays in the heap).
+            # libcurl re-arms its timer for the same moment on most steps: keep the handle then
+            # (a new one costs a heap push, and the cancelled one stays in the heap).
             if abs(timer.when() - when) < 0.001:
                 return
             timer.cancel()
         self._timer = self.loop.call_at(when, self._timer_expired)
 
-    def _on_done(self, userdata: int | None, code: int, response: int | None) -> None:
-        entry = self._waiting.pop(userdata or 0, None)
-        if entry is None:
-            if response:
-                _lib.lib().hc_response_free(response)
-            return
-        prepared, future = entry
-        try:
-            outcome = prepared.outcome(code, response, raise_errors=False)
-        except BaseException as exc:  # noqa: BLE001 - that request's outcome
-            outcome = exc
-        if future.done():
-            return
-        if isinstance(outcome, BaseException):
-            future.set_exception(outcome)
-        else:
-            future.set_result(outcome)
-
     def _timer_expired(self) -> None:
         self._timer = None
-        self._act(_SOCKET_TIMEOUT, 0)
+        self._step()
 
-    def _act(self, fd: int, events: int) -> None:
-        if self._paused:
-            return   # resume() calls the batch once it reads again
-        if not self._batch.closed:
-            _lib.lib().hc_batch_socket_action(self._batch, fd, events, None)
+
+def _settle(prepared: Prepared, future: asyncio.Future[Any], response: int | None,
+            error: int | BaseException | None) -> None:
+    """Resolves `future` with the outcome of `prepared` (the response or error, owned here)."""
+    try:
+        if error is None:
+            outcome = prepared.outcome(0, response, raise_errors=False)
+        else:
+            exc = error if isinstance(error, BaseException) else _take_error(error)
+            outcome = prepared.outcome(1, None, raise_errors=False, error=exc)
+    except BaseException as exc:  # noqa: BLE001 - that request's outcome
+        outcome = exc
+    if future.done():   # cancelled meanwhile: the outcome is dropped (a Response frees itself)
+        return
+    if isinstance(outcome, BaseException):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+
+
+def _take_error(err: int) -> BaseException:
+    """The hc_error `err` as an exception; `err` is freed."""
+    try:
+        return error_of(err)
+    finally:
+        _lib.lib().hc_error_free(err)
+
+
+def _free(response: int | None, error: int | None) -> None:
+    lib = _lib.lib()
+    if response:
+        lib.hc_response_free(response)
+    if error:
+        lib.hc_error_free(error)
+
+
+def _cancelled() -> BaseException:
+    from .errors import Cancelled
+    return Cancelled("cancelled: the event loop's batch was closed")
 
 
 __all__ = ["LoopDriver"]

@@ -15,7 +15,7 @@ import ctypes.util
 import os
 import threading
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_int64, c_long, c_size_t,
-                    c_ubyte, c_void_p)
+                    c_ubyte, c_uint64, c_void_p)
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -62,6 +62,7 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_code_name", c_char_p, [c_int]),
     ("hc_error_last", c_void_p, []),
     ("hc_error_clear", None, []),
+    ("hc_error_free", None, [c_void_p]),
     ("hc_error_code", c_int, [c_void_p]),
     ("hc_error_message", c_char_p, [c_void_p]),
     ("hc_error_curl_code", c_int, [c_void_p]),
@@ -159,6 +160,9 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_batch_pending", c_size_t, [c_void_p]),
     ("hc_batch_watch", c_int, [c_void_p, SOCKET_WATCH_CB, TIMER_WATCH_CB, c_void_p]),
     ("hc_batch_socket_action", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
+    ("hc_batch_poll_fd", c_int, [c_void_p, POINTER(c_int)]),
+    ("hc_batch_add_queued", c_int, [c_void_p, c_void_p, c_uint64]),
+    ("hc_batch_step", c_int, [c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     ("hc_live_handles", c_int64, []),
 ]
 

@@ -444,13 +444,15 @@ class _Prepared:
         self.keep = keep
         self.raised = raised
 
-    def outcome(self, code: int, response: int | None, *, raise_errors: bool) -> Any:
-        """The Response, or the error: raised, or returned when `raise_errors` is False."""
+    def outcome(self, code: int, response: int | None, *, raise_errors: bool,
+                error: BaseException | None = None) -> Any:
+        """The Response, or the error: raised, or returned when `raise_errors` is False.
+        `error` is the library's error when it came with the outcome (else the thread's last)."""
         lib = _ffi.lib()
         try:
             exc = self.handler._take_exception() or (self.raised[0] if self.raised else None)
             if exc is None and code != 0:
-                exc = last_error()
+                exc = error or last_error()
             if exc is not None:
                 if raise_errors:
                     raise exc

@@ -139,8 +139,12 @@ _BY_CODE: dict[int, type[Error]] = {cls.code: cls for cls in (
 
 def last_error() -> Error:
     """The calling thread's last library error as an exception object."""
+    return error_of(_lib.lib().hc_error_last())
+
+
+def error_of(err: int) -> Error:
+    """The library error `err` (an hc_error, borrowed) as an exception object."""
     lib = _lib.lib()
-    err = lib.hc_error_last()
     code = lib.hc_error_code(err)
     message = (lib.hc_error_message(err) or b"").decode("utf-8", "replace")
     status = lib.hc_error_status(err)

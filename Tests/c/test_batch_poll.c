@@ -1,0 +1,191 @@
+/* A batch that polls its own sockets (hc_batch_poll_fd): the caller's loop watches one
+ * descriptor, and hc_batch_step serves every ready socket and hands back what completed in
+ * arrays, with no callback per socket or per request. */
+#include "testutil.h"
+#include <poll.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+enum { TAKE = 8 };
+
+struct taken {
+    int calls;
+    hc_code code;       /* HC_OK, or the error's code */
+    int status;
+    size_t bytes;
+};
+
+/* One turn of a loop of mine: wait for the descriptor or the batch's timeout, step, record
+ * what completed (keys index `out`). Returns how many completed. */
+static int turn(hc_batch *batch, int fd, long *timeout_ms, struct taken *out, size_t n) {
+    struct pollfd p = {fd, POLLIN, 0};
+    int wait = *timeout_ms < 0 || *timeout_ms > 1000 ? 1000 : (int)*timeout_ms;
+    poll(&p, 1, wait);
+    uint64_t keys[TAKE];
+    hc_response *responses[TAKE];
+    hc_error *errors[TAKE];
+    size_t count = 0;
+    int completed = 0;
+    do {
+        CHECK_CODE(hc_batch_step(batch, TAKE, keys, responses, errors, &count, timeout_ms), HC_OK);
+        for (size_t i = 0; i < count; i++) {
+            completed++;
+            if (keys[i] >= n) { CHECK(!"a key that was never added"); continue; }
+            struct taken *t = &out[keys[i]];
+            t->calls++;
+            CHECK((responses[i] == NULL) != (errors[i] == NULL));
+            if (responses[i]) {
+                const uint8_t *data; size_t len = 0;
+                if (hc_response_bytes(responses[i], &data, &len) == HC_OK) t->bytes = len;
+                t->code = HC_OK;
+                t->status = hc_response_status(responses[i]);
+            } else if (errors[i]) {
+                t->code = hc_error_code(errors[i]);
+                t->status = hc_error_status(errors[i]);
+            }
+            hc_response_free(responses[i]);
+            hc_error_free(errors[i]);
+        }
+    } while (count == TAKE);
+    return completed;
+}
+
+static void test_one_descriptor_drives_a_batch_and_completions_come_back_in_arrays(void) {
+    hc_client *client = hc_client_new();
+    hc_batch *batch = hc_batch_new(client);
+    CHECK_CODE(hc_batch_set_concurrency(batch, 16), HC_OK);
+    int fd = -1, again = -2;
+    CHECK_CODE(hc_batch_poll_fd(batch, &fd), HC_OK);
+    CHECK(fd >= 0);
+    enum { N = 60 };
+    struct taken out[N + 2];
+    memset(out, 0, sizeof out);
+    for (int i = 0; i < N; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/bytes/%d", 1000 + i);
+        hc_request *req = hc_request_new("GET", hc_url(path));
+        CHECK_CODE(hc_batch_add_queued(batch, req, (uint64_t)i), HC_OK);
+        hc_request_free(req);      /* borrowed: the batch took what it needs */
+    }
+    hc_request *missing = hc_request_new("GET", hc_url("/status/404"));
+    CHECK_CODE(hc_batch_add_queued(batch, missing, N), HC_OK);
+    hc_request_free(missing);
+    /* A request that fails is queued with its error (the port is closed), not failed in the call. */
+    hc_request *bad = hc_request_new("GET", "http://127.0.0.1:1/");
+    CHECK_CODE(hc_batch_add_queued(batch, bad, N + 1), HC_OK);
+    hc_request_free(bad);
+    /* Asked again once requests are in: the same descriptor. */
+    CHECK_CODE(hc_batch_poll_fd(batch, &again), HC_OK);
+    CHECK(again == fd);
+    long timeout_ms = 0;
+    int completed = 0;
+    for (int turns = 0; turns < 2000 && completed < N + 2; turns++)
+        completed += turn(batch, fd, &timeout_ms, out, N + 2);
+    CHECK(completed == N + 2);
+    int all = 1;
+    for (int i = 0; i < N; i++)
+        all &= out[i].calls == 1 && out[i].code == HC_OK && out[i].status == 200 && out[i].bytes == (size_t)(1000 + i);
+    CHECK(all);
+    CHECK(out[N].calls == 1 && out[N].code == HC_EUNACCEPTABLE_STATUS && out[N].status == 404);
+    CHECK(out[N + 1].calls == 1 && out[N + 1].code == HC_ETRANSPORT);
+    CHECK(hc_batch_pending(batch) == 0);
+    /* Nothing left to take, no timer needed once idle. */
+    size_t count = 99;
+    CHECK_CODE(hc_batch_step(batch, 0, NULL, NULL, NULL, &count, NULL), HC_OK);
+    CHECK(count == 0);
+    hc_batch_free(batch);
+    hc_client_free(client);
+}
+
+static void test_a_cancelled_token_ends_its_transfer_at_the_next_step(void) {
+    hc_client *client = hc_client_new();
+    hc_batch *batch = hc_batch_new(client);
+    int fd = -1;
+    CHECK_CODE(hc_batch_poll_fd(batch, &fd), HC_OK);
+    hc_cancel *token = hc_cancel_new();
+    hc_request *req = hc_request_new("GET", hc_url("/stall?bytes=10"));
+    hc_request_set_cancel(req, token);
+    CHECK_CODE(hc_batch_add_queued(batch, req, 7), HC_OK);
+    struct taken out[8];
+    memset(out, 0, sizeof out);
+    long timeout_ms = 0;
+    for (int turns = 0; turns < 5; turns++) turn(batch, fd, &timeout_ms, out, 8);   /* connected, now silent */
+    CHECK(out[7].calls == 0);
+    double start = now_ms();
+    hc_cancel_cancel(token);
+    timeout_ms = 0;
+    turn(batch, fd, &timeout_ms, out, 8);
+    CHECK(out[7].calls == 1 && out[7].code == HC_ECANCELLED);
+    CHECK(now_ms() - start < 500);
+    CHECK(hc_batch_pending(batch) == 0);
+    hc_cancel_free(token);
+    hc_request_free(req);
+    hc_batch_free(batch);
+    hc_client_free(client);
+}
+
+static void watch_nothing(void *userdata, int fd, int what) { (void)userdata; (void)fd; (void)what; }
+static void timer_nothing(void *userdata, long ms) { (void)userdata; (void)ms; }
+
+static void test_polling_and_watching_exclude_each_other_and_untaken_completions_are_freed(void) {
+    int64_t live = hc_live_handles();
+    hc_client *client = hc_client_new();
+    int fd = -1;
+    /* Too late once requests were added (without polling). */
+    hc_batch *late = hc_batch_new(client);
+    hc_request *req = hc_request_new("GET", hc_url("/bytes/10"));
+    CHECK_CODE(hc_batch_add_queued(late, req, 1), HC_OK);
+    CHECK_CODE(hc_batch_poll_fd(late, &fd), HC_EINVALID_ARG);
+    /* Without a descriptor, hc_batch_step drives the batch as hc_batch_perform does: the
+     * completions are taken all the same. */
+    CHECK_CODE(hc_batch_run(late), HC_OK);
+    uint64_t key = 0; hc_response *response = NULL; hc_error *error = NULL; size_t count = 0;
+    long timeout_ms = 0;
+    CHECK_CODE(hc_batch_step(late, 1, &key, &response, &error, &count, &timeout_ms), HC_OK);
+    CHECK(count == 1 && key == 1 && response != NULL && error == NULL);
+    CHECK(response && hc_response_status(response) == 200);
+    hc_response_free(response);
+    /* The arrays may be NULL only when nothing is to be taken. */
+    CHECK_CODE(hc_batch_step(late, 1, NULL, NULL, NULL, &count, NULL), HC_EINVALID_ARG);
+    hc_batch_free(late);
+
+    /* Polling and watching by the caller exclude each other. */
+    hc_batch *polled = hc_batch_new(client);
+    CHECK_CODE(hc_batch_poll_fd(polled, &fd), HC_OK);
+    hc_batch *watched = hc_batch_new(client);
+    CHECK_CODE(hc_batch_watch(polled, watch_nothing, timer_nothing, NULL), HC_EINVALID_ARG);
+    CHECK_CODE(hc_batch_watch(watched, watch_nothing, timer_nothing, NULL), HC_OK);
+    CHECK_CODE(hc_batch_poll_fd(watched, &fd), HC_EINVALID_ARG);
+    hc_batch_free(watched);
+    CHECK_CODE(hc_batch_poll_fd(polled, &fd), HC_OK);
+
+    /* Completions never taken are freed with the batch, as are requests still running. */
+    CHECK_CODE(hc_batch_add_queued(polled, req, 2), HC_OK);
+    CHECK_CODE(hc_batch_add_queued(polled, req, 3), HC_OK);
+    /* Untaken completions make the timeout 0 ("call again"): the wait is bounded by time. */
+    for (double t0 = now_ms(); now_ms() - t0 < 10000 && hc_batch_pending(polled) > 0;) {
+        struct pollfd p = {fd, POLLIN, 0};
+        poll(&p, 1, 10);
+        CHECK_CODE(hc_batch_step(polled, 0, NULL, NULL, NULL, &count, &timeout_ms), HC_OK);
+    }
+    CHECK(timeout_ms == 0);   /* two completions wait to be taken */
+    CHECK(hc_batch_pending(polled) == 0);
+    CHECK_CODE(hc_batch_add_queued(polled, req, 4), HC_OK);   /* still running when freed */
+    hc_batch_free(polled);
+    hc_request_free(req);
+    hc_client_free(client);
+    CHECK(hc_live_handles() == live);
+}
+
+int main(void) {
+    hc_test_server_start();
+    test_one_descriptor_drives_a_batch_and_completions_come_back_in_arrays();
+    test_a_cancelled_token_ends_its_transfer_at_the_next_step();
+    test_polling_and_watching_exclude_each_other_and_untaken_completions_are_freed();
+    return hc_test_finish();
+}
