@@ -54,92 +54,28 @@ final class JSONTape: @unchecked Sendable {
         return s
     }
 
-    private var words: UnsafeMutablePointer<UInt64> { storage.words }
-    private var bytes: UnsafeMutablePointer<UInt8> { storage.bytes }
-    private var children: UnsafeMutablePointer<UInt16> { storage.children }
-    private var wide: UnsafeMutablePointer<UInt64> { storage.wide }
-
+    // The read side lives on the storage (`JSONTapeStorage`'s reading extension), so that a
+    // reader holding only the buffers (the schema's tape validator) runs the same code.
     @inline(__always)
-    private func word(_ node: UInt32) -> UInt64 { words[Int(node)] }
-
-    @inline(__always)
-    private func payload(_ w: UInt64) -> Int { Int(truncatingIfNeeded: w >> 4) }
-
-    @inline(__always)
-    func kind(_ node: UInt32) -> Kind {
-        switch Tag(rawValue: word(node) & 0xF) ?? .null {
-        case .null: return .null
-        case .bool: return .bool
-        case .int, .wideInt: return .int
-        case .double, .wideDouble: return .double
-        case .string, .wideString, .inlineString: return .string
-        case .number, .wideNumber: return .number
-        case .array: return .array
-        case .object: return .object
-        }
-    }
+    func kind(_ node: UInt32) -> Kind { storage.kind(node) }
 
     /// Elements or members of a container, bytes of a string or number text.
     @inline(__always)
-    func count(_ node: UInt32) -> Int {
-        let w = word(node)
-        switch Tag(rawValue: w & 0xF) ?? .null {
-        case .array, .object: return entries(w).count
-        case .string, .number: return Int(truncatingIfNeeded: (w >> 4) & JSONTapeStorage.shortLengthMask)
-        case .inlineString: return Int(truncatingIfNeeded: (w >> 4) & 0xF)
-        case .wideString, .wideNumber: return Int(truncatingIfNeeded: wide[payload(w) + 1])
-        default: return 0
-        }
-    }
-
-    /// A container word's children: 16-bit or not, how many, and where.
-    @inline(__always)
-    private func entries(_ w: UInt64) -> (narrow: Bool, count: Int, at: UnsafeMutablePointer<UInt16>) {
-        var count = Int(truncatingIfNeeded: (w >> 5) & JSONTapeStorage.countMask)
-        var at = children + Int(truncatingIfNeeded: w >> JSONTapeStorage.childOffsetShift)
-        if count == Int(JSONTapeStorage.countMask) {
-            count = Int(JSONTapeStorage.load32(at))
-            at += 2
-        }
-        return ((w >> 4) & 1 == 1, count, at)
-    }
+    func count(_ node: UInt32) -> Int { storage.count(node) }
 
     /// The node of element `i` of an array.
     @inline(__always)
-    func element(_ node: UInt32, _ i: Int) -> UInt32 {
-        let e = entries(word(node))
-        return e.narrow ? node &+ UInt32(e.at[i]) : JSONTapeStorage.load32(e.at + 2 * i)
-    }
+    func element(_ node: UInt32, _ i: Int) -> UInt32 { storage.element(node, i) }
 
     @inline(__always)
-    func memberKey(_ node: UInt32, _ i: Int) -> UInt32 {
-        let e = entries(word(node))
-        return e.narrow ? UInt32(e.at[2 * i]) : JSONTapeStorage.load32(e.at + 4 * i)
-    }
+    func memberKey(_ node: UInt32, _ i: Int) -> UInt32 { storage.memberKey(node, i) }
 
     @inline(__always)
-    func memberValue(_ node: UInt32, _ i: Int) -> UInt32 {
-        let e = entries(word(node))
-        return e.narrow ? node &+ UInt32(e.at[2 * i + 1]) : JSONTapeStorage.load32(e.at + 4 * i + 2)
-    }
+    func memberValue(_ node: UInt32, _ i: Int) -> UInt32 { storage.memberValue(node, i) }
 
     /// A string or number text node's bytes (NUL-terminated in place; the count excludes it).
     @inline(__always)
-    func text(_ node: UInt32) -> UnsafeRawBufferPointer {
-        let w = word(node)
-        if w & 0xF == Tag.inlineString.rawValue {
-            return UnsafeRawBufferPointer(start: UnsafeRawPointer(words + Int(node)) + 1, count: Int(truncatingIfNeeded: (w >> 4) & 0xF))
-        }
-        let offset: Int, length: Int
-        if w & 0xF == Tag.wideString.rawValue || w & 0xF == Tag.wideNumber.rawValue {
-            offset = Int(truncatingIfNeeded: wide[payload(w)])
-            length = Int(truncatingIfNeeded: wide[payload(w) + 1])
-        } else {
-            length = Int(truncatingIfNeeded: (w >> 4) & JSONTapeStorage.shortLengthMask)
-            offset = Int(truncatingIfNeeded: w >> JSONTapeStorage.offsetShift)
-        }
-        return UnsafeRawBufferPointer(start: bytes + offset, count: length)
-    }
+    func text(_ node: UInt32) -> UnsafeRawBufferPointer { storage.text(node) }
 
     /// Whether a string node's bytes equal `key`'s UTF-8.
     func textEquals(_ node: UInt32, _ key: String) -> Bool {
@@ -169,14 +105,16 @@ final class JSONTape: @unchecked Sendable {
 
     /// The value a node stands for: scalars are made, containers refer to this tape.
     func value(_ node: UInt32) -> JSONValue {
-        let w = word(node)
+        let w = storage.words[Int(node)]
+        let wide = storage.wide
+        let payload = Int(truncatingIfNeeded: w >> 4)
         switch Tag(rawValue: w & 0xF) ?? .null {
         case .null: return .null
         case .bool: return .bool(w >> 4 != 0)
         case .int: return .int(Int64(bitPattern: w) >> 4)
-        case .wideInt: return .int(Int64(bitPattern: wide[payload(w)]))
+        case .wideInt: return .int(Int64(bitPattern: wide[payload]))
         case .double: return .double(Double(bitPattern: w & ~0xF))
-        case .wideDouble: return .double(Double(bitPattern: wide[payload(w)]))
+        case .wideDouble: return .double(Double(bitPattern: wide[payload]))
         case .number, .wideNumber: return .number(string(node))
         case .string, .wideString, .inlineString: return .string(string(node))
         case .array: return .array(JSONArray(tape: self, node: node))
@@ -388,6 +326,92 @@ struct JSONTapeStorage {
             | (bigCount ? JSONTapeStorage.countMask : UInt64(count)) << 5 | UInt64(start) << JSONTapeStorage.childOffsetShift
         wordBuffer.base[Int(node)] = word
         childBuffer.count = start + units
+    }
+}
+
+// MARK: - Reading
+
+extension JSONTapeStorage {
+    @inline(__always)
+    func word(_ node: UInt32) -> UInt64 { words[Int(node)] }
+
+    @inline(__always)
+    private func payload(_ w: UInt64) -> Int { Int(truncatingIfNeeded: w >> 4) }
+
+    @inline(__always)
+    func kind(_ node: UInt32) -> Kind {
+        switch Tag(rawValue: word(node) & 0xF) ?? .null {
+        case .null: return .null
+        case .bool: return .bool
+        case .int, .wideInt: return .int
+        case .double, .wideDouble: return .double
+        case .string, .wideString, .inlineString: return .string
+        case .number, .wideNumber: return .number
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+
+    /// Elements or members of a container, bytes of a string or number text.
+    @inline(__always)
+    func count(_ node: UInt32) -> Int {
+        let w = word(node)
+        switch Tag(rawValue: w & 0xF) ?? .null {
+        case .array, .object: return entries(w).count
+        case .string, .number: return Int(truncatingIfNeeded: (w >> 4) & Self.shortLengthMask)
+        case .inlineString: return Int(truncatingIfNeeded: (w >> 4) & 0xF)
+        case .wideString, .wideNumber: return Int(truncatingIfNeeded: wide[payload(w) + 1])
+        default: return 0
+        }
+    }
+
+    /// A container word's children: 16-bit or not, how many, and where.
+    @inline(__always)
+    private func entries(_ w: UInt64) -> (narrow: Bool, count: Int, at: UnsafeMutablePointer<UInt16>) {
+        var count = Int(truncatingIfNeeded: (w >> 5) & Self.countMask)
+        var at = children + Int(truncatingIfNeeded: w >> Self.childOffsetShift)
+        if count == Int(Self.countMask) {
+            count = Int(Self.load32(at))
+            at += 2
+        }
+        return ((w >> 4) & 1 == 1, count, at)
+    }
+
+    /// The node of element `i` of an array.
+    @inline(__always)
+    func element(_ node: UInt32, _ i: Int) -> UInt32 {
+        let e = entries(word(node))
+        return e.narrow ? node &+ UInt32(e.at[i]) : Self.load32(e.at + 2 * i)
+    }
+
+    @inline(__always)
+    func memberKey(_ node: UInt32, _ i: Int) -> UInt32 {
+        let e = entries(word(node))
+        return e.narrow ? UInt32(e.at[2 * i]) : Self.load32(e.at + 4 * i)
+    }
+
+    @inline(__always)
+    func memberValue(_ node: UInt32, _ i: Int) -> UInt32 {
+        let e = entries(word(node))
+        return e.narrow ? node &+ UInt32(e.at[2 * i + 1]) : Self.load32(e.at + 4 * i + 2)
+    }
+
+    /// A string or number text node's bytes (NUL-terminated in place; the count excludes it).
+    @inline(__always)
+    func text(_ node: UInt32) -> UnsafeRawBufferPointer {
+        let w = word(node)
+        if w & 0xF == Tag.inlineString.rawValue {
+            return UnsafeRawBufferPointer(start: UnsafeRawPointer(words + Int(node)) + 1, count: Int(truncatingIfNeeded: (w >> 4) & 0xF))
+        }
+        let offset: Int, length: Int
+        if w & 0xF == Tag.wideString.rawValue || w & 0xF == Tag.wideNumber.rawValue {
+            offset = Int(truncatingIfNeeded: wide[payload(w)])
+            length = Int(truncatingIfNeeded: wide[payload(w) + 1])
+        } else {
+            length = Int(truncatingIfNeeded: (w >> 4) & Self.shortLengthMask)
+            offset = Int(truncatingIfNeeded: w >> Self.offsetShift)
+        }
+        return UnsafeRawBufferPointer(start: bytes + offset, count: length)
     }
 }
 

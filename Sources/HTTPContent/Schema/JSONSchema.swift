@@ -15,6 +15,9 @@
 public final class JSONSchema: @unchecked Sendable {
     private let compiler: SchemaCompiler
     private let root: SchemaNode
+    /// The schema as a program that checks a parsed document on its tape (nil when a keyword
+    /// needs the full validator): the fast path for valid documents, see `SchemaTapeProgram`.
+    let tapeProgram: SchemaTapeProgram?
     /// The schema document as given.
     public let document: JSONValue
     /// Whether `format` is asserted.
@@ -44,6 +47,7 @@ public final class JSONSchema: @unchecked Sendable {
             compiler.tearDown()
             throw error
         }
+        tapeProgram = SchemaTapeProgram.compile(root)
         document = schema
         self.assertFormat = assertFormat
         var table = SchemaTransformer.builtin
@@ -74,6 +78,21 @@ public final class JSONSchema: @unchecked Sendable {
 
     /// `violations(of:)`, for a property list's view when `plistDataPaths` is given.
     func violations(of value: JSONValue, allErrors: Bool, plistDataPaths: Set<[String]>?) -> [SchemaViolation] {
+        // A valid parsed document is proven so on its tape; anything else is evaluated in full,
+        // which alone makes the errors.
+        if plistDataPaths == nil, tapeVerdict(value) == .valid { return [] }
+        return fullViolations(of: value, allErrors: allErrors, plistDataPaths: plistDataPaths)
+    }
+
+    /// The tape program's verdict on a parsed document's container; nil without a program or
+    /// for values not on a tape.
+    func tapeVerdict(_ value: JSONValue) -> SchemaTapeVerdict? {
+        guard let tapeProgram else { return nil }
+        return tapeProgram.verdict(value, SchemaRegexScratch())
+    }
+
+    /// `violations(of:)` by the full validator alone.
+    func fullViolations(of value: JSONValue, allErrors: Bool, plistDataPaths: Set<[String]>? = nil) -> [SchemaViolation] {
         let run = SchemaEvaluation(allErrors: allErrors)
         if let plistDataPaths {
             run.plistDataPaths = plistDataPaths
@@ -130,6 +149,7 @@ public final class JSONSchema: @unchecked Sendable {
 
     /// Whether `value` is valid.
     public func isValid(_ value: JSONValue) -> Bool {
+        if let verdict = tapeVerdict(value), verdict != .undecided { return verdict == .valid }
         let run = SchemaEvaluation(allErrors: false)
         run.recording = false
         return run.evaluate(root, value)

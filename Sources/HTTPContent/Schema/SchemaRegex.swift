@@ -93,6 +93,16 @@ final class SchemaRegex: @unchecked Sendable {
         if rc == PCRE2_ERROR_NOMATCH { return false }
         return nil
     }
+
+    /// `search`, on bytes that must be valid UTF-8 (PCRE2 is told not to check them): a parsed
+    /// document's text read in place by the tape validator.
+    func search(validUTF8 subject: UnsafeRawBufferPointer, _ scratch: SchemaRegexScratch) -> Bool? {
+        let base = subject.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)
+        let rc = hc_pcre2_search(code, base, subject.count, scratch.matchData, scratch.context)
+        if rc >= 0 { return true }
+        if rc == PCRE2_ERROR_NOMATCH { return false }
+        return nil
+    }
 }
 
 /// Per-validation match state (PCRE2 match data and limits); one per validating thread.

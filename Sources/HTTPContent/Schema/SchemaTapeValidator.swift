@@ -1,0 +1,483 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the tape program says of a value. Only `valid` is acted on alone (as nothing to
+/// report); otherwise the full validator runs and makes the errors.
+enum SchemaTapeVerdict: UInt8, Comparable {
+    /// Certainly valid.
+    case valid = 0
+    /// The program cannot tell (a number kept as text, invalid UTF-8 under a string keyword,
+    /// a regular expression at its backtracking limit, evaluation deeper than the full
+    /// validator allows, ...).
+    case undecided = 1
+    /// Certainly invalid.
+    case invalid = 2
+
+    static func < (a: SchemaTapeVerdict, b: SchemaTapeVerdict) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One run of a `SchemaTapeProgram` over a tape: the program's arrays and the tape's buffers
+/// borrowed as raw pointers for the run's length (the program and the tape outlive it).
+struct SchemaTapeRun {
+    let nodes: UnsafePointer<SchemaTapeProgram.Node>
+    let ops: UnsafePointer<SchemaTapeOp>
+    let lists: UnsafePointer<Int32>
+    let keys: UnsafePointer<SchemaTapeProgram.Key>
+    let keyBytes: UnsafePointer<UInt8>
+    let plans: UnsafePointer<SchemaTapeProgram.ObjectPlan>
+    let program: SchemaTapeProgram
+    let tape: JSONTapeStorage
+    let scratch: SchemaRegexScratch
+    var depth = 0
+
+    typealias Tag = JSONTape.Tag
+    typealias Verdict = SchemaTapeVerdict
+
+    // MARK: - Nodes
+
+    /// Evaluates program node `p` on tape node `v`.
+    mutating func eval(_ p: Int32, _ v: UInt32) -> Verdict {
+        let n = nodes[Int(p)]
+        if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
+        // The full validator fails past this depth: leave it the case.
+        if depth >= SchemaEvaluation.maxDepth { return .undecided }
+        depth += 1
+        defer { depth -= 1 }
+        var result = Verdict.valid
+        var i = Int(n.first)
+        let end = i + Int(n.count)
+        while i < end {
+            let r = op(ops[i], v)
+            if r == .invalid { return .invalid }
+            if r == .undecided { result = .undecided }
+            i += 1
+        }
+        return result
+    }
+
+    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    @inline(__always)
+    private mutating func op(_ op: SchemaTapeOp, _ v: UInt32) -> Verdict {
+        let w = tape.word(v)
+        let tag = w & 0xF
+        switch op {
+        case .type(let set):
+            return SchemaTapeRun.typeMatches(w, set, tape, v)
+
+        case .enumeration(let index):
+            guard case .array(let list) = program.values[Int(index)] else { return .undecided }
+            let value = JSONTape.valueOf(tape, v)
+            for item in list where SchemaEquality.equal(item, value) { return .valid }
+            return .invalid
+        case .enumStrings(let first, let count):
+            guard isString(tag) else { return .invalid }
+            let t = tape.text(v)
+            for j in Int(first)..<Int(first + count) where keyEquals(j, w, t) { return .valid }
+            // Invalid UTF-8 is compared repaired by the full validator.
+            return JSONStrings.isValidUTF8(t) ? .invalid : .undecided
+        case .constant(let index):
+            return SchemaEquality.equal(program.values[Int(index)], JSONTape.valueOf(tape, v)) ? .valid : .invalid
+        case .multipleOf(let index):
+            guard isNumber(tag) else { return .valid }
+            return SchemaNumbers.isMultiple(JSONTape.valueOf(tape, v), of: program.values[Int(index)]) ? .valid : .invalid
+        case .bound(let b):
+            return bound(b, w, v)
+
+        case .maxLength(let limit):
+            guard isString(tag) else { return .valid }
+            let t = tape.text(v)
+            if t.count <= limit { return .valid }
+            guard let n = SchemaTapeRun.scalars(t) else { return .undecided }
+            return n > limit ? .invalid : .valid
+        case .minLength(let limit):
+            guard isString(tag) else { return .valid }
+            let t = tape.text(v)
+            if t.count < limit { return .invalid }
+            if t.count >= 4 * limit { return .valid }
+            guard let n = SchemaTapeRun.scalars(t) else { return .undecided }
+            return n < limit ? .invalid : .valid
+        case .pattern(let r):
+            guard isString(tag) else { return .valid }
+            return search(r, tape.text(v))
+
+        case .maxItems(let limit):
+            guard tag == Tag.array.rawValue else { return .valid }
+            return tape.count(v) > limit ? .invalid : .valid
+        case .minItems(let limit):
+            guard tag == Tag.array.rawValue else { return .valid }
+            return tape.count(v) < limit ? .invalid : .valid
+        case .uniqueItems:
+            guard tag == Tag.array.rawValue else { return .valid }
+            guard case .array(let a) = JSONTape.valueOf(tape, v) else { return .undecided }
+            return SchemaEquality.firstDuplicate(a) == nil ? .valid : .invalid
+        case .maxProperties(let limit):
+            guard tag == Tag.object.rawValue else { return .valid }
+            return tape.count(v) > limit ? .invalid : .valid
+        case .minProperties(let limit):
+            guard tag == Tag.object.rawValue else { return .valid }
+            return tape.count(v) < limit ? .invalid : .valid
+
+        case .object(let plan):
+            guard tag == Tag.object.rawValue else { return .valid }
+            return object(plans[Int(plan)], v)
+        case .dependentRequired(let d):
+            guard tag == Tag.object.rawValue else { return .valid }
+            let dep = program.dependencies[Int(d)]
+            guard hasKey(Int(dep.key), v) else { return .valid }
+            for j in Int(dep.first)..<Int(dep.first + dep.count) where !hasKey(j, v) { return .invalid }
+            return .valid
+        case .dependentSchema(let d):
+            guard tag == Tag.object.rawValue else { return .valid }
+            let dep = program.dependentSchemas[Int(d)]
+            guard hasKey(Int(dep.key), v) else { return .valid }
+            return eval(dep.node, v)
+
+        case .prefixItems(let first, let count):
+            guard tag == Tag.array.rawValue else { return .valid }
+            let n = min(Int(count), tape.count(v))
+            var result = Verdict.valid
+            for i in 0..<n {
+                let r = eval(lists[Int(first) + i], tape.element(v, i))
+                if r == .invalid { return .invalid }
+                result = max(result, r)
+            }
+            return result
+        case .items(let item, let prefix):
+            guard tag == Tag.array.rawValue else { return .valid }
+            let n = tape.count(v)
+            var result = Verdict.valid
+            var i = Int(prefix)
+            while i < n {
+                let r = eval(item, tape.element(v, i))
+                if r == .invalid { return .invalid }
+                result = max(result, r)
+                i += 1
+            }
+            return result
+        case .contains(let item, let minC, let maxC):
+            guard tag == Tag.array.rawValue else { return .valid }
+            let n = tape.count(v)
+            var matched = 0, unknown = 0
+            for i in 0..<n {
+                switch eval(item, tape.element(v, i)) {
+                case .valid: matched += 1
+                case .undecided: unknown += 1
+                case .invalid: break
+                }
+                if maxC < 0 && matched >= minC { return .valid }
+                if maxC >= 0 && matched > maxC { return .invalid }
+            }
+            if matched + unknown < minC { return .invalid }
+            if matched >= minC && (maxC < 0 || matched + unknown <= maxC) { return .valid }
+            return .undecided
+        case .propertyNames(let names):
+            guard tag == Tag.object.rawValue else { return .valid }
+            let n = tape.count(v)
+            var result = Verdict.valid
+            for i in 0..<n {
+                let r = eval(names, tape.memberKey(v, i))
+                if r == .invalid { return .invalid }
+                result = max(result, r)
+            }
+            return result
+
+        case .allOf(let first, let count):
+            var result = Verdict.valid
+            for i in Int(first)..<Int(first + count) {
+                let r = eval(lists[i], v)
+                if r == .invalid { return .invalid }
+                result = max(result, r)
+            }
+            return result
+        case .anyOf(let first, let count):
+            var result = Verdict.invalid
+            for i in Int(first)..<Int(first + count) {
+                let r = eval(lists[i], v)
+                if r == .valid { return .valid }
+                result = min(result, r)
+            }
+            return result
+        case .oneOf(let first, let count):
+            var passing = 0, unknown = 0
+            for i in Int(first)..<Int(first + count) {
+                switch eval(lists[i], v) {
+                case .valid: passing += 1
+                case .undecided: unknown += 1
+                case .invalid: break
+                }
+                if passing > 1 { return .invalid }
+            }
+            if unknown > 0 { return .undecided }
+            return passing == 1 ? .valid : .invalid
+        case .not(let x):
+            switch eval(x, v) {
+            case .valid: return .invalid
+            case .invalid: return .valid
+            case .undecided: return .undecided
+            }
+        case .conditional(let c, let then, let otherwise):
+            let taken: Int32
+            switch eval(c, v) {
+            case .valid: taken = then
+            case .invalid: taken = otherwise
+            case .undecided:
+                // Either branch may apply: certain only when both agree.
+                let a = then < 0 ? .valid : eval(then, v)
+                let b = otherwise < 0 ? .valid : eval(otherwise, v)
+                return a == b ? a : .undecided
+            }
+            return taken < 0 ? .valid : eval(taken, v)
+        case .ref(let target):
+            return eval(target, v)
+        case .format(let f):
+            guard isString(tag) else { return .valid }
+            let t = tape.text(v)
+            guard JSONStrings.isValidUTF8(t) else { return .undecided }
+            return program.formats[Int(f)].check(JSONStrings.repaired(t)) ? .valid : .invalid
+        }
+    }
+
+    // MARK: - Objects
+
+    /// properties, required, additionalProperties and patternProperties in one pass.
+    private mutating func object(_ plan: SchemaTapeProgram.ObjectPlan, _ v: UInt32) -> Verdict {
+        let n = tape.count(v)
+        var seen: UInt64 = 0
+        var result = Verdict.valid
+        let first = Int(plan.firstKey), end = first + Int(plan.keyCount)
+        for i in 0..<n {
+            let k = tape.memberKey(v, i)
+            let kw = tape.word(k)
+            var j = first
+            if kw & 0xF == Tag.inlineString.rawValue {
+                while j < end && keys[j].word != kw { j += 1 }
+            } else {
+                let t = tape.text(k)
+                while j < end && !keyEquals(j, kw, t) { j += 1 }
+            }
+            var isProperty = false
+            if j < end {
+                let key = keys[j]
+                seen |= key.bit
+                if key.node >= 0 {
+                    isProperty = true
+                    let r = eval(key.node, tape.memberValue(v, i))
+                    if r == .invalid { return .invalid }
+                    result = max(result, r)
+                }
+            } else if plan.keyCount > 16 && !JSONStrings.isASCII(tape.text(k)) {
+                // Past 16 names the full validator looks keys up as Swift strings, which
+                // compare by canonical equivalence: leave non-ASCII keys to it.
+                return .undecided
+            }
+            var matchedPattern = false
+            if plan.patternCount > 0 {
+                let t = tape.text(k)
+                if !JSONStrings.isValidUTF8(t) { return .undecided }
+                for q in Int(plan.firstPattern)..<Int(plan.firstPattern + plan.patternCount) {
+                    let (re, sub) = program.patterns[q]
+                    switch search(re, t) {
+                    case .valid:
+                        matchedPattern = true
+                        let r = eval(sub, tape.memberValue(v, i))
+                        if r == .invalid { return .invalid }
+                        result = max(result, r)
+                    case .invalid: break
+                    case .undecided: return .undecided
+                    }
+                }
+            }
+            if plan.additional >= 0 && !isProperty && !matchedPattern {
+                let r = eval(plan.additional, tape.memberValue(v, i))
+                if r == .invalid { return .invalid }
+                result = max(result, r)
+            }
+        }
+        if seen & plan.required != plan.required { return .invalid }
+        return result
+    }
+
+    /// Whether key `j` of the program equals a tape string (word `w`, bytes `t`).
+    @inline(__always)
+    private func keyEquals(_ j: Int, _ w: UInt64, _ t: UnsafeRawBufferPointer) -> Bool {
+        let key = keys[j]
+        if key.word != 0 && w & 0xF == Tag.inlineString.rawValue { return key.word == w }
+        guard Int(key.length) == t.count else { return false }
+        guard let b = t.baseAddress, key.length > 0 else { return true }
+        return memcmp(keyBytes + Int(key.offset), b, t.count) == 0
+    }
+
+    private func hasKey(_ j: Int, _ v: UInt32) -> Bool {
+        for i in 0..<tape.count(v) {
+            let k = tape.memberKey(v, i)
+            if keyEquals(j, tape.word(k), tape.text(k)) { return true }
+        }
+        return false
+    }
+
+    // MARK: - Scalars
+
+    @inline(__always) private func isString(_ tag: UInt64) -> Bool {
+        tag == Tag.inlineString.rawValue || tag == Tag.string.rawValue || tag == Tag.wideString.rawValue
+    }
+
+    @inline(__always) private func isNumber(_ tag: UInt64) -> Bool {
+        tag == Tag.int.rawValue || tag == Tag.double.rawValue || tag == Tag.wideInt.rawValue
+            || tag == Tag.wideDouble.rawValue || tag == Tag.number.rawValue || tag == Tag.wideNumber.rawValue
+    }
+
+    @inline(__always)
+    private func search(_ r: Int32, _ t: UnsafeRawBufferPointer) -> Verdict {
+        guard JSONStrings.isValidUTF8(t) else { return .undecided }
+        switch program.regexes[Int(r)].search(validUTF8: t, scratch) {
+        case true?: return .valid
+        case false?: return .invalid
+        case nil: return .undecided
+        }
+    }
+
+    /// A bound, as `SchemaNumbers.compare` decides it.
+    @inline(__always)
+    private func bound(_ b: SchemaTapeProgram.Bound, _ w: UInt64, _ v: UInt32) -> Verdict {
+        let c: Int
+        switch w & 0xF {
+        case Tag.int.rawValue, Tag.wideInt.rawValue:
+            let x = w & 0xF == Tag.int.rawValue ? Int64(bitPattern: w) >> 4 : Int64(bitPattern: tape.wide[Int(truncatingIfNeeded: w >> 4)])
+            if b.isInt {
+                c = x < b.int ? -1 : (x > b.int ? 1 : 0)
+            } else {
+                let d = Double(x)
+                c = d < b.double ? -1 : (d > b.double ? 1 : 0)
+            }
+        case Tag.double.rawValue, Tag.wideDouble.rawValue:
+            let d = w & 0xF == Tag.double.rawValue ? Double(bitPattern: w & ~0xF) : Double(bitPattern: tape.wide[Int(truncatingIfNeeded: w >> 4)])
+            c = d < b.double ? -1 : (d > b.double ? 1 : 0)
+        case Tag.number.rawValue, Tag.wideNumber.rawValue:
+            c = SchemaNumbers.compare(JSONTape.valueOf(tape, v), program.values[Int(b.value)])
+        default:
+            return .valid
+        }
+        switch b.kind {
+        case 0: return c > 0 ? .invalid : .valid
+        case 1: return c >= 0 ? .invalid : .valid
+        case 2: return c < 0 ? .invalid : .valid
+        default: return c <= 0 ? .invalid : .valid
+        }
+    }
+
+    /// `type`, as `SchemaEvaluation.matches` decides it.
+    @inline(__always)
+    static func typeMatches(_ w: UInt64, _ set: UInt8, _ tape: JSONTapeStorage, _ v: UInt32) -> Verdict {
+        let types = SchemaTypes(rawValue: set)
+        let ok: Bool
+        switch Tag(rawValue: w & 0xF) ?? .null {
+        case .null: ok = types.contains(.null)
+        case .bool: ok = types.contains(.boolean)
+        case .int, .wideInt: ok = !types.isDisjoint(with: [.integer, .number])
+        case .double, .wideDouble:
+            if types.contains(.number) {
+                ok = true
+            } else {
+                let d = w & 0xF == Tag.double.rawValue ? Double(bitPattern: w & ~0xF) : Double(bitPattern: tape.wide[Int(truncatingIfNeeded: w >> 4)])
+                ok = types.contains(.integer) && d.isFinite && d.rounded() == d
+            }
+        case .number, .wideNumber: ok = SchemaEvaluation.matches(JSONTape.valueOf(tape, v), types)
+        case .string, .wideString, .inlineString: ok = types.contains(.string)
+        case .array: ok = types.contains(.array)
+        case .object: ok = types.contains(.object)
+        }
+        return ok ? .valid : .invalid
+    }
+
+    /// Code points of UTF-8 text, nil when it is not valid UTF-8 (the full validator counts
+    /// the repaired string's).
+    static func scalars(_ t: UnsafeRawBufferPointer) -> Int? {
+        if JSONStrings.isASCII(t) { return t.count }
+        guard JSONStrings.isValidUTF8(t) else { return nil }
+        var n = 0
+        for b in t where b & 0xC0 != 0x80 { n += 1 }
+        return n
+    }
+}
+
+extension JSONTape {
+    /// A scalar node's value, or a container's, from the storage alone (the rare paths of the
+    /// tape validator: number text, enum, const; containers become owned copies).
+    static func valueOf(_ storage: JSONTapeStorage, _ node: UInt32) -> JSONValue {
+        let w = storage.word(node)
+        switch Tag(rawValue: w & 0xF) ?? .null {
+        case .array, .object:
+            // A container's value refers to a tape object, which the run does not hold: copy.
+            return ownedValue(storage, node)
+        default:
+            let wide = storage.wide
+            let payload = Int(truncatingIfNeeded: w >> 4)
+            switch Tag(rawValue: w & 0xF) ?? .null {
+            case .null: return .null
+            case .bool: return .bool(w >> 4 != 0)
+            case .int: return .int(Int64(bitPattern: w) >> 4)
+            case .wideInt: return .int(Int64(bitPattern: wide[payload]))
+            case .double: return .double(Double(bitPattern: w & ~0xF))
+            case .wideDouble: return .double(Double(bitPattern: wide[payload]))
+            case .number, .wideNumber: return .number(JSONStrings.repaired(storage.text(node)))
+            default: return .string(JSONStrings.repaired(storage.text(node)))
+            }
+        }
+    }
+
+    private static func ownedValue(_ s: JSONTapeStorage, _ node: UInt32) -> JSONValue {
+        switch s.kind(node) {
+        case .array:
+            return .array(JSONArray((0..<s.count(node)).map { valueOf(s, s.element(node, $0)) }))
+        case .object:
+            return .object(JSONObject((0..<s.count(node)).map {
+                JSONMember(key: JSONStrings.repaired(s.text(s.memberKey(node, $0))), value: valueOf(s, s.memberValue(node, $0)))
+            }))
+        default:
+            return valueOf(s, node)
+        }
+    }
+}
+
+extension SchemaTapeProgram {
+    /// The verdict on a parsed document's node.
+    func verdict(_ tape: JSONTape, _ node: UInt32, _ scratch: SchemaRegexScratch) -> SchemaTapeVerdict {
+        nodes.withUnsafeBufferPointer { nodes in
+            ops.withUnsafeBufferPointer { ops in
+                lists.withUnsafeBufferPointer { lists in
+                    keys.withUnsafeBufferPointer { keys in
+                        keyBytes.withUnsafeBufferPointer { keyBytes in
+                            plans.withUnsafeBufferPointer { plans in
+                                // Empty arrays have no base address; nothing reads them then.
+                                var run = SchemaTapeRun(nodes: nodes.baseAddress ?? UnsafePointer(bitPattern: 8)!,
+                                                        ops: ops.baseAddress ?? UnsafePointer(bitPattern: 8)!,
+                                                        lists: lists.baseAddress ?? UnsafePointer(bitPattern: 8)!,
+                                                        keys: keys.baseAddress ?? UnsafePointer(bitPattern: 8)!,
+                                                        keyBytes: keyBytes.baseAddress ?? UnsafePointer(bitPattern: 8)!,
+                                                        plans: plans.baseAddress ?? UnsafePointer(bitPattern: 8)!,
+                                                        program: self, tape: tape.storage, scratch: scratch)
+                                return run.eval(0, node)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The verdict on `value` when it is a container of a parsed document; nil otherwise (values
+    /// built in Swift, scalars at the root: the full validator alone).
+    func verdict(_ value: JSONValue, _ scratch: SchemaRegexScratch) -> SchemaTapeVerdict? {
+        switch value {
+        case .array(let a):
+            guard let t = a.tape else { return nil }
+            return withExtendedLifetime(t) { verdict(t, a.node, scratch) }
+        case .object(let o):
+            guard let t = o.tape else { return nil }
+            return withExtendedLifetime(t) { verdict(t, o.node, scratch) }
+        default:
+            return nil
+        }
+    }
+}
