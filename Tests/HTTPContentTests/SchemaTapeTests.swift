@@ -101,7 +101,7 @@ struct SchemaTapeTests {
            "one":{"oneOf":[{"type":"number","exclusiveMinimum":0},{"type":"integer","exclusiveMaximum":10}]},
            "no":{"not":{"const":{"a":[1,2]}}},
            "cond":{"if":{"type":"string"},"then":{"minLength":2},"else":{"type":"array","contains":{"type":"null"},"maxContains":2}},
-           "uniq":{"type":"array","uniqueItems":true},
+           "uniq":{"type":"array","uniqueItems":true},"lit":{"pattern":"bc"},"pre":{"pattern":"^ab"},
            "names":{"type":"object","propertyNames":{"pattern":"^[a-k]+$"},"maxProperties":3,"minProperties":1},
            "pat":{"type":"object","patternProperties":{"^x":{"type":"integer"},"y$":{"type":"string"}},"additionalProperties":{"type":"boolean"}},
            "dep":{"dependentRequired":{"a":["b"]},"dependentSchemas":{"c":{"required":["d"]}}}},
@@ -115,7 +115,7 @@ struct SchemaTapeTests {
         ["a": [1, 2]], ["k": 1], ["x1": 2, "ay": "s"], ["a": 1], ["a": 1, "b": 2], ["c": 1], ["c": 1, "d": 2],
     ]
     static let keys = ["id", "name", "text", "score", "geo", "flags", "lat", "tags", "k", "v", "kids", "root", "any",
-                       "one", "no", "cond", "uniq", "names", "pat", "dep", "x9", "zy", "extra", "\u{212A}ey", "login"]
+                       "one", "no", "cond", "uniq", "names", "pat", "dep", "lit", "pre", "x9", "zy", "extra", "\u{212A}ey", "login"]
 
     /// `v` with one random change somewhere inside.
     static func mutate(_ v: JSONValue, _ r: inout SplitMix) -> JSONValue {
@@ -158,7 +158,7 @@ struct SchemaTapeTests {
         default:
             return try JSONValue(parsing: Array(#"""
             {"root":{"v":"a","kids":[{"v":1},{"v":null,"kids":[]}]},"any":"ab","one":0.5,"no":{"a":[1]},
-             "cond":"ok","uniq":[1,"1"],"names":{"abc":1},"pat":{"x1":1,"by":"s","z":true},"dep":{"a":1,"b":2,"c":3,"d":4}}
+             "cond":"ok","uniq":[1,"1"],"lit":"abcd","pre":"abc","names":{"abc":1},"pat":{"x1":1,"by":"s","z":true},"dep":{"a":1,"b":2,"c":3,"d":4}}
             """#.utf8))
         }
     }

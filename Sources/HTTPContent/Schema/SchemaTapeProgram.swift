@@ -61,6 +61,9 @@ final class SchemaTapeProgram: @unchecked Sendable {
     /// patternProperties: (regex index, node).
     private(set) var patterns: [(regex: Int32, node: Int32)] = []
     private(set) var regexes: [SchemaRegex] = []
+    /// Per regex index: how it is matched (a plain literal needs no regex engine).
+    private(set) var matchers: [SchemaTapeMatcher] = []
+    private(set) var bounds: [Bound] = []
     /// enum lists, const values and bounds as written (the rare paths compare `JSONValue`s).
     private(set) var values: [JSONValue] = []
     private(set) var formats: [SchemaFormat] = []
@@ -85,8 +88,46 @@ final class SchemaTapeProgram: @unchecked Sendable {
             return nil
         }
         p.index = [:]
+        p.tables = Tables(p)
         return p
     }
+
+    /// The arrays the run reads, copied once into memory of their own: reading them costs no
+    /// exclusivity check and no reference count.
+    struct Tables {
+        let nodes: UnsafeMutablePointer<Node>
+        let ops: UnsafeMutablePointer<SchemaTapeOp>
+        let lists: UnsafeMutablePointer<Int32>
+        let keys: UnsafeMutablePointer<Key>
+        let keyBytes: UnsafeMutablePointer<UInt8>
+        let plans: UnsafeMutablePointer<ObjectPlan>
+        let bounds: UnsafeMutablePointer<Bound>
+        let matchers: UnsafeMutablePointer<SchemaTapeMatcher>
+        let patterns: UnsafeMutablePointer<(regex: Int32, node: Int32)>
+
+        init(_ p: SchemaTapeProgram) {
+            func copy<T>(_ a: [T]) -> UnsafeMutablePointer<T> {
+                let out = UnsafeMutablePointer<T>.allocate(capacity: max(a.count, 1))
+                _ = UnsafeMutableBufferPointer(start: out, count: a.count).initialize(from: a)
+                return out
+            }
+            nodes = copy(p.nodes); ops = copy(p.ops); lists = copy(p.lists); keys = copy(p.keys)
+            keyBytes = copy(p.keyBytes); plans = copy(p.plans); bounds = copy(p.bounds)
+            matchers = copy(p.matchers); patterns = copy(p.patterns)
+        }
+
+        func free(_ p: SchemaTapeProgram) {
+            for x in [UnsafeMutableRawPointer(nodes), UnsafeMutableRawPointer(ops), UnsafeMutableRawPointer(lists),
+                      UnsafeMutableRawPointer(keys), UnsafeMutableRawPointer(keyBytes), UnsafeMutableRawPointer(plans),
+                      UnsafeMutableRawPointer(bounds), UnsafeMutableRawPointer(matchers), UnsafeMutableRawPointer(patterns)] {
+                x.deallocate()
+            }
+        }
+    }
+
+    private(set) var tables: Tables?
+
+    deinit { tables?.free(self) }
 
     private func node(_ n: SchemaNode) throws(Refusal) -> Int32 {
         if let i = index[ObjectIdentifier(n)] { return i }
@@ -132,7 +173,20 @@ final class SchemaTapeProgram: @unchecked Sendable {
         case .number(let t): if let y = Int64(t) { b.isInt = true; b.int = y }
         default: break
         }
-        return .bound(b)
+        bounds.append(b)
+        return .bound(Int32(bounds.count - 1))
+    }
+
+    private func regex(_ re: SchemaRegex) -> Int32 {
+        regexes.append(re)
+        var m = SchemaTapeMatcher(re.source)
+        if m.kind != .regex {
+            m.offset = Int32(keyBytes.count)
+            keyBytes += m.literal
+            m.literal = []
+        }
+        matchers.append(m)
+        return Int32(regexes.count - 1)
     }
 
     // swiftlint:disable:next cyclomatic_complexity function_body_length
@@ -163,9 +217,7 @@ final class SchemaTapeProgram: @unchecked Sendable {
             case .exclusiveMinimum(let m): out.append(bound(3, m))
             case .maxLength(let x): out.append(.maxLength(x))
             case .minLength(let x): out.append(.minLength(x))
-            case .pattern(let re):
-                regexes.append(re)
-                out.append(.pattern(Int32(regexes.count - 1)))
+            case .pattern(let re): out.append(.pattern(regex(re)))
             case .maxItems(let x): out.append(.maxItems(x))
             case .minItems(let x): out.append(.minItems(x))
             case .uniqueItems: out.append(.uniqueItems)
@@ -186,7 +238,9 @@ final class SchemaTapeProgram: @unchecked Sendable {
                 let (first, count) = try list(ns)
                 out.append(.prefixItems(first, count))
             case .items(let item, let prefix): out.append(.items(try node(item), Int32(prefix)))
-            case .contains(let c, let minC, let maxC): out.append(.contains(try node(c), minC, maxC ?? -1))
+            case .contains(let c, let minC, let maxC):
+                guard minC <= Int(Int32.max), (maxC ?? 0) <= Int(Int32.max) else { throw Refusal() }
+                out.append(.contains(try node(c), Int32(minC), Int32(maxC ?? -1)))
             case .properties(let list, _, _):
                 // A name given twice: which subschema applies differs between the full
                 // validator's lookups; leave such schemas to it.
@@ -248,10 +302,7 @@ final class SchemaTapeProgram: @unchecked Sendable {
                 _ = key(name, bit: 1 << UInt64(j))
             }
             let firstPattern = Int32(patterns.count)
-            for (re, sub) in patternList {
-                regexes.append(re)
-                patterns.append((Int32(regexes.count - 1), try node(sub)))
-            }
+            for (re, sub) in patternList { patterns.append((regex(re), try node(sub))) }
             plans.append(ObjectPlan(firstKey: firstKey, keyCount: Int32(keys.count) - firstKey, required: mask,
                                     firstPattern: firstPattern, patternCount: Int32(patternList.count),
                                     additional: try additional.map { (x: SchemaNode) throws(Refusal) -> Int32 in try node(x) } ?? -1))
@@ -273,7 +324,8 @@ enum SchemaTapeOp {
     case enumStrings(Int32, Int32)
     case constant(Int32)
     case multipleOf(Int32)
-    case bound(SchemaTapeProgram.Bound)
+    /// An index among the bounds.
+    case bound(Int32)
     case maxLength(Int), minLength(Int)
     case pattern(Int32)
     case maxItems(Int), minItems(Int)
@@ -285,7 +337,7 @@ enum SchemaTapeOp {
     /// Subschema, prefixItems count.
     case items(Int32, Int32)
     /// Subschema, minContains, maxContains (-1: none).
-    case contains(Int32, Int, Int)
+    case contains(Int32, Int32, Int32)
     case propertyNames(Int32)
     case dependentSchema(Int32)
     case allOf(Int32, Int32), anyOf(Int32, Int32), oneOf(Int32, Int32)
@@ -294,4 +346,38 @@ enum SchemaTapeOp {
     case conditional(Int32, Int32, Int32)
     case ref(Int32)
     case format(Int32)
+}
+
+/// How a `pattern` is matched on a document's bytes: a pattern that is plain ASCII text (no
+/// regular expression syntax), anchored at the start or not, is a byte comparison (exact: ASCII
+/// bytes are never changed by the repair of invalid UTF-8 the full validator applies);
+/// anything else goes to PCRE2.
+struct SchemaTapeMatcher {
+    enum Kind: UInt8 { case prefix, substring, regex }
+    let kind: Kind
+    /// The literal's bytes (prefix, substring) while compiling; then where they are in the
+    /// program's key bytes.
+    var literal: [UInt8]
+    var offset: Int32 = 0
+    var length: Int32 = 0
+
+    init(_ source: String) {
+        var bytes = Array(source.utf8)
+        var anchored = false
+        if bytes.first == UInt8(ascii: "^") {
+            anchored = true
+            bytes.removeFirst()
+        }
+        let plain = bytes.allSatisfy { b in
+            b < 0x80 && b >= 0x20 && !"\\^$.|?*+()[]{}/".utf8.contains(b)
+        }
+        if plain && !bytes.isEmpty {
+            kind = anchored ? .prefix : .substring
+            literal = bytes
+            length = Int32(bytes.count)
+        } else {
+            kind = .regex
+            literal = []
+        }
+    }
 }

@@ -20,12 +20,7 @@ enum SchemaTapeVerdict: UInt8, Comparable {
 /// One run of a `SchemaTapeProgram` over a tape: the program's arrays and the tape's buffers
 /// borrowed as raw pointers for the run's length (the program and the tape outlive it).
 struct SchemaTapeRun {
-    let nodes: UnsafePointer<SchemaTapeProgram.Node>
-    let ops: UnsafePointer<SchemaTapeOp>
-    let lists: UnsafePointer<Int32>
-    let keys: UnsafePointer<SchemaTapeProgram.Key>
-    let keyBytes: UnsafePointer<UInt8>
-    let plans: UnsafePointer<SchemaTapeProgram.ObjectPlan>
+    let t: SchemaTapeProgram.Tables
     let program: SchemaTapeProgram
     let tape: JSONTapeStorage
     let scratch: SchemaRegexScratch
@@ -38,7 +33,7 @@ struct SchemaTapeRun {
 
     /// Evaluates program node `p` on tape node `v`.
     mutating func eval(_ p: Int32, _ v: UInt32) -> Verdict {
-        let n = nodes[Int(p)]
+        let n = t.nodes[Int(p)]
         if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
         // The full validator fails past this depth: leave it the case.
         if depth >= SchemaEvaluation.maxDepth { return .undecided }
@@ -48,7 +43,7 @@ struct SchemaTapeRun {
         var i = Int(n.first)
         let end = i + Int(n.count)
         while i < end {
-            let r = op(ops[i], v)
+            let r = op(t.ops[i], v)
             if r == .invalid { return .invalid }
             if r == .undecided { result = .undecided }
             i += 1
@@ -82,7 +77,7 @@ struct SchemaTapeRun {
             guard isNumber(tag) else { return .valid }
             return SchemaNumbers.isMultiple(JSONTape.valueOf(tape, v), of: program.values[Int(index)]) ? .valid : .invalid
         case .bound(let b):
-            return bound(b, w, v)
+            return bound(t.bounds[Int(b)], w, v)
 
         case .maxLength(let limit):
             guard isString(tag) else { return .valid }
@@ -120,7 +115,7 @@ struct SchemaTapeRun {
 
         case .object(let plan):
             guard tag == Tag.object.rawValue else { return .valid }
-            return object(plans[Int(plan)], v)
+            return object(t.plans[Int(plan)], v)
         case .dependentRequired(let d):
             guard tag == Tag.object.rawValue else { return .valid }
             let dep = program.dependencies[Int(d)]
@@ -138,7 +133,7 @@ struct SchemaTapeRun {
             let n = min(Int(count), tape.count(v))
             var result = Verdict.valid
             for i in 0..<n {
-                let r = eval(lists[Int(first) + i], tape.element(v, i))
+                let r = eval(t.lists[Int(first) + i], tape.element(v, i))
                 if r == .invalid { return .invalid }
                 result = max(result, r)
             }
@@ -169,7 +164,7 @@ struct SchemaTapeRun {
                 if maxC >= 0 && matched > maxC { return .invalid }
             }
             if matched + unknown < minC { return .invalid }
-            if matched >= minC && (maxC < 0 || matched + unknown <= maxC) { return .valid }
+            if matched >= minC && (maxC < 0 || matched + unknown <= Int(maxC)) { return .valid }
             return .undecided
         case .propertyNames(let names):
             guard tag == Tag.object.rawValue else { return .valid }
@@ -185,7 +180,7 @@ struct SchemaTapeRun {
         case .allOf(let first, let count):
             var result = Verdict.valid
             for i in Int(first)..<Int(first + count) {
-                let r = eval(lists[i], v)
+                let r = eval(t.lists[i], v)
                 if r == .invalid { return .invalid }
                 result = max(result, r)
             }
@@ -193,7 +188,7 @@ struct SchemaTapeRun {
         case .anyOf(let first, let count):
             var result = Verdict.invalid
             for i in Int(first)..<Int(first + count) {
-                let r = eval(lists[i], v)
+                let r = eval(t.lists[i], v)
                 if r == .valid { return .valid }
                 result = min(result, r)
             }
@@ -201,7 +196,7 @@ struct SchemaTapeRun {
         case .oneOf(let first, let count):
             var passing = 0, unknown = 0
             for i in Int(first)..<Int(first + count) {
-                switch eval(lists[i], v) {
+                switch eval(t.lists[i], v) {
                 case .valid: passing += 1
                 case .undecided: unknown += 1
                 case .invalid: break
@@ -251,14 +246,14 @@ struct SchemaTapeRun {
             let kw = tape.word(k)
             var j = first
             if kw & 0xF == Tag.inlineString.rawValue {
-                while j < end && keys[j].word != kw { j += 1 }
+                while j < end && t.keys[j].word != kw { j += 1 }
             } else {
-                let t = tape.text(k)
-                while j < end && !keyEquals(j, kw, t) { j += 1 }
+                let text = tape.text(k)
+                while j < end && !keyEquals(j, kw, text) { j += 1 }
             }
             var isProperty = false
             if j < end {
-                let key = keys[j]
+                let key = t.keys[j]
                 seen |= key.bit
                 if key.node >= 0 {
                     isProperty = true
@@ -273,11 +268,10 @@ struct SchemaTapeRun {
             }
             var matchedPattern = false
             if plan.patternCount > 0 {
-                let t = tape.text(k)
-                if !JSONStrings.isValidUTF8(t) { return .undecided }
+                let text = tape.text(k)
                 for q in Int(plan.firstPattern)..<Int(plan.firstPattern + plan.patternCount) {
-                    let (re, sub) = program.patterns[q]
-                    switch search(re, t) {
+                    let (re, sub) = t.patterns[q]
+                    switch search(re, text) {
                     case .valid:
                         matchedPattern = true
                         let r = eval(sub, tape.memberValue(v, i))
@@ -300,12 +294,12 @@ struct SchemaTapeRun {
 
     /// Whether key `j` of the program equals a tape string (word `w`, bytes `t`).
     @inline(__always)
-    private func keyEquals(_ j: Int, _ w: UInt64, _ t: UnsafeRawBufferPointer) -> Bool {
-        let key = keys[j]
+    private func keyEquals(_ j: Int, _ w: UInt64, _ text: UnsafeRawBufferPointer) -> Bool {
+        let key = t.keys[j]
         if key.word != 0 && w & 0xF == Tag.inlineString.rawValue { return key.word == w }
-        guard Int(key.length) == t.count else { return false }
-        guard let b = t.baseAddress, key.length > 0 else { return true }
-        return memcmp(keyBytes + Int(key.offset), b, t.count) == 0
+        guard Int(key.length) == text.count else { return false }
+        guard let b = text.baseAddress, key.length > 0 else { return true }
+        return memcmp(t.keyBytes + Int(key.offset), b, text.count) == 0
     }
 
     private func hasKey(_ j: Int, _ v: UInt32) -> Bool {
@@ -328,9 +322,27 @@ struct SchemaTapeRun {
     }
 
     @inline(__always)
-    private func search(_ r: Int32, _ t: UnsafeRawBufferPointer) -> Verdict {
-        guard JSONStrings.isValidUTF8(t) else { return .undecided }
-        switch program.regexes[Int(r)].search(validUTF8: t, scratch) {
+    private func search(_ r: Int32, _ text: UnsafeRawBufferPointer) -> Verdict {
+        let m = t.matchers[Int(r)]
+        switch m.kind {
+        case .prefix:
+            guard text.count >= Int(m.length), let b = text.baseAddress else { return .invalid }
+            return memcmp(t.keyBytes + Int(m.offset), b, Int(m.length)) == 0 ? .valid : .invalid
+        case .substring:
+            guard text.count >= Int(m.length), let b = text.baseAddress else { return .invalid }
+            let needle = t.keyBytes + Int(m.offset), n = Int(m.length)
+            let p = b.assumingMemoryBound(to: UInt8.self)
+            var i = 0
+            while i + n <= text.count {
+                if p[i] == needle[0] && memcmp(p + i, needle, n) == 0 { return .valid }
+                i += 1
+            }
+            return .invalid
+        case .regex:
+            break
+        }
+        guard JSONStrings.isValidUTF8(text) else { return .undecided }
+        switch program.regexes[Int(r)].search(validUTF8: text, scratch) {
         case true?: return .valid
         case false?: return .invalid
         case nil: return .undecided
@@ -370,24 +382,33 @@ struct SchemaTapeRun {
     @inline(__always)
     static func typeMatches(_ w: UInt64, _ set: UInt8, _ tape: JSONTapeStorage, _ v: UInt32) -> Verdict {
         let types = SchemaTypes(rawValue: set)
+        let tag = w & 0xF
+        // Most values: the type bits of their tag (integer also passes "number").
+        let direct = tagTypes(tag)
+        if direct != 0 { return types.rawValue & direct != 0 ? .valid : .invalid }
         let ok: Bool
-        switch Tag(rawValue: w & 0xF) ?? .null {
-        case .null: ok = types.contains(.null)
-        case .bool: ok = types.contains(.boolean)
-        case .int, .wideInt: ok = !types.isDisjoint(with: [.integer, .number])
-        case .double, .wideDouble:
+        switch tag {
+        case Tag.double.rawValue, Tag.wideDouble.rawValue:
             if types.contains(.number) {
                 ok = true
             } else {
-                let d = w & 0xF == Tag.double.rawValue ? Double(bitPattern: w & ~0xF) : Double(bitPattern: tape.wide[Int(truncatingIfNeeded: w >> 4)])
+                let d = tag == Tag.double.rawValue ? Double(bitPattern: w & ~0xF) : Double(bitPattern: tape.wide[Int(truncatingIfNeeded: w >> 4)])
                 ok = types.contains(.integer) && d.isFinite && d.rounded() == d
             }
-        case .number, .wideNumber: ok = SchemaEvaluation.matches(JSONTape.valueOf(tape, v), types)
-        case .string, .wideString, .inlineString: ok = types.contains(.string)
-        case .array: ok = types.contains(.array)
-        case .object: ok = types.contains(.object)
+        default: ok = SchemaEvaluation.matches(JSONTape.valueOf(tape, v), types)
         }
         return ok ? .valid : .invalid
+    }
+
+    /// The `SchemaTypes` bits a tag's values always have, a byte per tag (0: it depends on the
+    /// value): null 1, bool 2, int and wide int 4|8 (integers are numbers too), strings 16,
+    /// array 32, object 64; doubles and number text are decided by value.
+    private static let tagTypesLow: UInt64 = 0x1010_0000_0C0C_0201
+    private static let tagTypesHigh: UInt64 = 0x0000_0010_4020_0000
+
+    @inline(__always)
+    private static func tagTypes(_ tag: UInt64) -> UInt8 {
+        UInt8(truncatingIfNeeded: tag < 8 ? tagTypesLow >> (tag * 8) : tagTypesHigh >> ((tag - 8) * 8))
     }
 
     /// Code points of UTF-8 text, nil when it is not valid UTF-8 (the full validator counts
@@ -443,27 +464,9 @@ extension JSONTape {
 extension SchemaTapeProgram {
     /// The verdict on a parsed document's node.
     func verdict(_ tape: JSONTape, _ node: UInt32, _ scratch: SchemaRegexScratch) -> SchemaTapeVerdict {
-        nodes.withUnsafeBufferPointer { nodes in
-            ops.withUnsafeBufferPointer { ops in
-                lists.withUnsafeBufferPointer { lists in
-                    keys.withUnsafeBufferPointer { keys in
-                        keyBytes.withUnsafeBufferPointer { keyBytes in
-                            plans.withUnsafeBufferPointer { plans in
-                                // Empty arrays have no base address; nothing reads them then.
-                                var run = SchemaTapeRun(nodes: nodes.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                                                        ops: ops.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                                                        lists: lists.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                                                        keys: keys.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                                                        keyBytes: keyBytes.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                                                        plans: plans.baseAddress ?? UnsafePointer(bitPattern: 8)!,
-                                                        program: self, tape: tape.storage, scratch: scratch)
-                                return run.eval(0, node)
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        guard let tables else { return .undecided }
+        var run = SchemaTapeRun(t: tables, program: self, tape: tape.storage, scratch: scratch)
+        return run.eval(0, node)
     }
 
     /// The verdict on `value` when it is a container of a parsed document; nil otherwise (values
