@@ -183,16 +183,28 @@ public func hc_handler_xml_new(_ opts: OpaquePointer?) -> OpaquePointer? {
 public func hc_handler_xml_elements_new(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                         _ opts: OpaquePointer?, _ cb: XMLElementCallback?,
                                         _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    xmlElementsHandle(paths, count, opts, cb) { cb, _, options in
+        XMLTreeBuilder(options: options) { index, element in
+            let node = XMLNodeBox(.element(element))
+            let rc = withExtendedLifetime(node) { cb(userdata, index, node.pointer) }
+            try xmlVerdict(rc, "element")
+        }
+    }
+}
+
+/// A path-streaming handle (hc_handler_xml_elements_new and the binding's batches): the paths
+/// and options are checked and copied now (a bad path or a NULL callback gives NULL and the last
+/// error), and each request gets an `XMLElements` streaming into `makeCapture`'s capture.
+func xmlElementsHandle<Callback>(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int, _ opts: OpaquePointer?,
+                                 _ cb: Callback?,
+                                 _ makeCapture: @escaping (Callback, XMLOptionsBox, XMLOptions) -> any XMLStreamCapture)
+    -> OpaquePointer? {
     guard let list = xmlPathList(paths, count) else { nullArgument("paths"); return nil }
     guard let cb else { nullArgument("cb"); return nil }
     let o = xmlSnapshot(opts)
     func make(_ acceptance: Acceptance, _ options: XMLOptions) throws(HTTPContentError) -> XMLElements {
         try XMLElements(paths: list, options: options, limit: o.limit, allowEmpty: o.allowEmpty,
-                        acceptance: acceptance) { index, element in
-            let node = XMLNodeBox(.element(element))
-            let rc = withExtendedLifetime(node) { cb(userdata, index, node.pointer) }
-            try xmlVerdict(rc, "element")
-        }
+                        acceptance: acceptance) { makeCapture(cb, o, $0) }
     }
     do { _ = try make(XML.defaultAcceptance(), o.options) } catch { fail(error); return nil }
     return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec -> any ContentHandler in

@@ -66,21 +66,34 @@ public final class XMLElements: SelectiveHandler {
     public let allowEmpty: Bool
     public let paths: [XMLPath]
     private let limit: Int?
-    private let onElement: (Int, XMLElement) throws -> Void
+    private let makeCapture: (XMLOptions) -> any XMLStreamCapture
+    private var capture: (any XMLStreamCapture)?
     private var parser: XMLElementParser?
     private var head: ResponseHead?
+    /// The capture stopped the transfer between two chunks (outside the parser).
+    private var stoppedByCapture = false
 
     /// - Throws: `.invalidArgument` for no paths (or more than 64), an empty path, a limit below 1.
-    public init(paths: [XMLPath], options: XMLOptions = XMLOptions(), limit: Int? = nil, allowEmpty: Bool = false,
-                acceptance: Acceptance = XML.defaultAcceptance(),
-                onElement: @escaping (Int, XMLElement) throws -> Void) throws(HTTPContentError) {
+    public convenience init(paths: [XMLPath], options: XMLOptions = XMLOptions(), limit: Int? = nil,
+                            allowEmpty: Bool = false, acceptance: Acceptance = XML.defaultAcceptance(),
+                            onElement: @escaping (Int, XMLElement) throws -> Void) throws(HTTPContentError) {
+        try self.init(paths: paths, options: options, limit: limit, allowEmpty: allowEmpty, acceptance: acceptance) {
+            XMLTreeBuilder(options: $0, onElement: onElement)
+        }
+    }
+
+    /// The same streaming into a capture of one's own instead of `XMLElement` values (the Python
+    /// binding writes pickles): `makeCapture` is called once per transfer with the options for
+    /// the response.
+    package init(paths: [XMLPath], options: XMLOptions, limit: Int?, allowEmpty: Bool, acceptance: Acceptance,
+                 makeCapture: @escaping (XMLOptions) -> any XMLStreamCapture) throws(HTTPContentError) {
         _ = try XMLPathMatcher(paths: paths, limit: limit, capture: XMLTreeBuilder(options: options))
         self.paths = paths
         self.options = options
         self.limit = limit
         self.allowEmpty = allowEmpty
         self.acceptance = acceptance
-        self.onElement = onElement
+        self.makeCapture = makeCapture
     }
 
     public func prepare(_ request: inout Request) throws { XMLAcceptance.prepare(&request) }
@@ -92,10 +105,34 @@ public final class XMLElements: SelectiveHandler {
     }
 
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
-        let parser = try self.parser ?? XMLElementParser(paths: paths, options: XMLAcceptance.options(options, head),
-                                                         limit: limit, onElement: onElement)
-        self.parser = parser
-        if try !parser.feed(chunk) { throw StopTransfer() }
+        let parser: XMLElementParser
+        if let p = self.parser {
+            parser = p
+        } else {
+            let o = XMLAcceptance.options(options, head)
+            let c = makeCapture(o)
+            parser = try XMLElementParser(paths: paths, options: o, limit: limit, capture: c)
+            capture = c
+            self.parser = parser
+        }
+        let more: Bool
+        do {
+            more = try parser.feed(chunk)
+        } catch {
+            try? capture?.chunkParsed()  // what is complete goes before the error
+            throw error
+        }
+        try chunkParsed()
+        if !more { throw StopTransfer() }
+    }
+
+    private func chunkParsed() throws {
+        do {
+            try capture?.chunkParsed()
+        } catch is StopTransfer {
+            stoppedByCapture = true
+            throw StopTransfer()
+        }
     }
 
     public func finish() throws -> XMLElementsSummary {
@@ -103,10 +140,16 @@ public final class XMLElements: SelectiveHandler {
             try XMLAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
             return XMLElementsSummary(count: 0, stoppedEarly: false)
         }
-        return try parser.finish()
+        if stoppedByCapture { return XMLElementsSummary(count: parser.summary.count, stoppedEarly: true) }
+        let summary = try parser.finish()
+        do { try chunkParsed() } catch is StopTransfer { return XMLElementsSummary(count: summary.count, stoppedEarly: true) }
+        return summary
     }
 
-    public func cleanup(failed: Bool) { parser = nil }
+    public func cleanup(failed: Bool) {
+        parser = nil
+        capture = nil
+    }
 }
 
 /// The document's events over HTTP, for handlers of one's own: start element (name, namespace,

@@ -141,3 +141,10 @@ package final class XMLPathMatcher: XMLEventSink {
 package protocol XMLCaptureEnd: AnyObject {
     func done(path: Int) throws
 }
+
+/// What `XMLElements` streams into: a path matcher's capture, told when each received chunk has
+/// been parsed (after a parse failure too, and at the end), where a capture that hands elements
+/// over in batches does so. Throwing `StopTransfer` there stops the transfer with success.
+package protocol XMLStreamCapture: XMLEventSink, XMLCaptureEnd {
+    func chunkParsed() throws
+}

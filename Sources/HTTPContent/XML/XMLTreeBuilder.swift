@@ -1,6 +1,6 @@
 /// Builds `XMLElement` values from parser events: the whole document, or (inside a path
 /// matcher) each matching element, handed to `onElement` once complete and then forgotten.
-package final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
+package final class XMLTreeBuilder: XMLStreamCapture {
     let options: XMLOptions
     private var stack: [XMLElement] = []
     private var pending: [UInt8] = []
@@ -58,6 +58,9 @@ package final class XMLTreeBuilder: XMLEventSink, XMLCaptureEnd {
         self.root = nil
         try onElement?(path, root)
     }
+
+    /// Elements go to `onElement` one by one as they end: nothing waits for the chunk's end.
+    package func chunkParsed() throws {}
 }
 
 /// One event of `XMLEventParser` / the `XMLEvents` handler. Text is delivered whole between two

@@ -17,7 +17,7 @@ import Glibc
 ///
 /// Only these opcodes are written, strings always length-prefixed: the bytes come from this
 /// writer, never from the document, so nothing in a document can become an opcode.
-final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
+final class XMLPickleWriter: XMLStreamCapture {
     /// An interned name (libxml2 interns names, so their addresses identify them while the parser
     /// lives) and its memo slot.
     private struct NameSlot {
@@ -272,6 +272,9 @@ final class XMLPickleWriter: XMLEventSink, XMLCaptureEnd {
         count += 1
         if out.count >= batchBytes || flushWhenClosed { try flush() }
     }
+
+    /// Streaming (`XMLElements`): the batch goes at the end of every received chunk.
+    func chunkParsed() throws { try flush() }
 }
 
 /// For the Python binding: `XML`'s parse, options, errors and acceptance, but the document is
@@ -325,92 +328,6 @@ final class XMLPythonPickleHandler: SelectiveHandler {
     }
 }
 
-/// For the Python binding: path streaming in batches, each a pickle of a list of
-/// `xml.etree.ElementTree.Element`s, handed to `onBatch` (path index, bytes valid during the call,
-/// element count) at `batchBytes`, and at the end of every received chunk. With several paths,
-/// every batch holds elements of one path. Content, stopping, acceptance: as `XMLElements`.
-final class XMLPythonPickleBatches: SelectiveHandler {
-    public typealias OnBatch = (_ pathIndex: Int, _ pickle: UnsafeRawBufferPointer, _ count: Int) throws -> Void
-    public var acceptance: Acceptance
-    public let options: XMLOptions
-    public let paths: [XMLPath]
-    public let allowEmpty: Bool
-    private let limit: Int?
-    private let batchBytes: Int
-    private let onBatch: OnBatch
-    private var writer: XMLPickleWriter?
-    private var parser: XMLElementParser?
-    private var head: ResponseHead?
-    private var stoppedByCallback = false
-
-    public init(paths: [XMLPath], options: XMLOptions = XMLOptions(), limit: Int? = nil, allowEmpty: Bool = false,
-                batchBytes: Int = 64 * 1024, acceptance: Acceptance = XML.defaultAcceptance(),
-                onBatch: @escaping OnBatch) throws(HTTPContentError) {
-        _ = try XMLPathMatcher(paths: paths, limit: limit, capture: XMLTreeBuilder(options: options))
-        self.paths = paths
-        self.options = options
-        self.limit = limit
-        self.allowEmpty = allowEmpty
-        self.batchBytes = batchBytes
-        self.acceptance = acceptance
-        self.onBatch = onBatch
-    }
-
-    public func prepare(_ request: inout Request) throws { XMLAcceptance.prepare(&request) }
-
-    public func accept(_ head: ResponseHead) throws -> Bool {
-        try XMLAcceptance.check(head, acceptance, options)
-        self.head = head
-        return true
-    }
-
-    public func consume(_ chunk: UnsafeRawBufferPointer) throws {
-        if parser == nil {
-            let o = XMLAcceptance.options(options, head)
-            // Several paths: one element per batch keeps each batch to one path.
-            let w = XMLPickleWriter(batched: true, keepComments: o.keepComments,
-                                    batchBytes: paths.count > 1 ? 1 : batchBytes)
-            w.deliver = onBatch
-            writer = w
-            parser = try XMLElementParser(paths: paths, options: o, limit: limit, capture: w)
-        }
-        let more: Bool
-        do {
-            more = try parser!.feed(chunk)
-        } catch {
-            try? writer?.flush()
-            throw error
-        }
-        try flush()
-        if !more { throw StopTransfer() }
-    }
-
-    private func flush() throws {
-        do {
-            try writer?.flush()
-        } catch is StopTransfer {
-            stoppedByCallback = true
-            throw StopTransfer()
-        }
-    }
-
-    public func finish() throws -> XMLElementsSummary {
-        guard let parser, parser.bytesReceived > 0 else {
-            try XMLAcceptance.acceptEmptyBody(allowEmpty: allowEmpty, head)
-            return XMLElementsSummary(count: 0, stoppedEarly: false)
-        }
-        if stoppedByCallback { return XMLElementsSummary(count: parser.summary.count, stoppedEarly: true) }
-        let summary = try parser.finish()
-        do { try flush() } catch is StopTransfer { return XMLElementsSummary(count: summary.count, stoppedEarly: true) }
-        return summary
-    }
-
-    public func cleanup(failed: Bool) {
-        parser = nil
-        writer = nil
-    }
-}
-
 extension Array where Element == UInt8 {
     /// Appends bytes without the temporary array an `+= [...]` literal allocates.
     @inline(__always) fileprivate mutating func put(_ a: UInt8, _ b: UInt8) {
@@ -452,24 +369,23 @@ public func hc_handler_xml_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? 
     })
 }
 
+/// Path streaming in batches (`XMLElements` streaming into an `XMLPickleWriter`): each batch a
+/// pickle of a list of Elements, handed over at HC_XML_BATCH_BYTES and at the end of every
+/// received chunk; with several paths, every batch holds elements of one path.
 @_cdecl("hc_handler_xml_batches_pickle_new")
 public func hc_handler_xml_batches_pickle_new(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                               _ opts: OpaquePointer?, _ cb: XMLBatchCallback?,
                                               _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
-    guard let list = xmlPathList(paths, count) else { nullArgument("paths"); return nil }
-    guard let cb else { nullArgument("cb"); return nil }
-    let o = xmlSnapshot(opts)
-    func make(_ acceptance: Acceptance, _ options: XMLOptions) throws(HTTPContentError) -> XMLPythonPickleBatches {
-        try XMLPythonPickleBatches(paths: list, options: options, limit: o.limit, allowEmpty: o.allowEmpty,
-                                   batchBytes: o.batchBytes, acceptance: acceptance) { index, bytes, n in
+    xmlElementsHandle(paths, count, opts, cb) { cb, o, options in
+        // Several paths: one element per batch keeps each batch to one path.
+        let writer = XMLPickleWriter(batched: true, keepComments: options.keepComments,
+                                     batchBytes: count > 1 ? 1 : o.batchBytes)
+        writer.deliver = { index, bytes, n in
             let rc = cb(userdata, index, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, n)
             try xmlVerdict(rc, "batch")
         }
+        return writer
     }
-    do { _ = try make(XML.defaultAcceptance(), o.options) } catch { fail(error); return nil }
-    return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance, xmlLimited(o.options, spec)) } catch { return xmlFailing(error) }
-    })
 }
 
 @_cdecl("hc_response_xml_pickle")
