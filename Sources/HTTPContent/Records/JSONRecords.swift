@@ -67,6 +67,14 @@ package protocol JSONRecordTarget: AnyObject {
     func drop()
     /// Hands over what can be (the end of a received chunk, or before a skip is reported).
     func flush() throws
+    /// Parses one whole line (its LF not included) by a fast path of the target's own, if it
+    /// has one (`JSONLineScanner`): true when done (the record written as pending, or nothing
+    /// for a blank line), false when the line needs yajl (nothing of it is left written).
+    func scanLine(_ line: UnsafeRawBufferPointer, options: JSONOptions) -> Bool
+}
+
+extension JSONRecordTarget {
+    package func scanLine(_ line: UnsafeRawBufferPointer, options: JSONOptions) -> Bool { false }
 }
 
 /// A JSON record stream without a transfer: feed chunks; each record is parsed by yajl as its
@@ -147,6 +155,18 @@ final class JSONRecordReader {
                     skipping = false
                     startRecord()
                 }
+                continue
+            }
+            // A whole line at a record's start: the target's fast path first, if it has one
+            // (yajl then has not seen the line: the next line yajl reads gets a new parser, so
+            // that its offsets count from there).
+            if lines, recordBytes == 0, let at, options.maxRecordSize.map({ at - p <= $0 }) ?? true,
+               target.scanLine(UnsafeRawBufferPointer(start: base + p, count: at - p), options: parseOptions) {
+                parser = nil
+                position += at + 1 - p
+                p = at + 1
+                try endLine()
+                startRecord()
                 continue
             }
             // Lines give their LF to yajl (it ends a number); sequences stop before the RS.

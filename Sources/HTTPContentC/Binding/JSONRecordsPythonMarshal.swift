@@ -54,6 +54,7 @@ private final class MarshalRecordSink: JSONEventSink {
 private final class MarshalRecordTarget: JSONRecordTarget {
     typealias Deliver = (UnsafeRawBufferPointer, Int) throws -> Void
     private let sink: MarshalRecordSink
+    private let tape = JSONLineTape()
     private let batchBytes: Int
     private let deliver: Deliver
     @exclusivity(unchecked) private var committedBytes: Int
@@ -84,6 +85,37 @@ private final class MarshalRecordTarget: JSONRecordTarget {
     func drop() {
         sink.writer.rollback(bytes: committedBytes, count: committedCount, refs: committedRefs)
         sink.resetMarks()
+    }
+
+    func scanLine(_ line: UnsafeRawBufferPointer, options: JSONOptions) -> Bool {
+        guard JSONLineScanner.scan(line, maxDepth: options.maxDepth, into: tape), let base = line.baseAddress else {
+            return false
+        }
+        // The tape replayed into the sink, with direct calls.
+        let sink = self.sink
+        do {
+            for t in 0..<tape.count {
+                let (kind, start, end) = tape.token(t)
+                let text = UnsafeRawBufferPointer(start: base + start, count: end - start)
+                switch kind {
+                case .startMap: try sink.startMap()
+                case .endMap: try sink.endMap()
+                case .startArray: try sink.startArray()
+                case .endArray: try sink.endArray()
+                case .key: try sink.mapKey(text)
+                case .string: try sink.string(text)
+                case .number: try sink.number(text)
+                case .true: try sink.bool(true)
+                case .false: try sink.bool(false)
+                case .null: try sink.null()
+                }
+            }
+        } catch {
+            // A value the writer refuses: undone, for yajl to read and judge.
+            drop()
+            return false
+        }
+        return true
     }
 
     func flush() throws {

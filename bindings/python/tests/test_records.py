@@ -11,6 +11,7 @@ import json
 import random
 import re
 import urllib.parse
+from pathlib import Path
 
 import pytest
 
@@ -108,6 +109,42 @@ def test_json_lines_handler_and_integers_beyond_64_bits(client, base_url):
     assert r.content == 6
     assert seen[1][0] == 12345678901234567890123 and type(seen[1][0]) is int
     assert seen[3]["big"] == 9223372036854775808
+
+
+SUITE = Path(__file__).resolve().parents[3].parent / "shared" / "conformance" / "JSONTestSuite" / "test_parsing"
+
+
+@pytest.mark.skipif(not SUITE.is_dir(), reason="../shared/conformance/JSONTestSuite is not beside the checkout")
+@pytest.mark.parametrize("chunk", [5, 1 << 16])
+def test_json_test_suite_as_json_lines(client, base_url, chunk):
+    """Every one-line case of JSONTestSuite as a record of one stream (whole lines inside a chunk
+    take the fast scanner, the others yajl): y_ cases come back as json.loads gives them, n_
+    cases are bad records (skipped, each at its own index), i_ cases either way."""
+    cases = [(p.name, p.read_bytes()) for p in sorted(SUITE.glob("[yni]_*.json"))]
+    cases = [(name, text) for name, text in cases if b"\n" not in text and b"\r" not in text and text.strip()]
+    body = b"".join(text + b"\n" for _, text in cases)
+    skipped: list[hc.Error] = []
+    url = f"{base_url}/records/echo?chunk={chunk}&ctype=application/x-ndjson"
+    got = list(client.iter_json_lines(url, method="POST", data=body, skip_bad=True, on_skip=skipped.append))
+    bad = {e.record_index for e in skipped}
+    values = iter(got)
+    wrong = []
+    for index, (name, text) in enumerate(cases):
+        if index in bad:
+            if name.startswith("y_"):
+                wrong.append(f"{name}: refused")
+            continue
+        value = next(values)
+        if name.startswith("n_"):
+            wrong.append(f"{name}: accepted as {value!r}")
+            continue
+        if name.startswith("i_"):
+            continue  # either way (lone surrogates, say, are yajl's business, not json.loads')
+        want = json.loads(text)
+        if repr(value) != repr(want):
+            wrong.append(f"{name}: {value!r} != {want!r}")
+    assert wrong == []
+    assert next(values, None) is None
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 64])
