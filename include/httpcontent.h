@@ -694,21 +694,33 @@ HC_EXTERN hc_code hc_batch_socket_action(hc_batch *batch, int fd, int events, si
 HC_EXTERN hc_code hc_batch_poll_fd(hc_batch *batch, int *fd);
 
 /** hc_batch_add without a callback: the request's outcome is queued under `key` (yours, any
- *  value) for hc_batch_step to hand back, once. The request is borrowed (may be freed after the
- *  call). Only a NULL batch or request fails the call (HC_EINVALID_ARG); a request that cannot
- *  start is queued with its error. */
+ *  value, unique among the batch's requests not yet taken) for hc_batch_step to hand back, once.
+ *  The request is borrowed (may be freed after the call). Only a NULL batch or request fails the
+ *  call (HC_EINVALID_ARG); a request that fails is queued with its error. */
 HC_EXTERN hc_code hc_batch_add_queued(hc_batch *batch, const hc_request *request, uint64_t key);
+
+/** hc_batch_add_queued for a request with no body and no header of its own, in one call (as
+ *  hc_client_fetch): `method` and `url` are copied, `handler` is kept while the request runs
+ *  (NULL: the body is kept as bytes). Only a NULL batch, method or url fails the call. */
+HC_EXTERN hc_code hc_batch_fetch_queued(hc_batch *batch, const char *method, const char *url,
+                                        hc_handler *handler, uint64_t key);
+
+/** Cancels the queued request under `key` (it completes with HC_ECANCELLED at the next
+ *  hc_batch_step); nothing if it already completed. A request's own token (hc_request_set_cancel)
+ *  still cancels it too. HC_EINVALID_ARG only for a NULL batch. */
+HC_EXTERN hc_code hc_batch_cancel_queued(hc_batch *batch, uint64_t key);
 
 /** Drives the batch (with hc_batch_poll_fd: every ready socket and the timer if due; without,
  *  as hc_batch_perform), then takes up to `capacity` queued completions, in completion order:
- *  keys[i], and either responses[i] (errors[i] NULL) or errors[i] (responses[i] NULL). The
- *  caller owns each and frees it with hc_response_free / hc_error_free. *count is set to how many
- *  were taken; when it equals `capacity` more may wait (call again). *timeout_ms (may be NULL):
- *  call hc_batch_step again after that many milliseconds even if the descriptor stays quiet
- *  (-1: no timer, 0: at once). The arrays may be NULL when `capacity` is 0; completions not
- *  taken when the batch is freed are freed with it. */
+ *  keys[i], and either results[i] (as hc_client_fetch reports it; errors[i] NULL) or errors[i]
+ *  (results[i] zeroed). The caller owns results[i].response and errors[i] and frees them with
+ *  hc_response_free / hc_error_free. *count is set to how many were taken; when it equals
+ *  `capacity` more may wait (call again). *timeout_ms (may be NULL): call hc_batch_step again
+ *  after that many milliseconds even if the descriptor stays quiet (-1: no timer, 0: at once, as
+ *  while completions wait to be taken). The arrays may be NULL when `capacity` is 0;
+ *  completions not taken when the batch is freed are freed with it. */
 HC_EXTERN hc_code hc_batch_step(hc_batch *batch, size_t capacity, uint64_t *keys,
-                                hc_response **responses, hc_error **errors, size_t *count,
+                                hc_fetch_result *results, hc_error **errors, size_t *count,
                                 long *timeout_ms);
 
 /** How many handles of any kind the library has handed out and not had back (a leak check). */

@@ -10,10 +10,12 @@ final class BatchBox {
     let client: ClientBox
     let batch: Batch
 
-    /// Completions of hc_batch_add_queued requests not yet taken by hc_batch_step, in order:
-    /// the key, and the response or the error (each owned here until taken).
-    var completed: [(key: UInt64, response: OpaquePointer?, error: OpaquePointer?)] = []
+    /// Completions of queued requests not yet taken by hc_batch_step, in order: the key, and
+    /// the response or the error (an hc_error owned here until taken).
+    var completed: [(key: UInt64, response: ResponseBox?, error: OpaquePointer?)] = []
     var completedHead = 0
+    /// The token of each queued request still running, by key (hc_batch_cancel_queued).
+    var tokens: [UInt64: CancellationToken] = [:]
 
     init(_ client: ClientBox) {
         self.client = client
@@ -21,12 +23,19 @@ final class BatchBox {
     }
 
     deinit {
-        // Completions never taken (hc_batch_free completes what was pending into the queue).
+        // Errors never taken (hc_batch_free completes what was pending into the queue).
         while completedHead < completed.count {
-            let (_, response, error) = completed[completedHead]
+            if let error = completed[completedHead].error { releaseHandle(error, as: ErrorBox.self) }
             completedHead += 1
-            if let response { releaseHandle(response, as: ResponseBox.self) }
-            if let error { releaseHandle(error, as: ErrorBox.self) }
+        }
+    }
+
+    /// Queues the outcome of the request under `key`.
+    func queue(_ key: UInt64, _ outcome: Result<ResponseBox, HTTPContentError>) {
+        tokens[key] = nil
+        switch outcome {
+        case .success(let boxed): completed.append((key, boxed, nil))
+        case .failure(let error): completed.append((key, nil, retainHandle(ErrorBox(error, isCopy: true))))
         }
     }
 }
@@ -67,7 +76,8 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     guard let done else { return nullArgument("done") }
-    add(req, to: box.batch) { outcome in
+    let (cancel, progress) = req.sendOptions()
+    add(req, to: box.batch, cancel: cancel, progress: progress) { outcome in
         switch outcome {
         case .success(let boxed): done(userdata, HC_OK, retainHandle(boxed))
         case .failure(let error): done(userdata, fail(error), nil)
@@ -77,9 +87,9 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
 }
 
 /// Adds `req` to `batch`; `finished` gets its response, boxed, or its error, once.
-private func add(_ req: RequestBox, to batch: Batch,
+private func add(_ req: RequestBox, to batch: Batch, cancel: CancellationToken?,
+                 progress: ((TransferProgress) -> Void)?,
                  finished: @escaping (Result<ResponseBox, HTTPContentError>) -> Void) {
-    let (cancel, progress) = req.sendOptions()
     // A handler per attempt (a retry policy or an auth hook may send the request again): the
     // last one made is the response's.
     var handler: any ContentHandler = Bytes()
@@ -122,35 +132,65 @@ public func hc_batch_poll_fd(_ batch: OpaquePointer?, _ fd: UnsafeMutablePointer
 public func hc_batch_add_queued(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ key: UInt64) -> Int32 {
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
-    add(req, to: box.batch) { [unowned box] outcome in
-        switch outcome {
-        case .success(let boxed): box.completed.append((key, retainHandle(boxed), nil))
-        case .failure(let error): box.completed.append((key, nil, retainHandle(ErrorBox(error, isCopy: true))))
+    let (cancel, progress) = req.sendOptions()
+    let token = CancellationToken(linkedTo: cancel)
+    box.tokens[key] = token
+    add(req, to: box.batch, cancel: token, progress: progress) { [unowned box] outcome in
+        box.queue(key, outcome)
+    }
+    return HC_OK
+}
+
+@_cdecl("hc_batch_fetch_queued")
+public func hc_batch_fetch_queued(_ batch: OpaquePointer?, _ method: UnsafePointer<CChar>?,
+                                  _ url: UnsafePointer<CChar>?, _ handler: OpaquePointer?, _ key: UInt64) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard let method = string(method), let url = string(url) else { return nullArgument("method or url") }
+    let spec = borrowHandle(handler, as: HandlerSpec.self)
+    let token = CancellationToken()
+    box.tokens[key] = token
+    // A handler per attempt, as in hc_client_fetch: the last one made is the response's.
+    var made: any ContentHandler = Bytes()
+    box.batch.add(Request(method, url), makeHandler: {
+        made = spec?.make() ?? Bytes()
+        return made
+    }, cancel: token, progress: nil) { [unowned box] deliver in
+        do throws(HTTPContentError) {
+            box.queue(key, .success(ResponseBox(try deliver(), body: (made as? Bytes)?.body)))
+        } catch {
+            box.queue(key, .failure(error))
         }
     }
     return HC_OK
 }
 
+@_cdecl("hc_batch_cancel_queued")
+public func hc_batch_cancel_queued(_ batch: OpaquePointer?, _ key: UInt64) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    box.tokens[key]?.cancel()
+    return HC_OK
+}
+
 @_cdecl("hc_batch_step")
 public func hc_batch_step(_ batch: OpaquePointer?, _ capacity: Int, _ keys: UnsafeMutablePointer<UInt64>?,
-                          _ responses: UnsafeMutablePointer<OpaquePointer?>?,
-                          _ errors: UnsafeMutablePointer<OpaquePointer?>?,
+                          _ results: UnsafeMutableRawPointer?, _ errors: UnsafeMutablePointer<OpaquePointer?>?,
                           _ count: UnsafeMutablePointer<Int>?, _ timeoutMs: UnsafeMutablePointer<Int>?) -> Int32 {
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let count else { return nullArgument("count") }
     count.pointee = 0
-    guard capacity == 0 || (keys != nil && responses != nil && errors != nil) else {
-        return nullArgument("keys, responses or errors")
+    guard capacity == 0 || (keys != nil && results != nil && errors != nil) else {
+        return nullArgument("keys, results or errors")
     }
     box.batch.step()
     var taken = 0
-    if let keys, let responses, let errors {
+    if let keys, let results, let errors {
+        let out = results.bindMemory(to: FetchResult.self, capacity: capacity)
         while taken < capacity, box.completedHead < box.completed.count {
             let (key, response, error) = box.completed[box.completedHead]
             box.completed[box.completedHead] = (0, nil, nil)
             box.completedHead += 1
             keys[taken] = key
-            responses[taken] = response
+            out[taken] = response.map(FetchResult.init) ?? FetchResult(response: nil, status: 0, bytes: nil, bytesLen: 0)
             errors[taken] = error
             taken += 1
         }

@@ -168,6 +168,19 @@ struct FetchResult {
     var bytesLen: Int
 }
 
+extension FetchResult {
+    init(response: ResponseBox, status: Int32, bytes: UnsafePointer<UInt8>?, bytesLen: Int) {
+        self.init(response: retainHandle(response), status: status, bytes: bytes, bytesLen: bytesLen)
+    }
+
+    /// What hc_client_fetch and hc_batch_step report of `boxed`, whose handle the caller now owns.
+    init(_ boxed: ResponseBox) {
+        let body = boxed.body ?? ((boxed.response.content as? ImageInfo?)??.data)
+        self.init(response: boxed, status: boxed.status,
+                  bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)
+    }
+}
+
 @_cdecl("hc_client_fetch")
 public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?,
                             _ handler: OpaquePointer?, _ timeoutMs: Int, _ followRedirects: Int32,

@@ -27,28 +27,33 @@ static int turn(hc_batch *batch, int fd, long *timeout_ms, struct taken *out, si
     int wait = *timeout_ms < 0 || *timeout_ms > 1000 ? 1000 : (int)*timeout_ms;
     poll(&p, 1, wait);
     uint64_t keys[TAKE];
-    hc_response *responses[TAKE];
+    hc_fetch_result results[TAKE];
     hc_error *errors[TAKE];
     size_t count = 0;
     int completed = 0;
     do {
-        CHECK_CODE(hc_batch_step(batch, TAKE, keys, responses, errors, &count, timeout_ms), HC_OK);
+        CHECK_CODE(hc_batch_step(batch, TAKE, keys, results, errors, &count, timeout_ms), HC_OK);
         for (size_t i = 0; i < count; i++) {
             completed++;
             if (keys[i] >= n) { CHECK(!"a key that was never added"); continue; }
             struct taken *t = &out[keys[i]];
             t->calls++;
-            CHECK((responses[i] == NULL) != (errors[i] == NULL));
-            if (responses[i]) {
+            hc_response *response = results[i].response;
+            CHECK((response == NULL) != (errors[i] == NULL));
+            if (response) {
                 const uint8_t *data; size_t len = 0;
-                if (hc_response_bytes(responses[i], &data, &len) == HC_OK) t->bytes = len;
+                if (hc_response_bytes(response, &data, &len) == HC_OK) t->bytes = len;
+                /* What the result reports is the response's own. */
+                CHECK(results[i].bytes == data && results[i].bytes_len == len);
+                CHECK(results[i].status == hc_response_status(response));
                 t->code = HC_OK;
-                t->status = hc_response_status(responses[i]);
+                t->status = results[i].status;
             } else if (errors[i]) {
+                CHECK(results[i].status == 0 && results[i].bytes == NULL && results[i].bytes_len == 0);
                 t->code = hc_error_code(errors[i]);
                 t->status = hc_error_status(errors[i]);
             }
-            hc_response_free(responses[i]);
+            hc_response_free(response);
             hc_error_free(errors[i]);
         }
     } while (count == TAKE);
@@ -68,13 +73,17 @@ static void test_one_descriptor_drives_a_batch_and_completions_come_back_in_arra
     for (int i = 0; i < N; i++) {
         char path[64];
         snprintf(path, sizeof path, "/bytes/%d", 1000 + i);
+        if (i % 2) {   /* one call, no request of mine */
+            CHECK_CODE(hc_batch_fetch_queued(batch, "GET", hc_url(path), NULL, (uint64_t)i), HC_OK);
+            continue;
+        }
         hc_request *req = hc_request_new("GET", hc_url(path));
         CHECK_CODE(hc_batch_add_queued(batch, req, (uint64_t)i), HC_OK);
         hc_request_free(req);      /* borrowed: the batch took what it needs */
     }
-    hc_request *missing = hc_request_new("GET", hc_url("/status/404"));
-    CHECK_CODE(hc_batch_add_queued(batch, missing, N), HC_OK);
-    hc_request_free(missing);
+    hc_handler *bytes = hc_handler_bytes_new(0);
+    CHECK_CODE(hc_batch_fetch_queued(batch, "GET", hc_url("/status/404"), bytes, N), HC_OK);
+    hc_handler_free(bytes);    /* kept by the batch while the request runs */
     /* A request that fails is queued with its error (the port is closed), not failed in the call. */
     hc_request *bad = hc_request_new("GET", "http://127.0.0.1:1/");
     CHECK_CODE(hc_batch_add_queued(batch, bad, N + 1), HC_OK);
@@ -132,6 +141,32 @@ static void test_a_cancelled_token_ends_its_transfer_at_the_next_step(void) {
 static void watch_nothing(void *userdata, int fd, int what) { (void)userdata; (void)fd; (void)what; }
 static void timer_nothing(void *userdata, long ms) { (void)userdata; (void)ms; }
 
+static void test_cancelling_a_key_ends_that_transfer_only(void) {
+    hc_client *client = hc_client_new();
+    hc_batch *batch = hc_batch_new(client);
+    int fd = -1;
+    CHECK_CODE(hc_batch_poll_fd(batch, &fd), HC_OK);
+    CHECK_CODE(hc_batch_fetch_queued(batch, "GET", hc_url("/stall?bytes=10"), NULL, 1), HC_OK);
+    CHECK_CODE(hc_batch_fetch_queued(batch, "GET", hc_url("/slow?bytes=100&delay=0.3&chunk=50"), NULL, 2), HC_OK);
+    struct taken out[3];
+    memset(out, 0, sizeof out);
+    long timeout_ms = 0;
+    for (int turns = 0; turns < 5; turns++) turn(batch, fd, &timeout_ms, out, 3);   /* connected */
+    CHECK(out[1].calls == 0);
+    double start = now_ms();
+    CHECK_CODE(hc_batch_cancel_queued(batch, 1), HC_OK);
+    CHECK_CODE(hc_batch_cancel_queued(batch, 99), HC_OK);   /* no such key: nothing */
+    timeout_ms = 0;
+    turn(batch, fd, &timeout_ms, out, 3);
+    CHECK(out[1].calls == 1 && out[1].code == HC_ECANCELLED);
+    CHECK(now_ms() - start < 500);
+    for (double t0 = now_ms(); now_ms() - t0 < 10000 && out[2].calls == 0;) turn(batch, fd, &timeout_ms, out, 3);
+    CHECK(out[2].calls == 1 && out[2].code == HC_OK && out[2].bytes == 100);
+    CHECK_CODE(hc_batch_cancel_queued(batch, 2), HC_OK);    /* completed already: nothing */
+    hc_batch_free(batch);
+    hc_client_free(client);
+}
+
 static void test_polling_and_watching_exclude_each_other_and_untaken_completions_are_freed(void) {
     int64_t live = hc_live_handles();
     hc_client *client = hc_client_new();
@@ -144,12 +179,12 @@ static void test_polling_and_watching_exclude_each_other_and_untaken_completions
     /* Without a descriptor, hc_batch_step drives the batch as hc_batch_perform does: the
      * completions are taken all the same. */
     CHECK_CODE(hc_batch_run(late), HC_OK);
-    uint64_t key = 0; hc_response *response = NULL; hc_error *error = NULL; size_t count = 0;
+    uint64_t key = 0; hc_fetch_result result = {0}; hc_error *error = NULL; size_t count = 0;
     long timeout_ms = 0;
-    CHECK_CODE(hc_batch_step(late, 1, &key, &response, &error, &count, &timeout_ms), HC_OK);
-    CHECK(count == 1 && key == 1 && response != NULL && error == NULL);
-    CHECK(response && hc_response_status(response) == 200);
-    hc_response_free(response);
+    CHECK_CODE(hc_batch_step(late, 1, &key, &result, &error, &count, &timeout_ms), HC_OK);
+    CHECK(count == 1 && key == 1 && result.response != NULL && error == NULL);
+    CHECK(result.status == 200 && result.bytes_len == 10);
+    hc_response_free(result.response);
     /* The arrays may be NULL only when nothing is to be taken. */
     CHECK_CODE(hc_batch_step(late, 1, NULL, NULL, NULL, &count, NULL), HC_EINVALID_ARG);
     hc_batch_free(late);
@@ -186,6 +221,7 @@ int main(void) {
     hc_test_server_start();
     test_one_descriptor_drives_a_batch_and_completions_come_back_in_arrays();
     test_a_cancelled_token_ends_its_transfer_at_the_next_step();
+    test_cancelling_a_key_ends_that_transfer_only();
     test_polling_and_watching_exclude_each_other_and_untaken_completions_are_freed();
     return hc_test_finish();
 }

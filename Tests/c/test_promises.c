@@ -322,15 +322,19 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_batch_poll_fd(batch, NULL));
     NULL_CODE(hc_batch_add_queued(NULL, req, 1));
     NULL_CODE(hc_batch_add_queued(batch, NULL, 1));
+    NULL_CODE(hc_batch_fetch_queued(NULL, "GET", hc_url("/bytes/1"), NULL, 1));
+    NULL_CODE(hc_batch_fetch_queued(batch, NULL, hc_url("/bytes/1"), NULL, 1));
+    NULL_CODE(hc_batch_fetch_queued(batch, "GET", NULL, NULL, 1));
+    NULL_CODE(hc_batch_cancel_queued(NULL, 1));
     size_t taken = 0;
     uint64_t key = 0;
-    hc_response *taken_response = NULL;
+    hc_fetch_result taken_result;
     hc_error *taken_error = NULL;
     NULL_CODE(hc_batch_step(NULL, 0, NULL, NULL, NULL, &taken, NULL));
     NULL_CODE(hc_batch_step(batch, 0, NULL, NULL, NULL, NULL, NULL));
-    NULL_CODE(hc_batch_step(batch, 1, NULL, &taken_response, &taken_error, &taken, NULL));
+    NULL_CODE(hc_batch_step(batch, 1, NULL, &taken_result, &taken_error, &taken, NULL));
     NULL_CODE(hc_batch_step(batch, 1, &key, NULL, &taken_error, &taken, NULL));
-    NULL_CODE(hc_batch_step(batch, 1, &key, &taken_response, NULL, &taken, NULL));
+    NULL_CODE(hc_batch_step(batch, 1, &key, &taken_result, NULL, &taken, NULL));
     OPTIONAL_OK(hc_batch_step(batch, 0, NULL, NULL, NULL, &taken, NULL));   /* "may be NULL when `capacity` is 0" */
     cover("hc_live_handles(");
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from . import _lib
 from ._handle import Handle
@@ -24,6 +24,7 @@ _TAKE = 64
 class Prepared(Protocol):
     """What the client prepares for a send (client._Prepared)."""
     native: Any
+    handler: Any
 
     def outcome(self, code: int, response: int | None, *, raise_errors: bool,
                 error: BaseException | None = None) -> Any: ...
@@ -35,18 +36,25 @@ class _Batch(Handle):
         _lib.lib().hc_batch_free(ptr)
 
 
+# Makes the Response of a fetched request (hc_fetch_result) for a handler (client._fetched).
+Respond = Callable[[Any, Any], Any]
+
+
 class LoopDriver:
-    """One native batch driven by one event loop. `add` queues a prepared request and returns
-    the future of its outcome: a Response, or the hc.Error (or your handler's exception) set as
-    the future's exception. Use it from the loop's thread only."""
+    """One native batch driven by one event loop. `add` queues a prepared request (`fetch` a
+    plain one, in one call) and returns its key; its outcome goes to `sink`: a future (set to
+    the Response, or to the hc.Error or your handler's exception) or a function called with
+    it. Use it from the loop's thread only."""
 
     def __init__(self, client: Any, loop: asyncio.AbstractEventLoop, *, concurrency: int = 0,
-                 host_limit: int = 0) -> None:
+                 host_limit: int = 0, respond: Respond | None = None) -> None:
         lib = _lib.lib()
         self.loop = loop
         self._batch = _Batch(lib.hc_batch_new(client))
         self._timer: asyncio.TimerHandle | None = None
-        self._waiting: dict[int, tuple[Prepared, asyncio.Future[Any]]] = {}
+        # key -> (prepared or None for a fetch, handler, sink)
+        self._waiting: dict[int, tuple[Prepared | None, Any, Any]] = {}
+        self._respond = respond
         self._next = 1
         # A step is scheduled with call_soon (adding many requests in one turn schedules one).
         self._soon = False
@@ -55,11 +63,11 @@ class LoopDriver:
         self._paused = False
         # What hc_batch_step fills, made once.
         self._keys = (ctypes.c_uint64 * _TAKE)()
-        self._responses = (ctypes.c_void_p * _TAKE)()
+        self._results = (_lib.FetchResult * _TAKE)()
         self._errors = (ctypes.c_void_p * _TAKE)()
         self._count = ctypes.c_size_t()
         self._timeout = ctypes.c_long()
-        self._step_args = (self._keys, self._responses, self._errors, ctypes.byref(self._count),
+        self._step_args = (self._keys, self._results, self._errors, ctypes.byref(self._count),
                            ctypes.byref(self._timeout))
         try:
             check(lib.hc_batch_set_concurrency(self._batch, max(0, int(concurrency))))
@@ -74,29 +82,53 @@ class LoopDriver:
         self._ptr = self._batch._as_parameter_
         self._hc_step = lib.hc_batch_step
         self._hc_add = lib.hc_batch_add_queued
+        self._hc_fetch = lib.hc_batch_fetch_queued
+        self._hc_cancel = lib.hc_batch_cancel_queued
+
+    @property
+    def fetches(self) -> bool:
+        """Whether `fetch` may be used (the client handed in how to make its responses)."""
+        return self._respond is not None
 
     @property
     def closed(self) -> bool:
         return self._batch.closed
 
-    def add(self, prepared: Prepared) -> asyncio.Future[Any]:
-        """Queues `prepared` (its native request is freed here: the batch took its settings)."""
+    def add(self, prepared: Prepared, sink: Any) -> int:
+        """Queues `prepared` (its native request is freed here: the batch took its settings);
+        its outcome goes to `sink`. Returns its key (for `cancel`)."""
         if self._batch.closed:
             raise ValueError("the loop's batch is closed")
-        future: asyncio.Future[Any] = self.loop.create_future()
         key = self._next
         self._next = key + 1
-        self._waiting[key] = (prepared, future)
-        try:
-            with prepared.native as req:
-                check(self._hc_add(self._ptr, req, key))
-        except BaseException:
-            self._waiting.pop(key, None)
-            raise
+        with prepared.native as req:
+            check(self._hc_add(self._ptr, req, key))
+        self._waiting[key] = (prepared, prepared.handler, sink)
         if not self._soon:   # the transfer starts at the next step
             self._soon = True
             self.loop.call_soon(self._step)
-        return future
+        return key
+
+    def fetch(self, method: bytes | None, url: bytes | None, handler: Any, native: Any,
+              sink: Any) -> int:
+        """Queues a request with no body and no header of its own in one call (its Response
+        made by `respond`); `native` is the handler's native, not per request. Returns its key."""
+        if self._batch.closed:
+            raise ValueError("the loop's batch is closed")
+        key = self._next
+        self._next = key + 1
+        check(self._hc_fetch(self._ptr, method, url, native, key))
+        self._waiting[key] = (None, handler, sink)
+        if not self._soon:
+            self._soon = True
+            self.loop.call_soon(self._step)
+        return key
+
+    def cancel(self, key: int) -> None:
+        """Cancels the request under `key` (it completes with hc.Cancelled at the next step)."""
+        if key in self._waiting and not self._batch.closed:
+            self._hc_cancel(self._ptr, key)
+            self.poke()
 
     def pause(self) -> None:
         """Stops reading: the batch's descriptor is no longer watched (use with one request)."""
@@ -130,8 +162,8 @@ class LoopDriver:
             self.loop.remove_reader(self._fd)
         self._batch.close()   # frees the completions not taken, and the descriptor
         waiting, self._waiting = self._waiting, {}
-        for prepared, future in waiting.values():
-            _settle(prepared, future, None, _cancelled())
+        for _, _, sink in waiting.values():
+            _deliver(sink, _cancelled())
 
     # -- the loop's side ---------------------------------------------------------------------
 
@@ -140,18 +172,37 @@ class LoopDriver:
         self._soon = False
         if self._paused or self._batch.closed:
             return
-        keys, responses, errors = self._keys, self._responses, self._errors
+        keys, results, errors = self._keys, self._results, self._errors
         waiting = self._waiting
+        respond = self._respond
         while True:
             check(self._hc_step(self._ptr, _TAKE, *self._step_args))
             n = self._count.value
-            if n:
-                for key, response, error in zip(keys[:n], responses[:n], errors[:n]):
-                    entry = waiting.pop(key, None)
-                    if entry is None:   # not ours any more (closed meanwhile)
-                        _free(response, error)
+            for i in range(n):
+                entry = waiting.pop(keys[i], None)
+                result = results[i]
+                error = errors[i]
+                if entry is None:   # not ours any more (closed meanwhile)
+                    _free(result.response, error)
+                    continue
+                prepared, handler, sink = entry
+                try:
+                    if prepared is not None:
+                        outcome = prepared.outcome(1 if error else 0, result.response, raise_errors=False,
+                                                   error=_take_error(error) if error else None)
                     else:
-                        _settle(entry[0], entry[1], response, error)
+                        exc = handler._take_exception() if handler._may_raise else None
+                        if exc is not None:
+                            _free(result.response, error)
+                            outcome = exc
+                        elif error:
+                            outcome = _take_error(error)
+                        else:
+                            assert respond is not None
+                            outcome = respond(handler, result)
+                except BaseException as exc:  # noqa: BLE001 - that request's outcome
+                    outcome = exc
+                _deliver(sink, outcome)
             if n < _TAKE or self._batch.closed:
                 break
         self._arm(self._timeout.value)
@@ -181,23 +232,22 @@ class LoopDriver:
         self._step()
 
 
-def _settle(prepared: Prepared, future: asyncio.Future[Any], response: int | None,
-            error: int | BaseException | None) -> None:
-    """Resolves `future` with the outcome of `prepared` (the response or error, owned here)."""
-    try:
-        if error is None:
-            outcome = prepared.outcome(0, response, raise_errors=False)
+def _deliver(sink: asyncio.Future[Any] | Callable[[Any], None], outcome: Any) -> None:
+    """Gives `outcome` to `sink`: a future (unless cancelled meanwhile: the outcome is dropped,
+    a Response freeing itself) or a function."""
+    if isinstance(sink, asyncio.Future):
+        if sink.done():
+            return
+        if isinstance(outcome, BaseException):
+            sink.set_exception(outcome)
         else:
-            exc = error if isinstance(error, BaseException) else _take_error(error)
-            outcome = prepared.outcome(1, None, raise_errors=False, error=exc)
-    except BaseException as exc:  # noqa: BLE001 - that request's outcome
-        outcome = exc
-    if future.done():   # cancelled meanwhile: the outcome is dropped (a Response frees itself)
-        return
-    if isinstance(outcome, BaseException):
-        future.set_exception(outcome)
+            sink.set_result(outcome)  # pyright: ignore[reportUnknownMemberType]
     else:
-        future.set_result(outcome)
+        try:
+            sink(outcome)
+        except Exception as exc:  # noqa: BLE001 - a sink cannot raise into the loop's step
+            asyncio.get_running_loop().call_exception_handler(
+                {"message": "httpcontent: a request's outcome could not be delivered", "exception": exc})
 
 
 def _take_error(err: int) -> BaseException:

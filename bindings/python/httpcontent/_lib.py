@@ -162,6 +162,8 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_batch_socket_action", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),
     ("hc_batch_poll_fd", c_int, [c_void_p, POINTER(c_int)]),
     ("hc_batch_add_queued", c_int, [c_void_p, c_void_p, c_uint64]),
+    ("hc_batch_fetch_queued", c_int, [c_void_p, c_char_p, c_char_p, c_void_p, c_uint64]),
+    ("hc_batch_cancel_queued", c_int, [c_void_p, c_uint64]),
     ("hc_batch_step", c_int, [c_void_p, c_size_t, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
     ("hc_live_handles", c_int64, []),
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import functools
 from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator, Mapping, cast
 
 from . import _ffi, _lib
@@ -352,25 +353,101 @@ class Client(Handle):
         return _iter_xml(self, url, path, **kwargs)
 
     async def arequest(self, method: str, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
-        """`request` on the running event loop, with no thread: the loop watches the transfer's
-        socket (see _aio.py), so thousands may be in flight at once. Cancelling the task
+        """`request` on the running event loop, with no thread: the loop watches the batch's
+        sockets (see _aio.py), so thousands may be in flight at once. Cancelling the task
         cancels the transfer. Handlers' callbacks run on the loop's thread."""
-        response: Response = await self._await(self._loop_driver(), Request(method, url, **kwargs))
+        driver = self._loop_driver()
+        future: asyncio.Future[Any] = driver.loop.create_future()
+        if kwargs:
+            key = self._submit(driver, Request(method, url, **kwargs), future)
+        else:   # the common case: one library call to queue it
+            key = self._fetch_on(driver, method, url, self._bytes or self._default_bytes(), future)
+        try:
+            response: Response = await future
+        except asyncio.CancelledError:
+            driver.cancel(key)
+            raise
         return response
 
     async def amap(self, requests: Iterable[Request], *, concurrency: int = 16,
                    host_limit: int = 0) -> list[Any]:
         """`map` on the running event loop, with no thread: in order, a `Response` or the
-        error of each request. Cancelling the task cancels every transfer."""
+        error of each request. At most `concurrency` are in flight (0: all at once); the next
+        is queued as one completes, with no task per request. Cancelling the task cancels every
+        transfer."""
         self._check_open()
-        driver = LoopDriver(self, asyncio.get_running_loop(), concurrency=concurrency,
-                            host_limit=host_limit)
+        items = list(requests)
+        results: list[Any] = [None] * len(items)
+        if not items:
+            return results
+        loop = asyncio.get_running_loop()
+        # The loop's own batch (its connections already made), unless a host limit needs a
+        # batch of its own.
+        own = LoopDriver(self, loop, host_limit=host_limit, respond=_fetched) if host_limit > 0 else None
+        driver = own or self._loop_driver()
+        finished = loop.create_future()
+        in_flight: dict[int, int] = {}   # index -> key
+        state = {"next": 0, "left": len(items), "stopped": False}
+
+        def submit_next() -> None:
+            i = state["next"]
+            state["next"] = i + 1
+            try:
+                in_flight[i] = self._submit(driver, items[i], functools.partial(done, i))
+            except BaseException as exc:  # noqa: BLE001 - that request's outcome
+                done(i, exc)
+
+        def done(i: int, outcome: Any) -> None:
+            in_flight.pop(i, None)
+            results[i] = outcome
+            state["left"] -= 1
+            if state["stopped"]:
+                return
+            if state["next"] < len(items):
+                submit_next()
+            elif state["left"] == 0 and not finished.done():
+                finished.set_result(None)
+
+        window = len(items) if concurrency <= 0 else min(concurrency, len(items))
         try:
-            results = await asyncio.gather(*(self._await(driver, r) for r in requests),
-                                           return_exceptions=True)
+            for _ in range(window):
+                if state["stopped"]:
+                    break
+                submit_next()
+            await finished
+        except BaseException:
+            state["stopped"] = True
+            for key in in_flight.values():
+                driver.cancel(key)
+            raise
         finally:
-            driver.close()
-        return list(results)
+            if own is not None:
+                own.close()
+        return results
+
+    def _submit(self, driver: LoopDriver, request: Request, sink: Any) -> int:
+        """Queues `request` on `driver`, its outcome to `sink`; returns its key. A request with
+        no option but a handler takes one library call (`_fetch_on`)."""
+        o = request.options
+        if not o or (len(o) == 1 and "handler" in o):
+            handler = o.get("handler") or self._bytes or self._default_bytes()
+            return self._fetch_on(driver, request.method, request.url, handler, sink)
+        return driver.add(_prepare(request, self._bytes or self._default_bytes(), self._auth_hook), sink)
+
+    def _fetch_on(self, driver: LoopDriver, method: str, url: str, handler: Handler, sink: Any) -> int:
+        """`_submit` of a request with no body and no header of its own (hc_batch_fetch_queued),
+        unless a custom auth hook or a handler needing a native per request wants the full path."""
+        if self._auth_hook is not None or handler._shared or not driver.fetches:
+            return driver.add(_prepare(Request(method, url, handler=handler),
+                                       self._bytes or self._default_bytes(), self._auth_hook), sink)
+        native = handler._native or handler._handle()
+        last = self._last_url
+        if last[0] is url:
+            url_bytes = last[1]
+        else:
+            url_bytes = _ffi.text(url)
+            self._last_url = (url, url_bytes)
+        return driver.fetch(_METHODS.get(method) or _ffi.text(method), url_bytes, handler, native.arg, sink)
 
     def _loop_driver(self) -> LoopDriver:
         """The client's batch on the running loop, made on first use (no limit on transfers
@@ -384,24 +461,18 @@ class Client(Handle):
                 if old.loop.is_closed():
                     old.close()
                     del drivers[key]
-            driver = drivers[id(loop)] = LoopDriver(self, loop)
+            driver = drivers[id(loop)] = LoopDriver(self, loop, respond=_fetched)
         return driver
 
     async def _await(self, driver: LoopDriver, request: Request) -> Any:
         """Adds `request` to `driver` and waits for its outcome; a cancelled wait cancels the
-        transfer (with a token of its own unless the request brought one)."""
-        token = request.options.get("cancel")
-        own = None
-        if token is None:
-            token = own = CancelToken()
-        future = driver.add(_prepare(request, self._bytes or self._default_bytes(), self._auth_hook,
-                                     cancel=own))
+        transfer."""
+        future: asyncio.Future[Any] = driver.loop.create_future()
+        key = self._submit(driver, request, future)
         try:
             return await future
         except asyncio.CancelledError:
-            if not future.done():
-                token.cancel()
-                driver.poke()
+            driver.cancel(key)
             raise
 
     def get(self, url: str, *, handler: Handler | None = None,
@@ -544,6 +615,19 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None,
 
 _METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")}
 _new_response = object.__new__
+
+
+def _fetched(handler: Handler, result: Any) -> Response:
+    """The Response of a request queued with hc_batch_fetch_queued (`result` its
+    hc_fetch_result, whose response it now owns), made as `Client._fetch` makes it."""
+    if handler._plain_bytes and result.bytes_len < _LEND_MIN:  # a copy: no lent memory
+        response = _new_response(Response)
+        response._ptr = result.response
+        response._url = response._media = response._headers = response._metrics = response._history = None
+        response.status = result.status
+        response.content = result.bytes[:result.bytes_len]  # NULL with length 0 gives b""
+        return response
+    return Response(result.response, handler, result)
 _NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
 
 
