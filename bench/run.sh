@@ -10,7 +10,11 @@
 # measurement; default: enough for BENCH_MIN_SECONDS, 1.0, with the raw discard program),
 # BENCH_SERVER_CPU (0), BENCH_CLIENT_CPU (1), BENCH_PYCURL (1: install pycurl into a cache
 # folder if missing; 0: skip it), BENCH_OUTPUT (BENCHMARKS.md), BENCH_TIMEOUT (seconds allowed per
-# measurement, 300), BENCH_LIBDIR (build), PYTHON (python3).
+# measurement, 300), BENCH_LIBDIR (build), PYTHON (python3), BENCH_ONLY (space-separated
+# contestant ids to run, e.g. the to-file set: "hc-py-file hc-py-file-nofsync hc-c-file
+# hc-c-file-nofsync requests-file requests-file-nofsync raw-tuned-file raw-tuned-file-fsync";
+# calibration then uses the first of them instead of raw-discard, pycurl is not installed unless
+# named, and the report holds only those: point BENCH_OUTPUT elsewhere for such a run).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,6 +27,8 @@ MIN_SECONDS=${BENCH_MIN_SECONDS:-1.0}
 SERVER_CPU=${BENCH_SERVER_CPU:-0}
 CLIENT_CPU=${BENCH_CLIENT_CPU:-1}
 WANT_PYCURL=${BENCH_PYCURL:-1}
+ONLY=${BENCH_ONLY:-}
+if [ -n "$ONLY" ] && [[ " $ONLY " != *" pycurl-"* ]]; then WANT_PYCURL=0; fi
 OUTPUT=${BENCH_OUTPUT:-$ROOT/BENCHMARKS.md}
 STEP_TIMEOUT=${BENCH_TIMEOUT:-300}
 
@@ -89,6 +95,8 @@ CONTESTANTS=(
     "hc-py-file-nofsync|$PYTHON $HERE/hc_bench.py hc-file-nofsync"
     "requests-file|$PYTHON $HERE/hc_bench.py requests-file"
     "requests-file-nofsync|$PYTHON $HERE/hc_bench.py requests-file-nofsync"
+    "hc-c-file|$TMP/hc_bench file"
+    "hc-c-file-nofsync|$TMP/hc_bench file-nofsync"
     "hc-c-discard|$TMP/hc_bench discard"
     "hc-c-bytes|$TMP/hc_bench bytes"
     "hc-py-discard|$PYTHON $HERE/hc_bench.py hc-discard"
@@ -115,6 +123,7 @@ bench_log "warm-up: one download each"
 ACTIVE=()
 for entry in "${CONTESTANTS[@]}"; do
     id=${entry%%|*}
+    if [ -n "$ONLY" ] && [[ " $ONLY " != *" $id "* ]]; then continue; fi
     if [ "${id#pycurl}" != "$id" ] && [ "${PYCURL_NOTE#not measured}" != "$PYCURL_NOTE" ]; then continue; fi
     if m=$(measure "$id" 1); then
         ACTIVE+=("$id")
@@ -127,10 +136,13 @@ for entry in "${CONTESTANTS[@]}"; do
 done
 
 if [ -z "$COUNT" ]; then
-    m=$(measure raw-discard 3) || bench_die "calibration failed"
+    [ ${#ACTIVE[@]} -gt 0 ] || bench_die "no contestant left (BENCH_ONLY=$ONLY)"
+    CALIBRATE=raw-discard
+    [[ -z "$ONLY" || " $ONLY " == *" raw-discard "* ]] || CALIBRATE=${ACTIVE[0]}
+    m=$(measure "$CALIBRATE" 3) || bench_die "calibration failed"
     mbps=${m% *}
     COUNT=$("$PYTHON" -c "import math, sys; s = $EXPECTED / ($mbps * 1e6); print(max(1, math.ceil(1.2 * $MIN_SECONDS / s)))")
-    bench_log "calibration: raw discard at $mbps MB/s; $COUNT downloads per measurement"
+    bench_log "calibration: $CALIBRATE at $mbps MB/s; $COUNT downloads per measurement"
 fi
 
 # --- Rounds, interleaved; the starting contestant rotates each round ---------------------------

@@ -105,4 +105,39 @@ private final class LargestChunk: ContentHandler {
         unlink(path)
         rmdir(dir)
     }
+
+    /// FileWriter gathers chunks into writes of FileWriter.writeSize: chunks that straddle the
+    /// buffer's end, a first chunk larger than the buffer (written as it is) and a 1-byte tail
+    /// must all land in order.
+    @Test func aFileKeepsEveryByteWhenChunksStraddleTheWriteBuffer() throws {
+        var template = Array("/tmp/hc-gather-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        let path = dir + "/out.bin"
+        let size = FileWriter.writeSize
+        let sizes = [size + 7, 16384, 95232, 13312, size - 3, size, 2 * size + 1, 1]
+        let total = sizes.reduce(0, +)
+        let body = (0..<total).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }
+        let writer = FileWriter(path: path)
+        var request = Request("GET", "http://127.0.0.1/")
+        try writer.prepare(&request)
+        #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+        var offset = 0
+        try body.withUnsafeBytes { all in
+            for n in sizes {
+                try writer.consume(UnsafeRawBufferPointer(rebasing: all[offset..<offset + n]))
+                offset += n
+            }
+        }
+        let done = try writer.finish()
+        writer.cleanup(failed: false)
+        #expect(done.size == Int64(total))
+        let fd = open(path, O_RDONLY)
+        var back = [UInt8](repeating: 0, count: total + 1)
+        let got = back.withUnsafeMutableBytes { read(fd, $0.baseAddress, total + 1) }
+        close(fd)
+        #expect(got == total)
+        #expect(Array(back[..<total]) == body)
+        unlink(path)
+        rmdir(dir)
+    }
 }

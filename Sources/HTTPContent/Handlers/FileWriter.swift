@@ -196,13 +196,21 @@ public final class FileWriter: SelectiveHandler {
         if pending == nil, chunk.count < FileWriter.writeSize {
             pending = .allocate(byteCount: FileWriter.writeSize, alignment: 4096)
         }
-        if let buffer = pending, chunk.count <= buffer.count - pendingCount {
-            UnsafeMutableRawBufferPointer(rebasing: buffer[pendingCount...]).copyMemory(from: chunk)
-            pendingCount += chunk.count
-            if pendingCount == buffer.count { try flushPending() }
+        if let buffer = pending {
+            // Filled to the brim before each write, so every write(2) but the last is writeSize
+            // bytes at a multiple of writeSize from where the body began (a chunk that did not
+            // fit used to be written on its own, 16 KiB, leaving the later writes unaligned).
+            var rest = chunk
+            while !rest.isEmpty {
+                let n = min(rest.count, buffer.count - pendingCount)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[pendingCount..<pendingCount + n])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: rest[..<n]))
+                pendingCount += n
+                rest = UnsafeRawBufferPointer(rebasing: rest[n...])
+                if pendingCount == buffer.count { try flushPending() }
+            }
         } else {
-            try flushPending()
-            try write(chunk)
+            try write(chunk)  // a chunk of writeSize or more: written as it is, not copied
         }
         written += Int64(chunk.count)
     }
