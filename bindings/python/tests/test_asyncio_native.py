@@ -78,12 +78,16 @@ def test_cancelling_the_task_cancels_the_transfer(base_url):
             with pytest.raises(asyncio.CancelledError):
                 await task
             cancelled_in = time.monotonic() - start
+            await asyncio.sleep(0.2)
+            driver = next(iter(c._drivers.values()))
+            left = hc._lib.lib().hc_batch_pending(driver._batch), len(driver._waiting)
             # The client goes on serving: the cancelled transfer left nothing behind.
             r = await c.arequest("GET", f"{base_url}/bytes/3")
-            return cancelled_in, r.content, c._drivers
+            return cancelled_in, left, r.content, c._drivers
 
-    cancelled_in, content, drivers = run(main())
+    cancelled_in, left, content, drivers = run(main())
     assert cancelled_in < 1 and content == bytes(range(3))
+    assert left == (0, 0)   # the transfer itself ended, not only the task
     assert all(d.closed for d in drivers.values()) or not drivers
 
 
@@ -134,3 +138,30 @@ def test_aiter_json_yields_items_as_they_come_and_stops_when_left(base_url):
     assert items == [{"id": j, "name": f"item {j}", "tags": ["a", "b"], "value": j * 1.5} for j in range(5000)]
     assert [v["id"] for v in first] == [0, 1, 2]
     assert [v["id"] for v in slow] == list(range(20000))
+
+
+def test_amap_keeps_at_most_concurrency_in_flight_and_cancelling_it_cancels_every_transfer(base_url):
+    from httpcontent import _lib
+
+    async def main():
+        with hc.Client(timeout=30) as c:
+            await c.arequest("GET", f"{base_url}/bytes/1")   # the loop's batch, made
+            driver = next(iter(c._drivers.values()))
+            task = asyncio.ensure_future(
+                c.amap([hc.Request("GET", f"{base_url}/stall?bytes=10")] * 6, concurrency=2))
+            await asyncio.sleep(0.3)
+            in_flight = _lib.lib().hc_batch_pending(driver._batch)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await asyncio.sleep(0.2)   # the next steps complete them as cancelled
+            left = _lib.lib().hc_batch_pending(driver._batch), len(driver._waiting)
+            # Plain requests and one with options of its own, in order, on the same batch.
+            rs = await c.amap([hc.Request("GET", f"{base_url}/headers", headers={"X-Mine": "1"}),
+                               hc.Request("GET", f"{base_url}/bytes/4")])
+            return in_flight, left, rs
+
+    in_flight, left, rs = run(main())
+    assert in_flight == 2          # the other 4 were never handed to libcurl
+    assert left == (0, 0)          # no transfer outlives the cancelled task
+    assert b"X-Mine" in rs[0].content and rs[1].content == bytes(range(4))
