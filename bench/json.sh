@@ -37,40 +37,11 @@ bench_pin nginx client
 bench_make_tmp jsonbench
 
 # --- The file ---------------------------------------------------------------------------------
-# BENCH_JSON_DOC=rich (the default, issue 15): objects with escaped and non-ASCII strings, floats,
-# nesting: {"id": i, "name": "item \"i\"\n", "text": "café \\ path/i ✓", "score": i*0.37,
-# "geo": {"lat": ..., "lon": ..., "tags": ["a", "b", {"k": i}]}, "flags": [true, false, null]}.
-# BENCH_JSON_DOC=simple: [{"id": 0, "name": "item 0", "tags": ["a", "b"], "value": 0.0}, ...].
-# Either up to SIZE_MB MiB.
+# BENCH_JSON_DOC=rich (the default, issue 15) or simple, up to SIZE_MB MiB: see json_doc.py.
 mkdir -p "$TMP/www"
 chmod 755 "$TMP/www"
 bench_log "writing a ${SIZE_MB} MiB JSON array"
-read -r EXPECTED ITEMS < <("$PYTHON" - "$TMP/www/data.json" "$SIZE_MB" "${BENCH_JSON_DOC:-rich}" <<'PY'
-import json, sys
-path, limit, doc = sys.argv[1], int(sys.argv[2]) * 1048576, sys.argv[3]
-size, i, parts = 1, 0, ["["]
-with open(path, "w", encoding="utf-8") as f:
-    while size < limit:
-        if doc == "rich":
-            s = json.dumps({"id": i, "name": 'item "%d"\n' % i, "text": "caf\u00e9 \\ path/%d \u2713" % i,
-                            "score": i * 0.37, "geo": {"lat": 45.1234567 + i * 1e-7, "lon": -73.7654321,
-                                                       "tags": ["a", "b", {"k": i}]},
-                            "flags": [True, False, None]}, ensure_ascii=False)
-        else:
-            s = ('{"id": %d, "name": "item %d", "tags": ["a", "b"], "value": %r}' % (i, i, i * 1.5))
-        if i:
-            s = "," + s
-        parts.append(s)
-        size += len(s.encode())
-        i += 1
-        if len(parts) >= 10000:
-            f.write("".join(parts))
-            parts = []
-    parts.append("]\n")
-    f.write("".join(parts))
-print(size + 2, i)
-PY
-)
+read -r EXPECTED ITEMS < <("$PYTHON" "$HERE/json_doc.py" "$TMP/www/data.json" "$SIZE_MB" "${BENCH_JSON_DOC:-rich}")
 chmod 644 "$TMP/www/data.json"
 [ "$(stat -c %s "$TMP/www/data.json")" = "$EXPECTED" ] || bench_die "the JSON file is not $EXPECTED bytes"
 bench_log "  $EXPECTED bytes, $ITEMS elements"

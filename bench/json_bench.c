@@ -1,7 +1,7 @@
 /* json_bench.c — the C contestants of bench/json.sh (issue 4): raw yajl and libcurl + yajl as
  * baselines, and libhttpcontent's JSON handlers and in-memory parse.
  *
- *   json_bench MODE SOURCE COUNT EXPECTED_BYTES EXPECTED_ITEMS
+ *   json_bench MODE SOURCE COUNT EXPECTED_BYTES EXPECTED_ITEMS [SCHEMA_FILE]
  *
  * SOURCE is a file (in-memory modes: read once before timing) or a URL (network modes).
  * Modes:
@@ -14,6 +14,10 @@
  *   hc-c-tree         hc_handler_json_new: the tree while downloading, read with hc_response_json
  *   hc-c-items        hc_handler_json_items_new({"item"}): path streaming, one value per callback
  *   hc-c-batches      hc_handler_json_batches_new({"item"}): path streaming in JSON-text batches
+ * With SCHEMA_FILE (bench/schema.sh, issue 18), the hc modes also validate against that JSON
+ * Schema: hc-parse then hc_schema_validate_json; hc-c-tree with hc_handler_json_set_schema (the
+ * whole document validated once its tree is complete); hc-c-items with each
+ * item validated before its callback (SCHEMA_FILE's "items" subschema is the per-item schema).
  * Each pass is checked: EXPECTED_BYTES parsed/downloaded and EXPECTED_ITEMS top-level elements.
  * Prints one line: "MBPS <value> bytes=<total> seconds=<elapsed> cpu=<user+sys seconds>
  * rss=<peak RSS growth in bytes>" (MB = 10^6 bytes). The RSS growth is the peak resident set
@@ -114,9 +118,31 @@ static unsigned char *read_file(const char *path, size_t *len) {
     return data;
 }
 
+/* The schema of SCHEMA_FILE, or (per_item) its "items" member, serialized again. */
+static hc_schema *load_schema(const char *path, int per_item) {
+    size_t len = 0;
+    unsigned char *text = read_file(path, &len);
+    if (!text) return NULL;
+    hc_schema *s = NULL;
+    if (!per_item) {
+        s = hc_schema_new_from_json(text, len, NULL);
+    } else {
+        hc_json *doc = NULL;
+        uint8_t *out = NULL;
+        size_t out_len = 0;
+        if (hc_json_parse(text, len, NULL, &doc) == HC_OK
+            && hc_json_serialize(hc_json_get(doc, "items"), 0, &out, &out_len) == HC_OK)
+            s = hc_schema_new_from_json(out, out_len, NULL);
+        hc_buffer_free(out);
+        hc_json_free(doc);
+    }
+    free(text);
+    return s;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s MODE SOURCE COUNT EXPECTED_BYTES EXPECTED_ITEMS\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s MODE SOURCE COUNT EXPECTED_BYTES EXPECTED_ITEMS [SCHEMA_FILE]\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1], *source = argv[2];
@@ -134,6 +160,16 @@ int main(int argc, char **argv) {
     else if (!strcmp(mode, "hc-c-items")) m = HC_ITEMS;
     else if (!strcmp(mode, "hc-c-batches")) m = HC_BATCHES;
     else { fprintf(stderr, "unknown mode %s\n", mode); return 2; }
+
+    hc_schema *schema = NULL;
+    if (argc == 7) {
+        if (m != HC_PARSE && m != HC_TREE && m != HC_ITEMS) {
+            fprintf(stderr, "a schema applies to hc-parse, hc-c-tree and hc-c-items only\n");
+            return 2;
+        }
+        schema = load_schema(argv[6], m == HC_ITEMS);
+        if (!schema) return hc_fail("schema");
+    }
 
     unsigned char *data = NULL;
     size_t len = 0;
@@ -163,6 +199,7 @@ int main(int argc, char **argv) {
                       : m == HC_ITEMS ? hc_handler_json_items_new(prefixes, 1, NULL, on_item, NULL)
                       : hc_handler_json_batches_new(prefixes, 1, NULL, on_batch, NULL);
         if (!h) return hc_fail("handler");
+        if (schema && hc_handler_json_set_schema(h, schema, 0) != HC_OK) return hc_fail("hc_handler_json_set_schema");
         if (hc_request_set_handler(req, h) != HC_OK) return hc_fail("hc_request_set_handler");
         hc_handler_free(h);
     }
@@ -188,6 +225,7 @@ int main(int argc, char **argv) {
         } else if (m == HC_PARSE) {
             hc_json *root = NULL;
             if (hc_json_parse(data, len, NULL, &root) != HC_OK) return hc_fail("hc_json_parse");
+            if (schema && hc_schema_validate_json(schema, root, 0) != HC_OK) return hc_fail("hc_schema_validate_json");
             items = (long long)hc_json_array_length(root);
             hc_json_free(root);
             got = len;
@@ -238,6 +276,7 @@ int main(int argc, char **argv) {
     printf("MBPS %.1f bytes=%llu seconds=%.3f cpu=%.3f rss=%lld\n", (double)total / elapsed / 1e6, total,
            elapsed, cpu, peak >= 0 && base_rss >= 0 ? peak - base_rss : -1);
     if (curl) curl_easy_cleanup(curl);
+    hc_schema_free(schema);
     if (req) hc_request_free(req);
     if (client) hc_client_free(client);
     free(data);

@@ -10,11 +10,13 @@
 #       document: in memory (hc_json_parse, then hc_schema_validate_json), streaming the whole
 #       tree (hc_handler_json_new over loopback from nginx, with hc_handler_json_set_schema), and
 #       path streaming (hc_handler_json_items_new, each item validated before its callback).
-#       Target: <= 1.3x.
+#       The contestants are json.sh's (json_bench.c hc-parse, hc-c-tree, hc-c-items), with the
+#       schema file as their last argument for the "-schema" ones. Target: <= 1.3x.
 #
-# Contestants run round-robin (the first rotates each round), client pinned to CPU 1 and nginx
-# to CPU 0. Prints, for each pair, the per-round ratios with their median and min-max; writes
-# nothing else (BENCHMARKS.md is left alone).
+# The document is json.sh's rich one (json_doc.py). Contestants run round-robin (bench/lib.sh's
+# bench_warm_up and bench_rounds: the first rotates each round), client pinned to CPU 1 and
+# nginx to CPU 0. Prints, for each pair, the per-round ratios with their median and min-max;
+# writes nothing else (BENCHMARKS.md is left alone).
 #
 #   bash bench/schema.sh                                            # ~4 minutes on a quiet machine
 #   BENCH_SCHEMA_MB=8 BENCH_SCHEMA_PY_MB=1 BENCH_ROUNDS=2 bash bench/schema.sh   # smoke run
@@ -44,36 +46,12 @@ bench_pin nginx client
 bench_make_tmp schemabench
 
 # --- The documents and the schema -------------------------------------------------------------
-# The rich document of json.sh (objects with escaped and non-ASCII strings, floats, nesting), at
-# SIZE_MB for C and PY_MB for Python.
+# The rich document of json.sh, at SIZE_MB for C and PY_MB for Python.
 mkdir -p "$TMP/www"
 chmod 755 "$TMP/www"
-write_doc() {  # PATH MIB -> prints "BYTES ITEMS"
-    "$PYTHON" - "$1" "$2" <<'PY'
-import json, sys
-path, limit = sys.argv[1], int(float(sys.argv[2]) * 1048576)
-size, i, parts = 1, 0, ["["]
-with open(path, "w", encoding="utf-8") as f:
-    while size < limit:
-        s = json.dumps({"id": i, "name": 'item "%d"\n' % i, "text": "caf\u00e9 \\ path/%d \u2713" % i,
-                        "score": i * 0.37, "geo": {"lat": 45.1234567 + i * 1e-7, "lon": -73.7654321,
-                                                   "tags": ["a", "b", {"k": i}]},
-                        "flags": [True, False, None]}, ensure_ascii=False)
-        s = ("," if i else "") + s
-        parts.append(s)
-        size += len(s.encode("utf-8"))
-        i += 1
-        if len(parts) >= 10000:
-            f.write("".join(parts))
-            parts = []
-    parts.append("]")
-    f.write("".join(parts))
-print(size + 1, i)
-PY
-}
 bench_log "writing the rich JSON documents (${SIZE_MB} MiB for C, ${PY_MB} MiB for Python)"
-read -r EXPECTED ITEMS < <(write_doc "$TMP/www/data.json" "$SIZE_MB")
-read -r PY_BYTES PY_ITEMS < <(write_doc "$TMP/py.json" "$PY_MB")
+read -r EXPECTED ITEMS < <("$PYTHON" "$HERE/json_doc.py" "$TMP/www/data.json" "$SIZE_MB" rich)
+read -r PY_BYTES PY_ITEMS < <("$PYTHON" "$HERE/json_doc.py" "$TMP/py.json" "$PY_MB" rich)
 chmod 644 "$TMP/www/data.json"
 [ "$(stat -c %s "$TMP/www/data.json")" = "$EXPECTED" ] || bench_die "the JSON file is not $EXPECTED bytes"
 bench_log "  C: $EXPECTED bytes, $ITEMS items; Python: $PY_BYTES bytes, $PY_ITEMS items"
@@ -116,21 +94,21 @@ bench_start_nginx http="types { application/json json; }"
 URL="http://127.0.0.1:$PORT/data.json"
 bench_log "nginx $NGINX_VERSION serving $URL (pid $BENCH_SERVER_PID)"
 bench_snapshot
-cc -O2 -Wall -Wextra -I"$TMP/include" -o "$TMP/schema_bench" "$HERE/schema_bench.c" \
-    "$TMP/lib/libhttpcontent.so.0" -Wl,-rpath,"$TMP/lib"
+cc -O2 -Wall -Wextra -I"$TMP/include" -o "$TMP/json_bench" "$HERE/json_bench.c" \
+    "$TMP/lib/libhttpcontent.so.0" -lcurl -lyajl -Wl,-rpath,"$TMP/lib"
 PYPATH="$TMP/py"
 JSONSCHEMA_NOTE=$(PYTHONPATH="$PYPATH" "$PYTHON" -c 'import jsonschema, importlib.metadata as m; print("jsonschema", m.version("jsonschema"))' 2>/dev/null \
     || echo "jsonschema not installed (pip install jsonschema): contestant skipped")
 
-# Contestants: id|command (SOURCE SCHEMA COUNT EXPECTED_BYTES EXPECTED_ITEMS appended for C;
-# JSON_FILE SCHEMA COUNT for Python).
+# Contestants: id|command. C: COUNT EXPECTED_BYTES EXPECTED_ITEMS are appended, then the schema
+# file for the "-schema" ones; Python: SCHEMA COUNT.
 CONTESTANTS=(
-    "parse|c $TMP/schema_bench parse $TMP/www/data.json"
-    "parse-schema|c $TMP/schema_bench parse-schema $TMP/www/data.json"
-    "tree|c $TMP/schema_bench tree $URL"
-    "tree-schema|c $TMP/schema_bench tree-schema $URL"
-    "items|c $TMP/schema_bench items $URL"
-    "items-schema|c $TMP/schema_bench items-schema $URL"
+    "parse|c $TMP/json_bench hc-parse $TMP/www/data.json"
+    "parse-schema|c $TMP/json_bench hc-parse $TMP/www/data.json"
+    "tree|c $TMP/json_bench hc-c-tree $URL"
+    "tree-schema|c $TMP/json_bench hc-c-tree $URL"
+    "items|c $TMP/json_bench hc-c-items $URL"
+    "items-schema|c $TMP/json_bench hc-c-items $URL"
     "py-hc|py $PYTHON $HERE/schema_bench.py hc $TMP/py.json"
     "py-jsonschema|py $PYTHON $HERE/schema_bench.py jsonschema $TMP/py.json"
 )
@@ -143,8 +121,9 @@ PAIRS=(
     "Python: hc.Schema / jsonschema validation rate|py-hc|py-jsonschema|rate|>= 10"
 )
 
-measure() {  # ID COUNT -> "MB/s CPU-s/GB"
-    local id=$1 count=$2 entry cmd="" kind out
+measure() {  # ID COUNT -> "MB/s CPU-s/GB [RSS]"
+    local id=$1 count=$2 entry cmd="" kind out extra=()
+    [ "${id%-schema}" = "$id" ] || extra=("$SCHEMA")
     for entry in "${CONTESTANTS[@]}"; do
         [ "${entry%%|*}" = "$id" ] && cmd=${entry#*|}
     done
@@ -152,45 +131,17 @@ measure() {  # ID COUNT -> "MB/s CPU-s/GB"
     cmd=${cmd#* }
     # shellcheck disable=SC2086  # cmd is a word list
     if [ "$kind" = c ]; then
-        out=$(bench_run_client "$id" $cmd "$SCHEMA" "$count" "$EXPECTED" "$ITEMS") || return
+        out=$(bench_run_client "$id" $cmd "$count" "$EXPECTED" "$ITEMS" "${extra[@]}") || return
+        bench_mbps "$id" "$out" rss
     else
         out=$(bench_run_client "$id" $cmd "$SCHEMA" "$count") || return
+        bench_mbps "$id" "$out"
     fi
-    bench_mbps "$id" "$out"
 }
 
-bench_log "warm-up: one pass each"
-ACTIVE=()
-for entry in "${CONTESTANTS[@]}"; do
-    id=${entry%%|*}
-    if [ -n "$ONLY" ] && [[ " $ONLY " != *" $id "* ]]; then continue; fi
-    if m=$(measure "$id" 1); then
-        ACTIVE+=("$id")
-        bench_log "  $(printf '%-14s' "$id") ${m%% *} MB/s"
-    else
-        rc=$?
-        [ "$rc" -eq 3 ] && { bench_log "  $id: not installed, skipped"; continue; }
-        bench_die "warm-up of $id failed"
-    fi
-done
-
-RESULTS="$TMP/results.tsv"
-printf 'round\tcontestant\tmbps\tcpu_s_per_gb\n' >"$RESULTS"
-LOAD_BEFORE=$(bench_loadavg)
-START=$(date +%s)
-n=${#ACTIVE[@]}
-for round in $(seq "$ROUNDS"); do
-    for k in $(seq 0 $((n - 1))); do
-        id=${ACTIVE[$(((k + round - 1) % n))]}
-        m=$(measure "$id" "$COUNT") || bench_die "$id failed in round $round"
-        read -r mbps cpu <<<"$m"
-        printf '%s\t%s\t%s\t%s\n' "$round" "$id" "$mbps" "$cpu" >>"$RESULTS"
-        bench_log "round $round/$ROUNDS  $(printf '%-14s' "$id") $mbps MB/s  (CPU $cpu s/GB)"
-    done
-done
-ELAPSED=$(($(date +%s) - START))
-LOAD_AFTER=$(bench_loadavg)
-[ -n "${BENCH_KEEP_RESULTS:-}" ] && cp "$RESULTS" "$BENCH_KEEP_RESULTS"
+# --- Warm-up, then the rounds (bench/lib.sh) --------------------------------------------------
+bench_warm_up "${CONTESTANTS[@]%%|*}"
+bench_rounds
 
 # --- Report: per-round ratios, median and min-max ------------------------------------------------
 printf '%s\n' "${PAIRS[@]}" >"$TMP/pairs"
