@@ -1429,8 +1429,10 @@ HC_EXTERN hc_code hc_schema_validate(const hc_schema *schema, const uint8_t *dat
 /** Validates a JSON value (borrowed or parsed): as hc_schema_validate. The value is only read. */
 HC_EXTERN hc_code hc_schema_validate_json(const hc_schema *schema, const hc_json *value, int flags);
 
-/** Validates what a JSON tree handler (hc_handler_json_new) produces right after the tree is
- *  complete, each item of a JSON items handler (hc_handler_json_items_new) before its callback
+/** Validates what a JSON tree handler (hc_handler_json_new) produces as the tree is built (each
+ *  element of a top-level array against the root's items / prefixItems as soon as it is complete,
+ *  failing the transfer at the first invalid one with that element's violations; the rest of the
+ *  schema once the tree is complete), each item of a JSON items handler (hc_handler_json_items_new) before its callback
  *  sees it, or each record of a JSON lines handler (hc_handler_json_lines_new; its value at the
  *  path, if one is set). An invalid body fails the transfer with HC_EDECODE (sub-kind "schema";
  *  status, headers and the body's first bytes on the error); an invalid item or record fails it

@@ -187,3 +187,60 @@ struct SchemaTapeTests {
         #expect(invalid > total / 4 && invalid < total * 3 / 4, "\(invalid) of \(total) invalid")
     }
 }
+
+// MARK: - While streaming: the JSON handler checks a top-level array's elements as they complete
+
+@Suite("JSON Schema while streaming")
+struct SchemaStreamingTests {
+    static let schema = try! JSONSchema(parsing: Array(#"""
+    {"type":"array","maxItems":50,"prefixItems":[{"const":"head"}],
+     "items":{"type":"object","required":["id"],"properties":{"id":{"type":"integer","minimum":0}}}}
+    """#.utf8))
+    static let head = ResponseHead(status: 200, headers: Headers([("Content-Type", "application/json")]))
+
+    /// Feeds `text` in chunks of `chunk` bytes; returns the index of the chunk that threw (nil:
+    /// none; chunks.count: finish) and the error.
+    static func run(_ text: String, chunk: Int = 64, allErrors: Bool = false) throws -> (Int?, HTTPContentError?) {
+        let handler = JSON(validator: JSONSchemaCheck(schema, allErrors: allErrors))
+        _ = try handler.accept(head)
+        let bytes = Array(text.utf8)
+        let chunks = stride(from: 0, to: bytes.count, by: chunk).map { Array(bytes[$0..<min($0 + chunk, bytes.count)]) }
+        for (i, c) in chunks.enumerated() {
+            do { try c.withUnsafeBytes { try handler.consume($0) } } catch let e as HTTPContentError { return (i, e) }
+        }
+        do { _ = try handler.finish() } catch let e as HTTPContentError { return (chunks.count, e) }
+        return (nil, nil)
+    }
+
+    static func doc(_ n: Int, bad: Int? = nil, badText: String = #"{"id":-1}"#) -> String {
+        "[\"head\"" + (1..<n).map { i in i == bad ? "," + badText : #",{"id":\#(i),"pad":"................................"}"# }.joined() + "]"
+    }
+
+    @Test func anInvalidElementFailsAtItsChunkWithTheWholeDocumentsErrors() throws {
+        let text = Self.doc(40, bad: 5, badText: #"{"id":-1,"x":"s"}"#)
+        for allErrors in [false, true] {
+            let (at, error) = try Self.run(text, allErrors: allErrors)
+            let expected = Self.schema.violations(of: try JSONValue(parsing: Array(text.utf8)), allErrors: allErrors)
+            #expect(error?.violations == expected)
+            #expect(error?.code == .decode)
+            #expect(error?.response?.status == 200 && error?.body.isEmpty == false)
+            // Element 5 ends near byte 300: far before the body's end (40 elements, ~2 KB).
+            #expect(at != nil && at! < 8, "failed at chunk \(String(describing: at))")
+        }
+        // prefixItems too.
+        let (at, error) = try Self.run(#"["tail",{"id":1}"# + String(repeating: #",{"id":1}"#, count: 30) + "]")
+        #expect(at == 0 && error?.violations.first?.schemaPath == "/prefixItems/0/const")
+    }
+
+    @Test func rootKeywordsAndValidDocumentsAreCheckedAtTheEnd() throws {
+        #expect(try Self.run(Self.doc(40)).1 == nil)
+        let tooMany = Self.doc(60)
+        let (at, error) = try Self.run(tooMany)
+        #expect(at == (Array(tooMany.utf8).count + 63) / 64, "the whole body was read")
+        #expect(error?.violations == Self.schema.violations(of: try JSONValue(parsing: Array(tooMany.utf8))))
+        #expect(error?.violations.first?.keyword == "maxItems")
+        // Not an array: validated once complete.
+        let (_, notArray) = try Self.run(#"{"id":1}"#)
+        #expect(notArray?.violations.first?.keyword == "type")
+    }
+}

@@ -7,10 +7,17 @@
 /// Default acceptance: status 200–299; types `application/json`, `text/json`,
 /// `text/javascript`, `*/*+json`. Sends `Accept: application/json` unless the request sets one.
 ///
-/// With a `validator` (a `JSONSchema`), the finished value is validated right after the tree
-/// completes (not while it is built: most keywords need whole values, and one pass over the
-/// finished tree is cheaper than tracking every open container); a failure is a `.decode` error
-/// with sub-kind "schema" (`violations`), carrying the response head and the body's first
+/// With a `validator` (a `JSONSchema`), the value is validated as the tree is built where the
+/// schema allows it: when the document is an array and the schema's root has `items` or
+/// `prefixItems` (and compiles to a tape program: no `unevaluated*` or `$dynamicRef`), each
+/// element is checked as soon as it is complete, and the first invalid one fails the transfer
+/// at once (the rest of the body is not read), with that element's violations (instance path
+/// "/i/...", schema path "/items/..."; all of that element's with all errors). The finished
+/// document is then validated against the rest of the schema. Otherwise (objects, other
+/// schemas) the whole value is validated right after the tree completes. With first-error
+/// reporting, an early failure names the first invalid element even where whole-document
+/// validation would have named a top-level keyword first. Either way a failure is a `.decode`
+/// error with sub-kind "schema" (`violations`), carrying the response head and the body's first
 /// `errorBodyLimit` bytes like any decode error.
 public final class JSON: SelectiveHandler {
     public var acceptance: Acceptance
@@ -24,6 +31,8 @@ public final class JSON: SelectiveHandler {
     private var parser: JSONStreamParser?
     /// The body's first bytes, kept for a validation error when there is a validator.
     private var bodyHead: [UInt8] = []
+    /// The validator's check while the tree is built, when it has one.
+    private var streaming: (any JSONStreamingCheck)?
 
     /// A JSON tree parsed while the body arrives; `validator` checks the finished value.
     public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
@@ -50,13 +59,26 @@ public final class JSON: SelectiveHandler {
     }
 
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
-        let parser = self.parser ?? JSONStreamParser(options: options)
-        self.parser = parser
+        let parser: JSONStreamParser
+        if let p = self.parser {
+            parser = p
+        } else {
+            parser = JSONStreamParser(options: options)
+            self.parser = parser
+            if !options.allowMultipleValues, let check = (validator as? any JSONStreamingValidator)?.streamingCheck() {
+                streaming = check
+                parser.watchRootElements { storage, node, index in try check.element(storage, node, index) }
+            }
+        }
         if validator != nil {
             let room = options.errorBodyLimit - bodyHead.count
             if room > 0 { bodyHead.append(contentsOf: chunk.prefix(room)) }
         }
-        try parser.feed(chunk)
+        do {
+            try parser.feed(chunk)
+        } catch {
+            throw decorated(error)
+        }
     }
 
     public func finish() throws -> JSONValue? {
@@ -67,7 +89,7 @@ public final class JSON: SelectiveHandler {
         let value = try parser.finish()
         if let validator {
             do {
-                try validator.check(value)
+                if let streaming { try streaming.finish(value) } else { try validator.check(value) }
             } catch {
                 var e = error
                 e.response = head
@@ -79,7 +101,16 @@ public final class JSON: SelectiveHandler {
         return value
     }
 
-    public func cleanup(failed: Bool) { parser = nil; bodyHead = [] }
+    /// A schema error with the response head and the body's first bytes, as decode errors have.
+    private func decorated(_ error: HTTPContentError) -> HTTPContentError {
+        guard !error.violations.isEmpty else { return error }
+        var e = error
+        e.response = head
+        e.body = bodyHead
+        return e
+    }
+
+    public func cleanup(failed: Bool) { parser = nil; bodyHead = []; streaming = nil }
 }
 
 /// Parses the body as JSON while it arrives, then decodes `T` from it with `JSONValueDecoder`.
@@ -109,6 +140,21 @@ extension JSON {
     public static func decoding<T: Decodable>(_ type: T.Type, options: JSONOptions = JSONOptions()) -> DecodedJSON<T> {
         DecodedJSON(type, options: options)
     }
+}
+
+/// A validator that can also check a document while its tree is built (`JSONSchema`).
+protocol JSONStreamingValidator: JSONValueValidator {
+    /// A fresh check for one document, or nil when this validator only checks finished values.
+    func streamingCheck() -> (any JSONStreamingCheck)?
+}
+
+/// One document's check while its tree is built (see `JSON`).
+protocol JSONStreamingCheck: AnyObject {
+    /// Element `index` of a top-level array is complete at `node` of `storage` (valid only
+    /// during the call). Throws to fail the parse at once.
+    func element(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int) throws(HTTPContentError)
+    /// Validates the finished document (what the elements' checks left to do).
+    func finish(_ value: JSONValue) throws(HTTPContentError)
 }
 
 /// Something that checks a finished JSON value (`JSONSchema` is one): throws `.decode` with

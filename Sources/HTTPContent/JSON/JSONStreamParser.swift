@@ -17,6 +17,12 @@ public final class JSONStreamParser {
         parser = YajlParser(options: options, sink: builder)
     }
 
+    /// Called with each element of a top-level array as soon as it is complete (see
+    /// `JSONTreeBuilder.onRootElement`); throwing fails the parse.
+    func watchRootElements(_ hook: ((JSONTapeStorage, UInt32, Int) throws -> Void)?) {
+        builder.watchRootElements(hook)
+    }
+
     /// Bytes fed so far.
     public var bytesFed: Int { parser.bytesFed }
     /// Every byte received, including a chunk whose parse stopped early or failed.

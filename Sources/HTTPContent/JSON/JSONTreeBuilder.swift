@@ -48,6 +48,18 @@ final class JSONTreeBuilder: JSONEventSink {
     /// Completed top-level values, in order.
     @exclusivity(unchecked) var documents: [JSONValue] = []
 
+    /// Called with each element of a top-level array as soon as it is complete: the tape being
+    /// built (its buffers are only valid during the call), the element's node and its index.
+    /// For checks made while the tree is built (a schema's, see `JSON`); throwing stops the
+    /// parse with that error.
+    private(set) var onRootElement: ((JSONTapeStorage, UInt32, Int) throws -> Void)?
+    @exclusivity(unchecked) private var watchRoot = false
+
+    func watchRootElements(_ hook: ((JSONTapeStorage, UInt32, Int) throws -> Void)?) {
+        onRootElement = hook
+        watchRoot = hook != nil
+    }
+
     init(options: JSONOptions, shareShortKeys: Bool = true) {
         self.shareShortKeys = shareShortKeys
         removeNulls = options.removeNulls
@@ -72,19 +84,19 @@ final class JSONTreeBuilder: JSONEventSink {
     func null() throws {
         if depth == 0 { return documents.append(.null) }
         if removeNulls, inObject { return }
-        attach(try t.append(.null, 0, 0))
+        try attach(try t.append(.null, 0, 0))
     }
 
     func bool(_ value: Bool) throws {
         if depth == 0 { return documents.append(.bool(value)) }
-        attach(try t.append(.bool, 0, value ? 1 : 0))
+        try attach(try t.append(.bool, 0, value ? 1 : 0))
     }
 
     func number(_ token: UnsafeRawBufferPointer) throws {
         if depth == 0 { return documents.append(try JSONNumberText.value(token, keep: keepNumberText)) }
-        if keepNumberText { return attach(try t.appendBytes(.number, token)) }
+        if keepNumberText { return try attach(try t.appendBytes(.number, token)) }
         let n = try JSONNumberText.scalar(token)
-        attach(try t.append(n.isInteger ? .int : .double, 0, n.bits))
+        try attach(try t.append(n.isInteger ? .int : .double, 0, n.bits))
     }
 
     func string(_ bytes: UnsafeRawBufferPointer) throws {
@@ -93,10 +105,10 @@ final class JSONTreeBuilder: JSONEventSink {
         if n <= 16 {
             let text = ShortBytes(bytes)
             if strictUTF8, !text.isASCII { try JSONStrings.validate(bytes) }
-            attach(try t.appendShort(.string, text, n))
+            try attach(try t.appendShort(.string, text, n))
         } else {
             if strictUTF8 { try JSONStrings.validate(bytes) }
-            attach(try t.appendBytes(.string, bytes))
+            try attach(try t.appendBytes(.string, bytes))
         }
     }
 
@@ -129,9 +141,22 @@ final class JSONTreeBuilder: JSONEventSink {
 
     // MARK: - Building
 
+    /// Records a complete scalar as the next child of the innermost container.
+    @inline(__always)
+    private func attach(_ node: UInt32) throws {
+        attachChild(node)
+        if watchRoot && depth == 1 { try rootElementDone(node) }
+    }
+
+    /// A child of the top-level container is complete: tell `onRootElement` when that is an array.
+    private func rootElementDone(_ node: UInt32) throws {
+        guard !frames[0].isObject, let hook = onRootElement else { return }
+        try hook(t, node, pendingCount - frames[0].start - 1)
+    }
+
     /// Records a value node as the next child of the innermost container.
     @inline(__always)
-    private func attach(_ node: UInt32) {
+    private func attachChild(_ node: UInt32) {
         if pendingCount + 2 > pendingCapacity { growPending() }
         if inObject {
             pending[pendingCount] = key
@@ -158,7 +183,7 @@ final class JSONTreeBuilder: JSONEventSink {
     private func open(_ kind: JSONTape.Kind) throws {
         if depth == 0 { beginDocument() }
         let node = try t.append(kind, 0, 0)
-        if depth > 0 { attach(node) }
+        if depth > 0 { attachChild(node) }
         if depth == frameCapacity { growFrames() }
         frames[depth] = Frame(node: node, start: pendingCount, isObject: kind == .object)
         depth += 1
@@ -177,6 +202,7 @@ final class JSONTreeBuilder: JSONEventSink {
                    pending + frame.start, entries: entries)
         pendingCount = frame.start
         inObject = depth > 0 && frames[depth - 1].isObject
+        if watchRoot && depth == 1 { try rootElementDone(frame.node) }
         if depth == 0 {
             t.shrink()
             let tape: JSONTape

@@ -84,6 +84,51 @@ public final class JSONSchema: @unchecked Sendable {
         return fullViolations(of: value, allErrors: allErrors, plistDataPaths: plistDataPaths)
     }
 
+    /// Whether the root applies `items` or `prefixItems` (elements can be checked one by one).
+    var rootHasElementSchemas: Bool {
+        root.keywords.contains { k in
+            switch k {
+            case .items, .prefixItems: return true
+            default: return false
+            }
+        }
+    }
+
+    /// The violations the whole document's validation reports for its element `index` (the
+    /// root's items / prefixItems on `element`), with their full paths.
+    func elementViolations(_ element: JSONValue, index: Int, allErrors: Bool) -> [SchemaViolation] {
+        let run = SchemaEvaluation(allErrors: allErrors)
+        for keyword in root.keywords {
+            let mark = run.violations.count
+            switch keyword {
+            case .prefixItems(let list) where index < list.count:
+                if !run.evaluate(list[index], element) {
+                    run.wrap(mark, schema: "prefixItems", String(index), instance: String(index))
+                }
+            case .items(let node, let prefix) where index >= prefix:
+                if !run.evaluate(node, element) { run.wrap(mark, schema: "items", instance: String(index)) }
+            default:
+                continue
+            }
+            if !allErrors && !run.violations.isEmpty { break }
+        }
+        let found = run.violations.map(\.violation)
+        if found.isEmpty {
+            return [SchemaViolation(instancePath: "/\(index)", schemaPath: "", keyword: "",
+                                    message: "the value is not valid under the schema")]
+        }
+        return allErrors ? found : [found[0]]
+    }
+
+    /// `validate`, leaving out the root's items and prefixItems when `skippingProvenElements`
+    /// (each element was proven valid while the tree was built; `SchemaStreamingCheck`).
+    func validate(_ value: JSONValue, allErrors: Bool, skippingProvenElements: Bool) throws(HTTPContentError) {
+        if skippingProvenElements, let tapeProgram, tapeProgram.verdict(value, SchemaRegexScratch(), skipRootElements: true) == .valid {
+            return
+        }
+        try validate(value, allErrors: allErrors)
+    }
+
     /// The tape program's verdict on a parsed document's container; nil without a program or
     /// for values not on a tape.
     func tapeVerdict(_ value: JSONValue) -> SchemaTapeVerdict? {

@@ -25,6 +25,9 @@ struct SchemaTapeRun {
     let tape: JSONTapeStorage
     let scratch: SchemaRegexScratch
     var depth = 0
+    /// Leave out the root node's items and prefixItems (every element was proven valid while
+    /// the tree was built).
+    var skipRootElements = false
 
     typealias Tag = JSONTape.Tag
     typealias Verdict = SchemaTapeVerdict
@@ -37,12 +40,21 @@ struct SchemaTapeRun {
         if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
         // The full validator fails past this depth: leave it the case.
         if depth >= SchemaEvaluation.maxDepth { return .undecided }
+        let skipping = skipRootElements && depth == 0 && p == 0
         depth += 1
         defer { depth -= 1 }
         var result = Verdict.valid
         var i = Int(n.first)
         let end = i + Int(n.count)
         while i < end {
+            if skipping {
+                switch t.ops[i] {
+                case .items, .prefixItems:
+                    i += 1
+                    continue
+                default: break
+                }
+            }
             let r = op(t.ops[i], v)
             if r == .invalid { return .invalid }
             if r == .undecided { result = .undecided }
@@ -463,19 +475,46 @@ extension JSONTape {
 
 extension SchemaTapeProgram {
     /// The verdict on a parsed document's node.
-    func verdict(_ tape: JSONTape, _ node: UInt32, _ scratch: SchemaRegexScratch) -> SchemaTapeVerdict {
+    func verdict(_ tape: JSONTape, _ node: UInt32, _ scratch: SchemaRegexScratch,
+                 skipRootElements: Bool = false) -> SchemaTapeVerdict {
         guard let tables else { return .undecided }
         var run = SchemaTapeRun(t: tables, program: self, tape: tape.storage, scratch: scratch)
+        run.skipRootElements = skipRootElements
         return run.eval(0, node)
+    }
+
+    /// The verdict of the root's `items` / `prefixItems` on element `index` of a top-level
+    /// array still being built (its subtree complete on `storage`).
+    func elementVerdict(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int,
+                        _ scratch: SchemaRegexScratch) -> SchemaTapeVerdict {
+        guard let tables, tables.nodes[0].always < 0 else { return .undecided }
+        var run = SchemaTapeRun(t: tables, program: self, tape: storage, scratch: scratch)
+        run.depth = 1
+        var result = SchemaTapeVerdict.valid
+        let root = tables.nodes[0]
+        for i in Int(root.first)..<Int(root.first + root.count) {
+            let r: SchemaTapeVerdict
+            switch tables.ops[i] {
+            case .items(let item, let prefix):
+                r = index >= Int(prefix) ? run.eval(item, node) : .valid
+            case .prefixItems(let first, let count):
+                r = index < Int(count) ? run.eval(tables.lists[Int(first) + index], node) : .valid
+            default:
+                continue
+            }
+            if r == .invalid { return .invalid }
+            result = max(result, r)
+        }
+        return result
     }
 
     /// The verdict on `value` when it is a container of a parsed document; nil otherwise (values
     /// built in Swift, scalars at the root: the full validator alone).
-    func verdict(_ value: JSONValue, _ scratch: SchemaRegexScratch) -> SchemaTapeVerdict? {
+    func verdict(_ value: JSONValue, _ scratch: SchemaRegexScratch, skipRootElements: Bool = false) -> SchemaTapeVerdict? {
         switch value {
         case .array(let a):
             guard let t = a.tape else { return nil }
-            return withExtendedLifetime(t) { verdict(t, a.node, scratch) }
+            return withExtendedLifetime(t) { verdict(t, a.node, scratch, skipRootElements: skipRootElements) }
         case .object(let o):
             guard let t = o.tape else { return nil }
             return withExtendedLifetime(t) { verdict(t, o.node, scratch) }
