@@ -19,6 +19,7 @@ from .errors import check, error_of
 
 # Completions taken per hc_batch_step call (more are taken by calling again).
 _TAKE = 64
+_Future = asyncio.Future
 
 
 class Prepared(Protocol):
@@ -80,6 +81,8 @@ class LoopDriver:
             self._batch.close()
             raise
         self._ptr = self._batch._as_parameter_
+        #: False once closed (read on every request: a plain attribute).
+        self.open = True
         self._hc_step = lib.hc_batch_step
         self._hc_add = lib.hc_batch_add_queued
         self._hc_fetch = lib.hc_batch_fetch_queued
@@ -97,7 +100,7 @@ class LoopDriver:
     def add(self, prepared: Prepared, sink: Any) -> int:
         """Queues `prepared` (its native request is freed here: the batch took its settings);
         its outcome goes to `sink`. Returns its key (for `cancel`)."""
-        if self._batch.closed:
+        if not self.open:
             raise ValueError("the loop's batch is closed")
         key = self._next
         self._next = key + 1
@@ -113,7 +116,7 @@ class LoopDriver:
               sink: Any) -> int:
         """Queues a request with no body and no header of its own in one call (its Response
         made by `respond`); `native` is the handler's native, not per request. Returns its key."""
-        if self._batch.closed:
+        if not self.open:
             raise ValueError("the loop's batch is closed")
         key = self._next
         self._next = key + 1
@@ -126,7 +129,7 @@ class LoopDriver:
 
     def cancel(self, key: int) -> None:
         """Cancels the request under `key` (it completes with hc.Cancelled at the next step)."""
-        if key in self._waiting and not self._batch.closed:
+        if key in self._waiting and self.open:
             self._hc_cancel(self._ptr, key)
             self.poke()
 
@@ -155,6 +158,7 @@ class LoopDriver:
         """Stops watching; requests still waiting complete with hc.Cancelled."""
         if self._batch.closed:
             return
+        self.open = False
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -170,7 +174,7 @@ class LoopDriver:
     def _step(self) -> None:
         """Steps the batch (every ready socket, the timer if due) and settles what completed."""
         self._soon = False
-        if self._paused or self._batch.closed:
+        if self._paused or not self.open:
             return
         keys, results, errors = self._keys, self._results, self._errors
         waiting = self._waiting
@@ -202,8 +206,11 @@ class LoopDriver:
                             outcome = respond(handler, result)
                 except BaseException as exc:  # noqa: BLE001 - that request's outcome
                     outcome = exc
-                _deliver(sink, outcome)
-            if n < _TAKE or self._batch.closed:
+                if sink.__class__ is _Future and not sink.done() and not isinstance(outcome, BaseException):
+                    sink.set_result(outcome)   # the usual case, without a call
+                else:
+                    _deliver(sink, outcome)
+            if n < _TAKE or not self.open:
                 break
         self._arm(self._timeout.value)
 

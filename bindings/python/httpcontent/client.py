@@ -356,8 +356,11 @@ class Client(Handle):
         """`request` on the running event loop, with no thread: the loop watches the batch's
         sockets (see _aio.py), so thousands may be in flight at once. Cancelling the task
         cancels the transfer. Handlers' callbacks run on the loop's thread."""
-        driver = self._loop_driver()
-        future: asyncio.Future[Any] = driver.loop.create_future()
+        loop = asyncio.get_running_loop()
+        driver = self._drivers.get(id(loop))
+        if driver is None or driver.loop is not loop or not driver.open:
+            driver = self._loop_driver()
+        future: asyncio.Future[Any] = loop.create_future()
         if kwargs:
             key = self._submit(driver, Request(method, url, **kwargs), future)
         else:   # the common case: one library call to queue it
