@@ -6,10 +6,14 @@
 /// line is known to be usual; a target then replays the tape into its own sink with direct calls.
 package enum JSONLineScanner {
     /// Scans `line` (no LF in it) into `tape` (cleared first).
-    /// - Returns: true when the line held exactly one value (its tokens on the tape) or only
-    ///   whitespace (an empty tape); false when it is unusual.
-    package static func scan(_ line: UnsafeRawBufferPointer, maxDepth: Int, into tape: JSONLineTape) -> Bool {
+    /// - Returns: the number of tokens on the tape when the line held exactly one value (0: only
+    ///   whitespace); nil when it is unusual.
+    package static func scan(_ line: UnsafeRawBufferPointer, maxDepth: Int, into tape: JSONLineTape) -> Int? {
         tape.count = 0
+        return scanTokens(line, maxDepth: maxDepth, into: tape) ? tape.count : nil
+    }
+
+    private static func scanTokens(_ line: UnsafeRawBufferPointer, maxDepth: Int, into tape: JSONLineTape) -> Bool {
         guard let raw = line.baseAddress else { return true }
         let p = raw.assumingMemoryBound(to: UInt8.self)
         let n = line.count
@@ -27,7 +31,7 @@ package enum JSONLineScanner {
             if i >= n { return false }
             if expectKey {
                 guard p[i] == 0x22, let end = stringEnd(p, i + 1, n) else { return false }
-                tape.append(.key, i + 1, end)
+                guard tape.append(.key, i + 1, end) else { return false }
                 i = skipSpace(p, end + 1, n)
                 guard i < n, p[i] == 0x3A else { return false }  // :
                 i = skipSpace(p, i + 1, n)
@@ -41,10 +45,10 @@ package enum JSONLineScanner {
                 if depth > depthLimit { return false }
                 let isObject = c == 0x7B
                 kinds = kinds << 1 | (isObject ? 1 : 0)
-                tape.append(isObject ? .startMap : .startArray, i, i)
+                guard tape.append(isObject ? .startMap : .startArray, i, i) else { return false }
                 i = skipSpace(p, i + 1, n)
                 if i < n, p[i] == (isObject ? 0x7D : 0x5D) {
-                    tape.append(isObject ? .endMap : .endArray, i, i)
+                    guard tape.append(isObject ? .endMap : .endArray, i, i) else { return false }
                     i += 1
                     depth -= 1
                     kinds >>= 1
@@ -54,23 +58,23 @@ package enum JSONLineScanner {
                 }
             case 0x22:  // "
                 guard let end = stringEnd(p, i + 1, n) else { return false }
-                tape.append(.string, i + 1, end)
+                guard tape.append(.string, i + 1, end) else { return false }
                 i = end + 1
             case 0x74:  // true
                 guard literal(p, i, n, 0x6575_7274) else { return false }
-                tape.append(.true, i, i + 4)
+                guard tape.append(.true, i, i + 4) else { return false }
                 i += 4
             case 0x66:  // false
                 guard i + 5 <= n, literal(p, i + 1, n, 0x6573_6C61) else { return false }
-                tape.append(.false, i, i + 5)
+                guard tape.append(.false, i, i + 5) else { return false }
                 i += 5
             case 0x6E:  // null
                 guard literal(p, i, n, 0x6C6C_756E) else { return false }
-                tape.append(.null, i, i + 4)
+                guard tape.append(.null, i, i + 4) else { return false }
                 i += 4
             default:
-                guard let end = numberEnd(p, i, n) else { return false }
-                tape.append(.number, i, end)
+                guard let (end, integer) = numberEnd(p, i, n) else { return false }
+                guard tape.append(integer ? .integer : .number, i, end) else { return false }
                 i = end
             }
             // What follows a value: closers, then a comma or the end of the line.
@@ -86,7 +90,7 @@ package enum JSONLineScanner {
                     break
                 }
                 guard d == (inObject ? 0x7D : 0x5D) else { return false }
-                tape.append(inObject ? .endMap : .endArray, i, i)
+                guard tape.append(inObject ? .endMap : .endArray, i, i) else { return false }
                 i += 1
                 depth -= 1
                 kinds >>= 1
@@ -111,6 +115,21 @@ package enum JSONLineScanner {
     @inline(__always)
     static func stringEnd(_ p: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int? {
         var j = from
+        // Eight bytes at a time: the lowest byte that is a quote, a backslash, below 0x20 or
+        // from 0x80 up (each test exact for the lowest byte it flags).
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while j + 8 <= n {
+            let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
+            let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+            let flagged = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash
+                           | (w &- ones &* 0x20) & ~w | w) & highs
+            if flagged == 0 {
+                j += 8
+                continue
+            }
+            j += (UInt64(littleEndian: flagged).trailingZeroBitCount >> 3)
+            return p[j] == 0x22 ? j : nil
+        }
         while j < n {
             let c = p[j]
             if c == 0x22 { return j }
@@ -129,9 +148,10 @@ package enum JSONLineScanner {
     }
 
     /// The end of a number token starting at `from` in RFC 8259's grammar
-    /// (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`); nil when it is not one.
+    /// (`-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`), and whether it is an integer
+    /// (no fraction, no exponent); nil when it is not one.
     @inline(__always)
-    static func numberEnd(_ p: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int? {
+    static func numberEnd(_ p: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> (Int, Bool)? {
         var j = from
         if j < n, p[j] == 0x2D { j += 1 }  // -
         guard j < n, p[j] &- 0x30 < 10 else { return nil }
@@ -140,18 +160,21 @@ package enum JSONLineScanner {
         } else {
             j = digitsEnd(p, j, n)
         }
+        var integer = true
         if j < n, p[j] == 0x2E {  // .
+            integer = false
             j += 1
             guard j < n, p[j] &- 0x30 < 10 else { return nil }
             j = digitsEnd(p, j, n)
         }
         if j < n, p[j] | 0x20 == 0x65 {  // e E
+            integer = false
             j += 1
             if j < n, p[j] == 0x2B || p[j] == 0x2D { j += 1 }
             guard j < n, p[j] &- 0x30 < 10 else { return nil }
             j = digitsEnd(p, j, n)
         }
-        return j
+        return (j, integer)
     }
 
     @inline(__always)
@@ -163,37 +186,38 @@ package enum JSONLineScanner {
 }
 
 /// The tokens of a line scanned by `JSONLineScanner`, in order: each a kind and the byte range of
-/// its text in the line (a string's or member name's between its quotes). Reused line after line.
+/// its text in the line (a string's or member name's between its quotes: ASCII, no escapes).
+/// Reused line after line. A token is one `UInt64` in `entries`: the kind's raw value in bits
+/// 0-7, the start in bits 8-35, the end from bit 36 (read in place by a target's replay loop:
+/// `token(_:)` spells it out).
 package final class JSONLineTape {
     package enum Kind: UInt8 {
-        case startMap, endMap, startArray, endArray, key, string, number, `true`, `false`, null
+        case startMap = 0, endMap, startArray, endArray, key, string, number, `true`, `false`, null
+        /// A number without fraction or exponent.
+        case integer
     }
     /// Offsets are packed in 28 bits each: a longer line is unusual.
     static let maxOffset = 1 << 28
-    package fileprivate(set) var count = 0
-    private var capacity = 64
-    private var entries: UnsafeMutablePointer<UInt64>
+    /// A line with more tokens is unusual.
+    package static let capacity = 4096
+    /// The tokens (a `let`: read from another module with no dynamic exclusivity check).
+    package let entries: UnsafeMutablePointer<UInt64>
+    @exclusivity(unchecked) package fileprivate(set) var count = 0
 
     package init() {
-        entries = .allocate(capacity: capacity)
+        entries = .allocate(capacity: JSONLineTape.capacity)
     }
 
     deinit { entries.deallocate() }
 
+    /// Adds a token; false when the tape is full.
     @inline(__always)
-    fileprivate func append(_ kind: Kind, _ start: Int, _ end: Int) {
-        if count == capacity { grow() }
+    fileprivate func append(_ kind: Kind, _ start: Int, _ end: Int) -> Bool {
+        if count == JSONLineTape.capacity { return false }
         entries[count] = UInt64(kind.rawValue) | UInt64(truncatingIfNeeded: start) << 8
             | UInt64(truncatingIfNeeded: end) << 36
         count += 1
-    }
-
-    private func grow() {
-        let more = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity * 2)
-        more.moveInitialize(from: entries, count: count)
-        entries.deallocate()
-        entries = more
-        capacity *= 2
+        return true
     }
 
     /// Token `i`: its kind, and where its text starts and ends in the line.

@@ -140,8 +140,13 @@ public enum JSONPythonMarshal {
         /// A string from UTF-8 bytes known to be valid.
         @inline(__always)
         mutating func string(bytes: UnsafeRawBufferPointer, flag: UInt8 = 0) {
+            string(bytes: bytes, ascii: JSONStrings.isASCII(bytes), flag: flag)
+        }
+
+        /// A string from UTF-8 bytes known to be valid, and to be ASCII or not.
+        @inline(__always)
+        mutating func string(bytes: UnsafeRawBufferPointer, ascii: Bool, flag: UInt8 = 0) {
             let n = bytes.count
-            let ascii = JSONStrings.isASCII(bytes)
             reserve(n + 5)
             if ascii, n < 256 {
                 buf[count] = UInt8(ascii: "z") | flag
@@ -358,6 +363,20 @@ final class JSONPythonMarshalWriter: JSONEventSink {
         beginValue()
     }
 
+    /// A string value whose bytes are known to be ASCII (no check).
+    @inline(__always)
+    func asciiString(_ bytes: UnsafeRawBufferPointer) {
+        w.string(bytes: bytes, ascii: true)
+        beginValue()
+    }
+
+    /// An integer value already read.
+    @inline(__always)
+    func integer(_ value: Int64) {
+        beginValue()
+        w.int(value)
+    }
+
     private func writeString(_ bytes: UnsafeRawBufferPointer, flag: UInt8 = 0) throws(HTTPContentError) {
         if JSONStrings.isASCII(bytes) {
             w.string(bytes: bytes, flag: flag)
@@ -371,6 +390,12 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     }
 
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
+        try mapKey(bytes, ascii: false)
+    }
+
+    /// A member name; `ascii`: its bytes are known to be ASCII (no check).
+    @inline(__always)
+    func mapKey(_ bytes: UnsafeRawBufferPointer, ascii: Bool) throws {
         keyAt = w.count
         keySlot = -1
         if let r = keys.lookup(bytes) {
@@ -378,10 +403,12 @@ final class JSONPythonMarshalWriter: JSONEventSink {
             return
         }
         if bytes.count <= 16, let slot = keys.slot(for: bytes) {
-            try writeString(bytes, flag: 0x80)
+            if ascii { w.string(bytes: bytes, ascii: true, flag: 0x80) } else { try writeString(bytes, flag: 0x80) }
             keys.remember(slot, bytes, ref: w.nextRef)
             keySlot = slot
             w.nextRef += 1
+        } else if ascii {
+            w.string(bytes: bytes, ascii: true)
         } else {
             try writeString(bytes)
         }
@@ -511,11 +538,22 @@ private final class KeyRefs {
 
     deinit { slots.deallocate() }
 
+    /// The bytes (at most 16) as two words, one way for each length (the length is compared
+    /// too): overlapping loads within the bytes, no copy.
     @inline(__always)
     private func words(_ bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64, Int) {
         var words: (UInt64, UInt64) = (0, 0)
+        let n = bytes.count
         if let base = bytes.baseAddress {
-            withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+            if n >= 8 {
+                words = (base.loadUnaligned(as: UInt64.self), base.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self))
+            } else if n >= 4 {
+                words.0 = UInt64(base.loadUnaligned(as: UInt32.self))
+                    | UInt64(base.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)) << 32
+            } else if n > 0 {
+                let b = base.assumingMemoryBound(to: UInt8.self)
+                words.0 = UInt64(b[0]) | UInt64(b[n / 2]) << 8 | UInt64(b[n - 1]) << 16
+            }
         }
         let hash = (words.0 &* 0x9E37_79B9_7F4A_7C15) ^ (words.1 &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(bytes.count)
         return (words.0, words.1, Int(truncatingIfNeeded: (hash >> 32) & UInt64(KeyRefs.slotCount - 1)))

@@ -42,11 +42,29 @@ private final class MarshalRecordSink: JSONEventSink {
     func bool(_ value: Bool) throws { writer.bool(value); done() }
     func number(_ token: UnsafeRawBufferPointer) throws { try writer.number(token); done() }
     func string(_ bytes: UnsafeRawBufferPointer) throws { try writer.string(bytes); done() }
+    @inline(__always) func asciiString(_ bytes: UnsafeRawBufferPointer) { writer.asciiString(bytes); done() }
+    @inline(__always) func integer(_ value: Int64) { writer.integer(value); done() }
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws { try writer.mapKey(bytes) }
     func startMap() throws { depth += 1; try writer.startMap() }
     func endMap() throws { writer.endMap(); depth -= 1; done() }
     func startArray() throws { depth += 1; try writer.startArray() }
     func endArray() throws { writer.endArray(); depth -= 1; done() }
+}
+
+/// An integer token of at most 18 digits (so no overflow), read; nil for a longer one.
+@inline(__always)
+private func smallInteger(_ text: UnsafeRawBufferPointer) -> Int64? {
+    guard let base = text.baseAddress else { return nil }
+    let p = base.assumingMemoryBound(to: UInt8.self)
+    let negative = p[0] == 0x2D
+    var i = negative ? 1 : 0
+    guard text.count - i <= 18 else { return nil }
+    var v: Int64 = 0
+    while i < text.count {
+        v = v &* 10 &+ Int64(p[i] &- 0x30)
+        i += 1
+    }
+    return negative ? -v : v
 }
 
 /// Records written into marshal lists (what `json.loads` of each record gives), handed over when
@@ -88,26 +106,31 @@ private final class MarshalRecordTarget: JSONRecordTarget {
     }
 
     func scanLine(_ line: UnsafeRawBufferPointer, options: JSONOptions) -> Bool {
-        guard JSONLineScanner.scan(line, maxDepth: options.maxDepth, into: tape), let base = line.baseAddress else {
-            return false
-        }
-        // The tape replayed into the sink, with direct calls.
+        guard let count = JSONLineScanner.scan(line, maxDepth: options.maxDepth, into: tape) else { return false }
+        guard let base = line.baseAddress else { return true }
+        // The tape replayed into the sink, with direct calls, read in place (its layout is
+        // JSONLineTape's: kind in bits 0-7 (Kind's raw values, written out: the getter is a call
+        // from this module), start in 8-35, end from 36). Its strings are ASCII.
         let sink = self.sink
+        let entries = tape.entries
         do {
-            for t in 0..<tape.count {
-                let (kind, start, end) = tape.token(t)
+            for t in 0..<count {
+                let e = entries[t]
+                let start = Int(truncatingIfNeeded: (e >> 8) & 0xFFF_FFFF), end = Int(truncatingIfNeeded: e >> 36)
                 let text = UnsafeRawBufferPointer(start: base + start, count: end - start)
-                switch kind {
-                case .startMap: try sink.startMap()
-                case .endMap: try sink.endMap()
-                case .startArray: try sink.startArray()
-                case .endArray: try sink.endArray()
-                case .key: try sink.mapKey(text)
-                case .string: try sink.string(text)
-                case .number: try sink.number(text)
-                case .true: try sink.bool(true)
-                case .false: try sink.bool(false)
-                case .null: try sink.null()
+                switch UInt8(truncatingIfNeeded: e) {
+                case 0 /* .startMap */: try sink.startMap()
+                case 1 /* .endMap */: try sink.endMap()
+                case 2 /* .startArray */: try sink.startArray()
+                case 3 /* .endArray */: try sink.endArray()
+                case 4 /* .key */: try sink.writer.mapKey(text, ascii: true)
+                case 5 /* .string */: sink.asciiString(text)
+                case 10 /* .integer */:
+                    if let v = smallInteger(text) { sink.integer(v) } else { try sink.number(text) }
+                case 7 /* .true */: try sink.bool(true)
+                case 8 /* .false */: try sink.bool(false)
+                case 9 /* .null */: try sink.null()
+                default: try sink.number(text)
                 }
             }
         } catch {
