@@ -19,18 +19,22 @@ import Glibc
 /// writer, never from the document, so nothing in a document can become an opcode.
 final class XMLPickleWriter: XMLStreamCapture {
     /// An interned name (libxml2 interns names, so their addresses identify them while the parser
-    /// lives) and its memo slot.
+    /// lives), its memo slot, and those of the argument tuples of an element by that name:
+    /// `(tag, {})` for `start` with no attribute and `(tag,)` for `end`, made once per pickle and
+    /// reused (-1: not made yet), so most calls build no tuple.
     private struct NameSlot {
         var local: UnsafePointer<UInt8>?
         var uri: UnsafePointer<UInt8>?
         var slot = 0
+        var startArgs = -1
+        var endArgs = -1
     }
 
     // Unchecked exclusivity: written on every event, never reentrantly (dynamic checks cost
     // about a fifth of the writer's instructions by callgrind).
     @exclusivity(unchecked) private(set) var out = PickleBuffer()
-    /// The memo slot of each open element's tag (-1: not memoized, written again at its end).
-    @exclusivity(unchecked) private var stack: [(slot: Int, local: UnsafePointer<UInt8>, uri: UnsafePointer<UInt8>?)] = []
+    /// The name of each open element.
+    @exclusivity(unchecked) private var stack: [(local: UnsafePointer<UInt8>, uri: UnsafePointer<UInt8>?)] = []
     @exclusivity(unchecked) private var text: [UInt8] = []
     @exclusivity(unchecked) private var memo = 0
     /// Names already written in this pickle: a direct-mapped cache on the name's addresses
@@ -175,12 +179,20 @@ final class XMLPickleWriter: XMLStreamCapture {
         UnsafeBufferPointer(start: p, count: strlen(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self)))
     }
 
+    @inline(__always) private func cacheIndex(_ local: UnsafePointer<UInt8>, _ uri: UnsafePointer<UInt8>?) -> Int {
+        let a = UInt(bitPattern: local), b = UInt(bitPattern: uri)
+        return Int(truncatingIfNeeded: ((a ^ (b &<< 7)) &* 0x9E37_79B9_7F4A_7C15) >> 54) & (XMLPickleWriter.nameCache - 1)
+    }
+
+    @inline(__always) private func cached(_ h: Int, _ local: UnsafePointer<UInt8>, _ uri: UnsafePointer<UInt8>?) -> Bool {
+        names[h].local == local && names[h].uri == uri
+    }
+
     /// `{uri}local` or `local`, memoized; returns its memo slot (-1: written, not memoized).
     @discardableResult
     private func name(_ local: UnsafePointer<UInt8>, _ uri: UnsafePointer<UInt8>?) -> Int {
-        let a = UInt(bitPattern: local), b = UInt(bitPattern: uri)
-        let h = Int(truncatingIfNeeded: ((a ^ (b &<< 7)) &* 0x9E37_79B9_7F4A_7C15) >> 54) & (XMLPickleWriter.nameCache - 1)
-        if names[h].local == local && names[h].uri == uri {
+        let h = cacheIndex(local, uri)
+        if cached(h, local, uri) {
             get(names[h].slot)
             return names[h].slot
         }
@@ -218,21 +230,30 @@ final class XMLPickleWriter: XMLStreamCapture {
     func start(_ tag: XMLStartTag, depth: Int) throws {
         settle()
         get(Slot.start)
-        let slot = name(tag.localname, tag.uri)
-        if tag.nbAttributes > 0 {
-            out.put(0x7D, 0x28)  // EMPTY_DICT, MARK
-            for i in 0..<tag.nbAttributes {
-                guard let local = tag.attributeName(i) else { continue }
-                name(local, tag.attributeURI(i))
-                string(tag.attributeValue(i))
-            }
-            out.append(0x75)  // SETITEMS
+        let h = cacheIndex(tag.localname, tag.uri)
+        if tag.nbAttributes == 0 && cached(h, tag.localname, tag.uri) && names[h].startArgs >= 0 {
+            get(names[h].startArgs)
         } else {
-            get(Slot.emptyDict)
+            name(tag.localname, tag.uri)
+            if tag.nbAttributes > 0 {
+                out.put(0x7D, 0x28)  // EMPTY_DICT, MARK
+                for i in 0..<tag.nbAttributes {
+                    guard let local = tag.attributeName(i) else { continue }
+                    name(local, tag.attributeURI(i))
+                    string(tag.attributeValue(i))
+                }
+                out.put(0x75, 0x86)  // SETITEMS, TUPLE2
+            } else {
+                get(Slot.emptyDict)
+                out.append(0x86)  // TUPLE2
+                if cached(h, tag.localname, tag.uri) {
+                    names[h].startArgs = memo
+                    memoize()
+                }
+            }
         }
-        out.put(0x86, 0x52)  // TUPLE2, REDUCE
-        out.append(0x30)
-        stack.append((slot, tag.localname, tag.uri))
+        out.put(0x52, 0x30)  // REDUCE, POP
+        stack.append((tag.localname, tag.uri))
     }
 
     func text(_ bytes: UnsafeBufferPointer<UInt8>, cdata: Bool) throws {
@@ -262,8 +283,18 @@ final class XMLPickleWriter: XMLStreamCapture {
         settle()
         guard let top = stack.popLast() else { return }
         get(Slot.end)
-        if top.slot >= 0 { get(top.slot) } else { name(top.local, top.uri) }
-        out.put(0x85, 0x52)  // TUPLE1, REDUCE: the element, left on the stack when outermost
+        let h = cacheIndex(top.local, top.uri)
+        if cached(h, top.local, top.uri) && names[h].endArgs >= 0 {
+            get(names[h].endArgs)
+        } else {
+            name(top.local, top.uri)
+            out.append(0x85)  // TUPLE1
+            if cached(h, top.local, top.uri) {
+                names[h].endArgs = memo
+                memoize()
+            }
+        }
+        out.append(0x52)  // REDUCE: the element, left on the stack when outermost
         if !stack.isEmpty { out.append(0x30) }
     }
 
