@@ -1,0 +1,54 @@
+import Testing
+@testable import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private let server = TestServer.shared
+
+/// A batch polling its own sockets (`Batch.pollDescriptor`/`step`): an event loop watches one
+/// descriptor, as asyncio's does through the C front.
+@Suite struct BatchPollTests {
+    let client = try! Client()
+
+    /// One turn of a loop of mine: wait for the descriptor (or the batch's timeout), then step.
+    private func turn(_ batch: Batch, fd: Int32) {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ms = batch.stepTimeoutMs
+        _ = poll(&p, 1, Int32(ms < 0 || ms > 200 ? 200 : ms))
+        batch.step()
+    }
+
+    @Test func oneDescriptorServesEveryTransfer() throws {
+        let batch = Batch(client: client, maxConcurrent: 8)
+        let fd = try #require(batch.pollDescriptor())
+        #expect(batch.pollDescriptor() == fd)   // asked again: the same one
+        #expect(batch.pollsOwnSockets && !batch.handsSocketsToCaller)
+        var sizes: [Int: Int] = [:]
+        for n in 1...40 {
+            batch.add(.get(server.url("/bytes/\(n * 10)")), handler: Bytes()) { result in
+                sizes[n] = (try? result.get())?.content.count ?? -1
+            }
+        }
+        #expect(batch.stepTimeoutMs == 0)   // added: step at once
+        for _ in 0..<2000 where batch.pending > 0 { turn(batch, fd: fd) }
+        #expect(batch.pending == 0)
+        #expect(sizes.count == 40 && sizes.allSatisfy { $0.value == $0.key * 10 })
+        #expect(batch.stepTimeoutMs == -1 || batch.stepTimeoutMs > 0)   // idle: nothing due now
+    }
+
+    @Test func aTokenSetEndsItsTransferAtTheNextStep() throws {
+        let batch = Batch(client: client)
+        let fd = try #require(batch.pollDescriptor())
+        let token = CancellationToken()
+        var code: HTTPContentError.Code?
+        batch.add(.get(server.url("/stall?bytes=10")), handler: Bytes(), cancel: token) { result in
+            if case .failure(let e) = result { code = e.code }
+        }
+        for _ in 0..<5 { turn(batch, fd: fd) }
+        #expect(batch.pending == 1)
+        token.cancel()
+        batch.step()
+        #expect(code == .cancelled && batch.pending == 0)
+    }
+}
