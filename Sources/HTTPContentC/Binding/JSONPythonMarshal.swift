@@ -377,6 +377,13 @@ final class JSONPythonMarshalWriter: JSONEventSink {
         w.int(value)
     }
 
+    /// A number with a fraction or an exponent, already read (`float(text)`).
+    @inline(__always)
+    func double(_ value: Double) {
+        beginValue()
+        w.double(value)
+    }
+
     private func writeString(_ bytes: UnsafeRawBufferPointer, flag: UInt8 = 0) throws(HTTPContentError) {
         if JSONStrings.isASCII(bytes) {
             w.string(bytes: bytes, flag: flag)

@@ -42,8 +42,11 @@ private final class MarshalRecordSink: JSONEventSink {
     func bool(_ value: Bool) throws { writer.bool(value); done() }
     func number(_ token: UnsafeRawBufferPointer) throws { try writer.number(token); done() }
     func string(_ bytes: UnsafeRawBufferPointer) throws { try writer.string(bytes); done() }
-    @inline(__always) func asciiString(_ bytes: UnsafeRawBufferPointer) { writer.asciiString(bytes); done() }
-    @inline(__always) func integer(_ value: Int64) { writer.integer(value); done() }
+    /// A whole top-level value was written to `writer` directly.
+    func valueDone() {
+        depth = 0
+        done()
+    }
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws { try writer.mapKey(bytes) }
     func startMap() throws { depth += 1; try writer.startMap() }
     func endMap() throws { writer.endMap(); depth -= 1; done() }
@@ -111,7 +114,8 @@ private final class MarshalRecordTarget: JSONRecordTarget {
         // The tape replayed into the sink, with direct calls, read in place (its layout is
         // JSONLineTape's: kind in bits 0-7 (Kind's raw values, written out: the getter is a call
         // from this module), start in 8-35, end from 36). Its strings are ASCII.
-        let sink = self.sink
+        // The writer is called directly (the sink's per-event bookkeeping is done once, after).
+        let writer = sink.writer
         let entries = tape.entries
         do {
             for t in 0..<count {
@@ -119,20 +123,21 @@ private final class MarshalRecordTarget: JSONRecordTarget {
                 let start = Int(truncatingIfNeeded: (e >> 8) & 0xFFF_FFFF), end = Int(truncatingIfNeeded: e >> 36)
                 let text = UnsafeRawBufferPointer(start: base + start, count: end - start)
                 switch UInt8(truncatingIfNeeded: e) {
-                case 0 /* .startMap */: try sink.startMap()
-                case 1 /* .endMap */: try sink.endMap()
-                case 2 /* .startArray */: try sink.startArray()
-                case 3 /* .endArray */: try sink.endArray()
-                case 4 /* .key */: try sink.writer.mapKey(text, ascii: true)
-                case 5 /* .string */: sink.asciiString(text)
+                case 0 /* .startMap */: try writer.startMap()
+                case 1 /* .endMap */: writer.endMap()
+                case 2 /* .startArray */: try writer.startArray()
+                case 3 /* .endArray */: writer.endArray()
+                case 4 /* .key */: try writer.mapKey(text, ascii: true)
+                case 5 /* .string */: writer.asciiString(text)
                 case 10 /* .integer */:
-                    if let v = smallInteger(text) { sink.integer(v) } else { try sink.number(text) }
-                case 7 /* .true */: try sink.bool(true)
-                case 8 /* .false */: try sink.bool(false)
-                case 9 /* .null */: try sink.null()
-                default: try sink.number(text)
+                    if let v = smallInteger(text) { writer.integer(v) } else { try writer.number(text) }
+                case 7 /* .true */: writer.bool(true)
+                case 8 /* .false */: writer.bool(false)
+                case 9 /* .null */: writer.null()
+                default: writer.double(JSONNumberText.fastDouble(text) ?? JSONNumberText.strtod(text))
                 }
             }
+            if count > 0 { sink.valueDone() }
         } catch {
             // A value the writer refuses: undone, for yajl to read and judge.
             drop()
