@@ -123,7 +123,7 @@ public final class JSONSchema: @unchecked Sendable {
     /// `validate`, leaving out the root's items and prefixItems when `skippingProvenElements`
     /// (each element was proven valid while the tree was built; `SchemaStreamingCheck`).
     func validate(_ value: JSONValue, allErrors: Bool, skippingProvenElements: Bool) throws(HTTPContentError) {
-        if skippingProvenElements, let tapeProgram, tapeProgram.verdict(value, SchemaRegexScratch(), skipRootElements: true) == .valid {
+        if skippingProvenElements, let tapeProgram, tapeProgram.verdict(value, tapeProgram.makeScratch(), skipRootElements: true) == .valid {
             return
         }
         try validate(value, allErrors: allErrors)
@@ -133,7 +133,7 @@ public final class JSONSchema: @unchecked Sendable {
     /// for values not on a tape.
     func tapeVerdict(_ value: JSONValue) -> SchemaTapeVerdict? {
         guard let tapeProgram else { return nil }
-        return tapeProgram.verdict(value, SchemaRegexScratch())
+        return tapeProgram.verdict(value, tapeProgram.makeScratch())
     }
 
     /// `violations(of:)` by the full validator alone.

@@ -11,7 +11,7 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
     private let schema: JSONSchema
     private let program: SchemaTapeProgram
     private let allErrors: Bool
-    private let scratch = SchemaRegexScratch()
+    private let scratch: SchemaRegexScratch?
     /// Every element seen so far was proven valid on the tape.
     private var allProven = true
     private var elements = 0
@@ -21,6 +21,7 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         self.schema = schema
         self.program = program
         self.allErrors = allErrors
+        scratch = program.makeScratch()
     }
 
     func element(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int) throws(HTTPContentError) {

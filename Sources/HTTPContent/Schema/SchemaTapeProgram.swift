@@ -89,6 +89,7 @@ final class SchemaTapeProgram: @unchecked Sendable {
         }
         p.index = [:]
         p.tables = Tables(p)
+        p.needsRegexEngine = p.matchers.contains { $0.kind == .regex }
         return p
     }
 
@@ -126,6 +127,8 @@ final class SchemaTapeProgram: @unchecked Sendable {
     }
 
     private(set) var tables: Tables?
+    /// Some pattern is matched by PCRE2 (not a plain literal): runs need its match state.
+    private(set) var needsRegexEngine = false
 
     deinit { tables?.free(self) }
 

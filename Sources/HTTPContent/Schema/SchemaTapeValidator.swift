@@ -23,11 +23,9 @@ struct SchemaTapeRun {
     let t: SchemaTapeProgram.Tables
     let program: SchemaTapeProgram
     let tape: JSONTapeStorage
-    let scratch: SchemaRegexScratch
+    /// PCRE2's match state (nil when no pattern needs the regex engine).
+    let scratch: SchemaRegexScratch?
     var depth = 0
-    /// Leave out the root node's items and prefixItems (every element was proven valid while
-    /// the tree was built).
-    var skipRootElements = false
 
     typealias Tag = JSONTape.Tag
     typealias Verdict = SchemaTapeVerdict
@@ -40,25 +38,36 @@ struct SchemaTapeRun {
         if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
         // The full validator fails past this depth: leave it the case.
         if depth >= SchemaEvaluation.maxDepth { return .undecided }
-        let skipping = skipRootElements && depth == 0 && p == 0
         depth += 1
         defer { depth -= 1 }
         var result = Verdict.valid
         var i = Int(n.first)
         let end = i + Int(n.count)
         while i < end {
-            if skipping {
-                switch t.ops[i] {
-                case .items, .prefixItems:
-                    i += 1
-                    continue
-                default: break
-                }
-            }
             let r = op(t.ops[i], v)
             if r == .invalid { return .invalid }
             if r == .undecided { result = .undecided }
             i += 1
+        }
+        return result
+    }
+
+    /// `eval` of the root node on the document, leaving out its items and prefixItems (every
+    /// element was proven valid while the tree was built).
+    mutating func evalSkippingElements(_ v: UInt32) -> Verdict {
+        let n = t.nodes[0]
+        if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
+        depth += 1
+        defer { depth -= 1 }
+        var result = Verdict.valid
+        for i in Int(n.first)..<Int(n.first + n.count) {
+            switch t.ops[i] {
+            case .items, .prefixItems: continue
+            default: break
+            }
+            let r = op(t.ops[i], v)
+            if r == .invalid { return .invalid }
+            result = max(result, r)
         }
         return result
     }
@@ -354,6 +363,7 @@ struct SchemaTapeRun {
             break
         }
         guard JSONStrings.isValidUTF8(text) else { return .undecided }
+        guard let scratch else { return .undecided }
         switch program.regexes[Int(r)].search(validUTF8: text, scratch) {
         case true?: return .valid
         case false?: return .invalid
@@ -474,19 +484,25 @@ extension JSONTape {
 }
 
 extension SchemaTapeProgram {
+    /// Match state for one run when a pattern needs PCRE2 (literal patterns do not): nil
+    /// otherwise, which saves its allocations per validated value (path streaming validates
+    /// many small ones).
+    func makeScratch() -> SchemaRegexScratch? {
+        needsRegexEngine ? SchemaRegexScratch() : nil
+    }
+
     /// The verdict on a parsed document's node.
-    func verdict(_ tape: JSONTape, _ node: UInt32, _ scratch: SchemaRegexScratch,
+    func verdict(_ tape: JSONTape, _ node: UInt32, _ scratch: SchemaRegexScratch?,
                  skipRootElements: Bool = false) -> SchemaTapeVerdict {
         guard let tables else { return .undecided }
         var run = SchemaTapeRun(t: tables, program: self, tape: tape.storage, scratch: scratch)
-        run.skipRootElements = skipRootElements
-        return run.eval(0, node)
+        return skipRootElements ? run.evalSkippingElements(node) : run.eval(0, node)
     }
 
     /// The verdict of the root's `items` / `prefixItems` on element `index` of a top-level
     /// array still being built (its subtree complete on `storage`).
     func elementVerdict(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int,
-                        _ scratch: SchemaRegexScratch) -> SchemaTapeVerdict {
+                        _ scratch: SchemaRegexScratch?) -> SchemaTapeVerdict {
         guard let tables, tables.nodes[0].always < 0 else { return .undecided }
         var run = SchemaTapeRun(t: tables, program: self, tape: storage, scratch: scratch)
         run.depth = 1
@@ -510,7 +526,7 @@ extension SchemaTapeProgram {
 
     /// The verdict on `value` when it is a container of a parsed document; nil otherwise (values
     /// built in Swift, scalars at the root: the full validator alone).
-    func verdict(_ value: JSONValue, _ scratch: SchemaRegexScratch, skipRootElements: Bool = false) -> SchemaTapeVerdict? {
+    func verdict(_ value: JSONValue, _ scratch: SchemaRegexScratch?, skipRootElements: Bool = false) -> SchemaTapeVerdict? {
         switch value {
         case .array(let a):
             guard let t = a.tape else { return nil }
