@@ -34,7 +34,9 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8",
                        providers: [.apt(["libpcre2-dev"])]),
-        .target(name: "HTTPContent", dependencies: ["CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2"]),
+        // Linux file calls glibc hides without _GNU_SOURCE (fallocate); a header, no library.
+        .systemLibrary(name: "CFileIO", path: "Sources/CFileIO"),
+        .target(name: "HTTPContent", dependencies: ["CFileIO", "CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .target(name: "HTTPContentFoundation", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [

@@ -140,4 +140,39 @@ private final class LargestChunk: ContentHandler {
         unlink(path)
         rmdir(dir)
     }
+
+    /// A body of announced length has its blocks reserved when the response is accepted (one
+    /// fallocate, not page by page); an encoded body, whose length on the wire is not the
+    /// file's, reserves nothing. The file ends with exactly the body's bytes either way.
+    @Test func aFileReservesTheAnnouncedLengthUpFront() throws {
+        var template = Array("/tmp/hc-reserve-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        defer { rmdir(dir) }
+        let length = 3 << 20
+        let body = [UInt8](repeating: 7, count: length)
+        for encoded in [false, true] {
+            let path = dir + "/out.bin"
+            let writer = FileWriter(path: path)
+            var request = Request("GET", "http://127.0.0.1/")
+            try writer.prepare(&request)
+            var headers = Headers()
+            headers.set("Content-Length", String(length))
+            if encoded { headers.set("Content-Encoding", "gzip") }
+            #expect(try writer.accept(ResponseHead(status: 200, headers: headers)))
+            var info = stat()
+            #expect(stat(writer.tempPath ?? "", &info) == 0)
+            if encoded {
+                #expect(info.st_blocks == 0)
+            } else {
+                #expect(Int(info.st_blocks) * 512 >= length)  // ext4 and tmpfs both have fallocate
+            }
+            #expect(info.st_size == 0)  // reserved, not grown: a reader never sees zeros
+            try body.withUnsafeBytes { try writer.consume($0) }
+            let done = try writer.finish()
+            writer.cleanup(failed: false)
+            #expect(done.size == Int64(length))
+            #expect(stat(path, &info) == 0 && info.st_size == length)
+            unlink(path)
+        }
+    }
 }
