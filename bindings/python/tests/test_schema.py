@@ -244,6 +244,30 @@ def test_json_handler_validates_and_raises_schema_error_with_the_response(client
         if False else True
 
 
+def test_json_handler_checks_array_elements_as_they_arrive_with_jsonschemas_locations(client, base_url):
+    # The element is checked as soon as it is complete (the transfer stops there); its error is
+    # the one whole-document validation gives, as jsonschema reports it.
+    raw = {"type": "array", "maxItems": 100,
+           "items": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer", "minimum": 0}}}}
+    schema = hc.Schema(raw)
+    doc = [{"id": i} for i in range(60)]
+    doc[7] = {"id": -3}
+    with pytest.raises(hc.SchemaError) as info:
+        client.get(_doc_url(base_url, doc), handler=hc.JSON(schema=schema))
+    expected = next(jsonschema.Draft202012Validator(raw).iter_errors(doc))
+    err = info.value
+    assert err.instance_path == "/" + "/".join(str(p) for p in expected.path) == "/7/id"
+    assert err.keyword == expected.validator == "minimum"
+    assert err.schema_path == "/items/properties/id/minimum"
+    assert err.status == 200
+    # Valid elements, then a top-level keyword once the array is complete.
+    too_many = [{"id": i} for i in range(101)]
+    with pytest.raises(hc.SchemaError) as info:
+        client.get(_doc_url(base_url, too_many), handler=hc.JSON(schema=schema))
+    assert info.value.keyword == "maxItems" and info.value.instance_path == ""
+    assert client.get(_doc_url(base_url, doc[:7]), handler=hc.JSON(schema=schema)).content == doc[:7]
+
+
 def test_transformers_convert_formatted_values_on_responses(client, base_url):
     schema = hc.Schema({
         "type": "object",
