@@ -9,11 +9,16 @@ package enum JSONLineScanner {
     /// - Returns: the number of tokens on the tape when the line held exactly one value (0: only
     ///   whitespace); nil when it is unusual.
     package static func scan(_ line: UnsafeRawBufferPointer, maxDepth: Int, into tape: JSONLineTape) -> Int? {
-        tape.count = 0
-        return scanTokens(line, maxDepth: maxDepth, into: tape) ? tape.count : nil
+        var count = 0
+        let ok = scanTokens(line, maxDepth: maxDepth, into: tape.entries, &count)
+        tape.count = count
+        return ok ? count : nil
     }
 
-    private static func scanTokens(_ line: UnsafeRawBufferPointer, maxDepth: Int, into tape: JSONLineTape) -> Bool {
+    /// The scan, writing tokens at `entries[t]` (t counting up, at most `JSONLineTape.capacity`).
+    private static func scanTokens(_ line: UnsafeRawBufferPointer, maxDepth: Int, into entries: UnsafeMutablePointer<UInt64>,
+                                   _ t: inout Int) -> Bool {
+        let capacity = JSONLineTape.capacity
         guard let raw = line.baseAddress else { return true }
         let p = raw.assumingMemoryBound(to: UInt8.self)
         let n = line.count
@@ -31,7 +36,9 @@ package enum JSONLineScanner {
             if i >= n { return false }
             if expectKey {
                 guard p[i] == 0x22, let end = stringEnd(p, i + 1, n) else { return false }
-                guard tape.append(.key, i + 1, end) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(.key, i + 1, end)
+                t += 1
                 i = skipSpace(p, end + 1, n)
                 guard i < n, p[i] == 0x3A else { return false }  // :
                 i = skipSpace(p, i + 1, n)
@@ -45,10 +52,14 @@ package enum JSONLineScanner {
                 if depth > depthLimit { return false }
                 let isObject = c == 0x7B
                 kinds = kinds << 1 | (isObject ? 1 : 0)
-                guard tape.append(isObject ? .startMap : .startArray, i, i) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(isObject ? .startMap : .startArray, i, i)
+                t += 1
                 i = skipSpace(p, i + 1, n)
                 if i < n, p[i] == (isObject ? 0x7D : 0x5D) {
-                    guard tape.append(isObject ? .endMap : .endArray, i, i) else { return false }
+                    guard t < capacity else { return false }
+                    entries[t] = JSONLineTape.pack(isObject ? .endMap : .endArray, i, i)
+                    t += 1
                     i += 1
                     depth -= 1
                     kinds >>= 1
@@ -58,23 +69,33 @@ package enum JSONLineScanner {
                 }
             case 0x22:  // "
                 guard let end = stringEnd(p, i + 1, n) else { return false }
-                guard tape.append(.string, i + 1, end) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(.string, i + 1, end)
+                t += 1
                 i = end + 1
             case 0x74:  // true
                 guard literal(p, i, n, 0x6575_7274) else { return false }
-                guard tape.append(.true, i, i + 4) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(.true, i, i + 4)
+                t += 1
                 i += 4
             case 0x66:  // false
                 guard i + 5 <= n, literal(p, i + 1, n, 0x6573_6C61) else { return false }
-                guard tape.append(.false, i, i + 5) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(.false, i, i + 5)
+                t += 1
                 i += 5
             case 0x6E:  // null
                 guard literal(p, i, n, 0x6C6C_756E) else { return false }
-                guard tape.append(.null, i, i + 4) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(.null, i, i + 4)
+                t += 1
                 i += 4
             default:
                 guard let (end, integer) = numberEnd(p, i, n) else { return false }
-                guard tape.append(integer ? .integer : .number, i, end) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(integer ? .integer : .number, i, end)
+                t += 1
                 i = end
             }
             // What follows a value: closers, then a comma or the end of the line.
@@ -90,7 +111,9 @@ package enum JSONLineScanner {
                     break
                 }
                 guard d == (inObject ? 0x7D : 0x5D) else { return false }
-                guard tape.append(inObject ? .endMap : .endArray, i, i) else { return false }
+                guard t < capacity else { return false }
+                entries[t] = JSONLineTape.pack(inObject ? .endMap : .endArray, i, i)
+                t += 1
                 i += 1
                 depth -= 1
                 kinds >>= 1
@@ -101,6 +124,7 @@ package enum JSONLineScanner {
     /// The index of the first byte from `from` that is not JSON whitespace (no LF on a line).
     @inline(__always)
     static func skipSpace(_ p: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
+        if from < n, p[from] > 0x20 { return from }  // mostly
         var j = from
         while j < n {
             let c = p[j]
@@ -210,14 +234,10 @@ package final class JSONLineTape {
 
     deinit { entries.deallocate() }
 
-    /// Adds a token; false when the tape is full.
+    /// A token as stored.
     @inline(__always)
-    fileprivate func append(_ kind: Kind, _ start: Int, _ end: Int) -> Bool {
-        if count == JSONLineTape.capacity { return false }
-        entries[count] = UInt64(kind.rawValue) | UInt64(truncatingIfNeeded: start) << 8
-            | UInt64(truncatingIfNeeded: end) << 36
-        count += 1
-        return true
+    fileprivate static func pack(_ kind: Kind, _ start: Int, _ end: Int) -> UInt64 {
+        UInt64(kind.rawValue) | UInt64(truncatingIfNeeded: start) << 8 | UInt64(truncatingIfNeeded: end) << 36
     }
 
     /// Token `i`: its kind, and where its text starts and ends in the line.
