@@ -232,7 +232,7 @@ class JSONLines(Handler):
             return self._records_native(lambda text: on_values(lambda: (self._value(text),)), on_skip)
         # Read in place: the batch is valid during the call.
         return self._batches_native(
-            lambda data, size: on_values(lambda: _loads((ctypes.c_char * size).from_address(data))), on_skip)
+            lambda data, size: on_values(lambda: _loads_iter((ctypes.c_char * size).from_address(data))), on_skip)
 
     def _batches_native(self, on_batch: Callable[[int, int], int], on_skip: Callable[[Error], int]) -> int | None:
         """Records written as marshal lists while parsed: `on_batch(address, size)`."""
@@ -280,18 +280,12 @@ class JSONLines(Handler):
         return _records_count(response_ptr)
 
 
-def _loads(batch: Any) -> list[Any]:
-    """A batch of records from its marshal list, the cyclic GC paused meanwhile (the records
-    hold no cycles; collections triggered by their containers cost a third of the loads)."""
-    with _GCPaused():
-        values: list[Any] = marshal.loads(batch)
-    return values
-
-
 def _loads_iter(batch: Any) -> Iterator[Any]:
-    """`_loads`, as an iterator made while the GC is still paused: the iterator is a container
-    too, and made after, it would trigger a collection that scans the whole batch (the batch's
-    containers are counted; once they are consumed and freed the count is back down)."""
+    """The records of a batch from its marshal list, the cyclic GC paused meanwhile (the records
+    hold no cycles; collections triggered by their containers cost a third of the loads), as an
+    iterator made while the GC is still paused: the iterator is a container too, and made after,
+    it would trigger a collection that scans the whole batch (the batch's containers are
+    counted; once they are consumed and freed the count is back down)."""
     with _GCPaused():
         return iter(cast("list[Any]", marshal.loads(batch)))
 
