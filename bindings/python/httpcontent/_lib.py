@@ -62,6 +62,7 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_code_name", c_char_p, [c_int]),
     ("hc_error_last", c_void_p, []),
     ("hc_error_clear", None, []),
+    ("hc_error_copy", c_void_p, [c_void_p]),
     ("hc_error_free", None, [c_void_p]),
     ("hc_error_code", c_int, [c_void_p]),
     ("hc_error_message", c_char_p, [c_void_p]),
