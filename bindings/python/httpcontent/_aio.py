@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import functools
 from typing import Any, Callable, Protocol
 
 from . import _lib
@@ -32,6 +33,28 @@ class Prepared(Protocol):
 
 
 class _Batch(Handle):
+    """The native batch. Freeing it closes its poll descriptor, so whoever frees it (the
+    driver's close, or this handle's finalizer when the driver is collected unclosed) first has
+    the loop stop watching that descriptor: a loop left watching a closed number would hand a
+    later descriptor of the same number to this batch's callback, or ignore it."""
+
+    __slots__ = ("unwatch",)
+
+    def __init__(self, handle: int | None) -> None:
+        super().__init__(handle)
+        #: Removes the loop's reader of the batch's descriptor (set once it is added).
+        self.unwatch: Callable[[], None] | None = None
+
+    def close(self) -> None:
+        unwatch, self.unwatch = getattr(self, "unwatch", None), None
+        if unwatch is not None and not self.closed:
+            try:
+                unwatch()
+            finally:
+                super().close()
+        else:
+            super().close()
+
     @staticmethod
     def _free(ptr: int) -> None:
         _lib.lib().hc_batch_free(ptr)
@@ -77,6 +100,7 @@ class LoopDriver:
             check(lib.hc_batch_poll_fd(self._batch, ctypes.byref(fd)))
             self._fd = fd.value
             loop.add_reader(self._fd, self._step)
+            self._batch.unwatch = functools.partial(_unwatch, loop, self._fd)
         except BaseException:
             self._batch.close()
             raise
@@ -139,6 +163,7 @@ class LoopDriver:
             return
         self._paused = True
         self.loop.remove_reader(self._fd)
+        self._batch.unwatch = None
 
     def resume(self) -> None:
         """Reads again: the descriptor is watched, and the batch stepped soon."""
@@ -146,6 +171,7 @@ class LoopDriver:
             return
         self._paused = False
         self.loop.add_reader(self._fd, self._step)
+        self._batch.unwatch = functools.partial(_unwatch, self.loop, self._fd)
         self.poke()   # data may be waiting already
 
     def poke(self) -> None:
@@ -156,15 +182,13 @@ class LoopDriver:
 
     def close(self) -> None:
         """Stops watching; requests still waiting complete with hc.Cancelled."""
-        if self._batch.closed:
+        if not self.open:
             return
         self.open = False
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if not self._paused:
-            self.loop.remove_reader(self._fd)
-        self._batch.close()   # frees the completions not taken, and the descriptor
+        self._batch.close()   # unwatches, frees the completions not taken and the descriptor
         waiting, self._waiting = self._waiting, {}
         for _, _, sink in waiting.values():
             _deliver(sink, _cancelled())
@@ -263,6 +287,13 @@ def _take_error(err: int) -> BaseException:
         return error_of(err)
     finally:
         _lib.lib().hc_error_free(err)
+
+
+def _unwatch(loop: asyncio.AbstractEventLoop, fd: int) -> None:
+    """Has `loop` stop watching a batch's descriptor, before the batch closes it. (A partial of
+    this, not a bound method: the batch handle must not keep its driver alive.)"""
+    if not loop.is_closed():
+        loop.remove_reader(fd)
 
 
 def _free(response: int | None, error: int | None) -> None:

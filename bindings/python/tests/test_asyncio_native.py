@@ -165,3 +165,45 @@ def test_amap_keeps_at_most_concurrency_in_flight_and_cancelling_it_cancels_ever
     assert in_flight == 2          # the other 4 were never handed to libcurl
     assert left == (0, 0)          # no transfer outlives the cancelled task
     assert b"X-Mine" in rs[0].content and rs[1].content == bytes(range(4))
+
+
+def test_a_finalized_batch_leaves_its_descriptor_number_to_the_next_owner(base_url):
+    # The batch handle's finalizer runs `close` when a driver is collected unclosed: it must
+    # have the loop stop watching the descriptor before freeing it (the library closes it).
+    # Otherwise the loop still maps that number to the batch's callback, and a new descriptor
+    # given the same number is never watched for its own reader.
+    import os
+
+    from httpcontent._aio import LoopDriver
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        with hc.Client(timeout=20) as c:
+            driver = LoopDriver(c, loop)
+            fd = driver._fd
+            assert fd in loop._selector.get_map()
+            driver._batch.close()   # what Handle.__del__ does
+            assert fd not in loop._selector.get_map()
+            with pytest.raises(OSError):   # the library closed it
+                os.fstat(fd)
+            r0, w = os.pipe()
+            r = os.dup2(r0, fd)   # a new descriptor with the batch's old number
+            opened = [r0, w, r]
+            try:
+                ready = loop.create_future()
+                loop.add_reader(r, lambda: ready.done() or ready.set_result(os.read(r, 1)))
+                os.write(w, b"x")
+                assert await asyncio.wait_for(ready, 5) == b"x"
+                loop.remove_reader(r)
+            finally:
+                for end in opened:
+                    os.close(end)
+            driver.close()   # idempotent after the batch went
+            assert not driver.open
+            # A paused driver (not watched) closes without touching the loop's readers.
+            paused = LoopDriver(c, loop)
+            paused.pause()
+            assert paused._fd not in loop._selector.get_map()
+            paused.close()
+
+    run(main())
