@@ -105,21 +105,9 @@ final class JSONTape: @unchecked Sendable {
 
     /// The value a node stands for: scalars are made, containers refer to this tape.
     func value(_ node: UInt32) -> JSONValue {
-        let w = storage.words[Int(node)]
-        let wide = storage.wide
-        let payload = Int(truncatingIfNeeded: w >> 4)
-        switch Tag(rawValue: w & 0xF) ?? .null {
-        case .null: return .null
-        case .bool: return .bool(w >> 4 != 0)
-        case .int: return .int(Int64(bitPattern: w) >> 4)
-        case .wideInt: return .int(Int64(bitPattern: wide[payload]))
-        case .double: return .double(Double(bitPattern: w & ~0xF))
-        case .wideDouble: return .double(Double(bitPattern: wide[payload]))
-        case .number, .wideNumber: return .number(string(node))
-        case .string, .wideString, .inlineString: return .string(string(node))
-        case .array: return .array(JSONArray(tape: self, node: node))
-        case .object: return .object(JSONObject(tape: self, node: node))
-        }
+        if let scalar = storage.scalar(node) { return scalar }
+        return storage.word(node) & 0xF == Tag.array.rawValue ? .array(JSONArray(tape: self, node: node))
+            : .object(JSONObject(tape: self, node: node))
     }
 }
 
@@ -334,6 +322,23 @@ struct JSONTapeStorage {
 extension JSONTapeStorage {
     @inline(__always)
     func word(_ node: UInt32) -> UInt64 { words[Int(node)] }
+
+    /// A scalar node's value; nil for a container (whose value refers to a `JSONTape`).
+    @inline(__always)
+    func scalar(_ node: UInt32) -> JSONValue? {
+        let w = word(node)
+        switch Tag(rawValue: w & 0xF) ?? .null {
+        case .null: return .null
+        case .bool: return .bool(w >> 4 != 0)
+        case .int: return .int(Int64(bitPattern: w) >> 4)
+        case .wideInt: return .int(Int64(bitPattern: wide[payload(w)]))
+        case .double: return .double(Double(bitPattern: w & ~0xF))
+        case .wideDouble: return .double(Double(bitPattern: wide[payload(w)]))
+        case .number, .wideNumber: return .number(String(decoding: text(node).bindMemory(to: UInt8.self), as: UTF8.self))
+        case .string, .wideString, .inlineString: return .string(String(decoding: text(node).bindMemory(to: UInt8.self), as: UTF8.self))
+        case .array, .object: return nil
+        }
+    }
 
     @inline(__always)
     private func payload(_ w: UInt64) -> Int { Int(truncatingIfNeeded: w >> 4) }

@@ -448,25 +448,8 @@ extension JSONTape {
     /// A scalar node's value, or a container's, from the storage alone (the rare paths of the
     /// tape validator: number text, enum, const; containers become owned copies).
     static func valueOf(_ storage: JSONTapeStorage, _ node: UInt32) -> JSONValue {
-        let w = storage.word(node)
-        switch Tag(rawValue: w & 0xF) ?? .null {
-        case .array, .object:
-            // A container's value refers to a tape object, which the run does not hold: copy.
-            return ownedValue(storage, node)
-        default:
-            let wide = storage.wide
-            let payload = Int(truncatingIfNeeded: w >> 4)
-            switch Tag(rawValue: w & 0xF) ?? .null {
-            case .null: return .null
-            case .bool: return .bool(w >> 4 != 0)
-            case .int: return .int(Int64(bitPattern: w) >> 4)
-            case .wideInt: return .int(Int64(bitPattern: wide[payload]))
-            case .double: return .double(Double(bitPattern: w & ~0xF))
-            case .wideDouble: return .double(Double(bitPattern: wide[payload]))
-            case .number, .wideNumber: return .number(JSONStrings.repaired(storage.text(node)))
-            default: return .string(JSONStrings.repaired(storage.text(node)))
-            }
-        }
+        // A container's value refers to a tape object, which the run does not hold: copy.
+        storage.scalar(node) ?? ownedValue(storage, node)
     }
 
     private static func ownedValue(_ s: JSONTapeStorage, _ node: UInt32) -> JSONValue {
