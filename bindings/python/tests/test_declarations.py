@@ -5,7 +5,9 @@ the next call that takes it crashes (an undeclared hc_error_free did). So the pa
 are scanned for library functions read as attributes (`lib.hc_x`, `lib().hc_x`), each must be in
 `_lib._DECLARATIONS`, and each declaration's result and arguments must match the prototype in
 include/httpcontent.h or include/httpcontent_binding.h (count, and pointer / integer width /
-float per position), parsed here simply: every prototype is one `HC_EXTERN ... hc_x(...);`."""
+float per position; a CFUNCTYPE against its callback typedef), parsed here simply: every
+prototype is one `HC_EXTERN ... hc_x(...);`. The package's ctypes Structures are checked
+against the header's structs the same way, field by field."""
 
 from __future__ import annotations
 
@@ -198,3 +200,59 @@ def test_a_library_owned_pointer_survives_the_round_trip():
         assert lib.hc_error_message(copy) == lib.hc_error_message(last)
     finally:
         lib.hc_error_free(copy)
+
+
+def _structs() -> dict[str, list[str]]:
+    """name -> [field declarations] for every `typedef struct hc_x { ... } hc_x;` of the headers."""
+    text = "\n".join(re.sub(r"/\*.*?\*/", " ", h.read_text(), flags=re.S) for h in HEADERS if h.exists())
+    return {m.group(1): [f.strip() for f in m.group(2).split(";") if f.strip()]
+            for m in re.finditer(r"typedef\s+struct\s+(hc_\w+)\s*\{([^}]*)\}\s*\1\s*;", text)}
+
+
+def _package_structures() -> list[tuple[str, Any]]:
+    """(header name, class) of each ctypes.Structure of the package whose docstring names a
+    header struct (`\"\"\"hc_x ...`)."""
+    _load_all_modules()
+    found: list[tuple[str, Any]] = []
+    for info in pkgutil.iter_modules(httpcontent.__path__):
+        module = importlib.import_module(f"httpcontent.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, ctypes.Structure) \
+                    and value.__module__ == module.__name__:
+                m = re.match(r"\s*(hc_\w+)", value.__doc__ or "")
+                if m:
+                    found.append((m.group(1), value))
+    return found
+
+
+def test_every_structure_matches_the_header():
+    # A field missing, or of another width, shifts every field after it: C reads garbage or
+    # calls a callback through the wrong slot.
+    structs = _structs()
+    enums, callbacks = _enums_and_callbacks()
+    mine = _package_structures()
+    assert {"hc_handler_vtable", "hc_fetch_result", "hc_xml_callbacks"} <= {n for n, _ in mine}
+    problems: list[str] = []
+    for name, cls in mine:
+        if name not in structs:
+            problems.append(f"{cls.__qualname__}: {name} is not a struct of the headers")
+            continue
+        fields = list(cls._fields_)
+        c_fields = structs[name]
+        if len(fields) != len(c_fields):
+            problems.append(f"{cls.__qualname__}: {len(fields)} fields, {name} has {len(c_fields)}")
+            continue
+        for (field, py), c in zip(fields, c_fields):
+            fn = re.match(r"(.*?)\(\s*\*\s*(\w+)\s*\)\s*\((.*)\)$", c, flags=re.S)
+            if fn:   # a function pointer field: compare with its CFUNCTYPE like a typedef
+                params = fn.group(3).strip()
+                local = dict(callbacks)
+                slot = f"{name}.{fn.group(2)}"
+                local[slot] = (" ".join(fn.group(1).split()),
+                                      [] if params in ("", "void") else [p.strip() for p in params.split(",")])
+                if _py_kind(py) != "ptr":
+                    problems.append(f"{slot}: a function pointer, {field} is {py!r}")
+                problems += _callback_problems(slot, py, slot, enums, local)
+            elif _py_kind(py) != _c_kind(c, enums, callbacks):
+                problems.append(f"{name}: field {field} is {py!r}, the header has {c!r}")
+    assert not problems, "\n".join(problems)
