@@ -1689,8 +1689,9 @@ HC_EXTERN hc_handler *hc_handler_lines_batches_new(hc_records_batch_cb cb, void 
  *  fails the transfer with HC_EDECODE (hc_error_record_index and hc_error_offset say which and
  *  where), or with skip_bad_records goes to `skip` (may be NULL). Accepts 200-299 and
  *  application/x-ndjson, application/jsonl, application/json-seq, application/json,
- *  application/x-jsonlines, application/jsonlines. The caller owns the result and frees it with
- *  hc_handler_free. */
+ *  application/x-jsonlines, application/jsonlines. An integer too large for int64 is kept exact,
+ *  as HC_JSON_NUMBER (hc_json_number_text; hc_json_double reads it too). The caller owns the
+ *  result and frees it with hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_json_lines_new(hc_json_record_cb cb, hc_record_skip_cb skip, void *userdata,
                                                 const hc_records_options *opts);
 

@@ -143,6 +143,8 @@ public func hc_handler_json_lines_new(_ cb: JSONRecordCallback?, _ skip: RecordS
         var options = base
         options.path = spec.recordPath
         options.skipInvalidRecords = spec.skipInvalid
+        // Integers beyond 64 bits stay exact (HC_JSON_NUMBER text; hc_json_double still reads them).
+        options.json.exactIntegers = true
         var index = 0
         return MappedHandler(JSONLines(options: options, acceptance: spec.acceptance, validator: spec.validator,
                                        onSkip: skipper(skip, userdata)) { value in

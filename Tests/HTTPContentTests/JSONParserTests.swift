@@ -17,7 +17,7 @@ struct JSONParserTests {
         let o = JSONOptions()
         #expect(!o.removeNulls && !o.allowComments && !o.allowMultipleValues)
         #expect(o.maxDepth == 512 && o.maxSize == nil && o.strictUTF8 && !o.keepNumberText)
-        #expect(!o.allowTrailingGarbage && !o.allowPartialValues && o.errorBodyLimit == 65536)
+        #expect(!o.allowTrailingGarbage && !o.allowPartialValues && o.errorBodyLimit == 65536 && !o.exactIntegers)
         #expect(JSONOptions.defaultContentTypes.map(\.description) ==
                 ["application/json", "text/json", "text/javascript", "*/*+json"])
         #expect(ServerMessage.defaultKeyPaths == ["error.message", "error", "message", "error_description", "detail", "title"])
@@ -29,6 +29,23 @@ struct JSONParserTests {
         #expect(v["1"]?.boolValue == true)
         #expect(v["2"]?.int64Value == 42 && v["2"]?.doubleValue == 42)
         #expect(v["6"]?.int64Value == 100)
+    }
+
+    @Test func exactIntegersKeepBigIntegersAsTheirText() throws {
+        let text = #"[9223372036854775807, 9223372036854775808, -99999999999999999999, 1e400, 1.5, 100000000000000000000.0]"#
+        for chunk in [0, 1, 3] {
+            // 1e400 is out of double's range: refused unless kept as text, exactIntegers or not.
+            guard case .failure = parseChunked(Array(text.utf8), chunk: chunk, options: JSONOptions(exactIntegers: true)) else {
+                Issue.record("1e400 accepted"); continue
+            }
+            let ok = text.replacingOccurrences(of: "1e400, ", with: "")
+            let v = try parseChunked(Array(ok.utf8), chunk: chunk, options: JSONOptions(exactIntegers: true)).get()
+            #expect(v == [.int(Int64.max), .number("9223372036854775808"), .number("-99999999999999999999"), 1.5,
+                          .double(1e20)])
+            // A big integer at the top level too.
+            #expect(try parseChunked(Array("123456789012345678901234567890".utf8), chunk: chunk,
+                                     options: JSONOptions(exactIntegers: true)).get() == .number("123456789012345678901234567890"))
+        }
     }
 
     @Test func keyPathsReachMembersAndElements() throws {

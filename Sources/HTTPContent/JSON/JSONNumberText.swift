@@ -7,11 +7,20 @@ package enum JSONNumberText {
     /// The scalar a number token becomes: `.int` when it is an integer that fits `Int64`, else
     /// `.double`; `.number(text)` when `keep`. A finite-looking token whose value overflows
     /// `Double` (`1e400`, a 400-digit integer) is a decode error unless `keep`.
+    /// With `exactIntegers`, an integer too large for `Int64` is `.number(text)` too.
     @inline(__always)
-    package static func value(_ token: UnsafeRawBufferPointer, keep: Bool) throws(HTTPContentError) -> JSONValue {
+    package static func value(_ token: UnsafeRawBufferPointer, keep: Bool,
+                              exactIntegers: Bool = false) throws(HTTPContentError) -> JSONValue {
         if keep { return .number(String(decoding: token, as: UTF8.self)) }
         if let i = integer(token) { return .int(i) }
+        if exactIntegers, isIntegerLiteral(token) { return .number(String(decoding: token, as: UTF8.self)) }
         return .double(try finiteDouble(token))
+    }
+
+    /// True when a number token has neither a fraction nor an exponent.
+    @inline(__always)
+    package static func isIntegerLiteral(_ token: UnsafeRawBufferPointer) -> Bool {
+        !token.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
     }
 
     /// The token as a double; a decode error when it overflows (`1e400`).

@@ -19,6 +19,10 @@ public struct JSONOptions: Sendable, Equatable {
     /// Keep every number as its original text (`JSONValue.number`), so nothing is rounded and
     /// numbers beyond `Double`'s range are kept. Default: false.
     public var keepNumberText: Bool
+    /// Keep integers too large for `Int64` as their text (`JSONValue.number`) instead of
+    /// rounding them to a double, as Python's `json.loads` keeps them exact; other numbers stay
+    /// `.int`/`.double`. Default: false.
+    public var exactIntegers: Bool
     /// Ignore anything after the first complete value (yajl's `allow_trailing_garbage`).
     /// Default: false.
     public var allowTrailingGarbage: Bool
@@ -32,7 +36,7 @@ public struct JSONOptions: Sendable, Equatable {
     public init(removeNulls: Bool = false, allowComments: Bool = false, allowMultipleValues: Bool = false,
                 maxDepth: Int = 512, maxSize: Int? = nil, strictUTF8: Bool = true,
                 keepNumberText: Bool = false, allowTrailingGarbage: Bool = false,
-                allowPartialValues: Bool = false, errorBodyLimit: Int = 64 * 1024) {
+                allowPartialValues: Bool = false, errorBodyLimit: Int = 64 * 1024, exactIntegers: Bool = false) {
         self.removeNulls = removeNulls
         self.allowComments = allowComments
         self.allowMultipleValues = allowMultipleValues
@@ -43,6 +47,7 @@ public struct JSONOptions: Sendable, Equatable {
         self.allowTrailingGarbage = allowTrailingGarbage
         self.allowPartialValues = allowPartialValues
         self.errorBodyLimit = errorBodyLimit
+        self.exactIntegers = exactIntegers
     }
 
     /// The media ranges JSON handlers accept by default.

@@ -18,6 +18,7 @@ final class JSONTreeBuilder: JSONEventSink {
 
     private let removeNulls: Bool
     private let keepNumberText: Bool
+    private let exactIntegers: Bool
     private let strictUTF8: Bool
 
     /// The document being built (valid while `haveBuffers`).
@@ -64,6 +65,7 @@ final class JSONTreeBuilder: JSONEventSink {
         self.shareShortKeys = shareShortKeys
         removeNulls = options.removeNulls
         keepNumberText = options.keepNumberText
+        exactIntegers = options.exactIntegers
         strictUTF8 = options.strictUTF8
         t = JSONTapeStorage()
         pending = .allocate(capacity: pendingCapacity)
@@ -93,8 +95,14 @@ final class JSONTreeBuilder: JSONEventSink {
     }
 
     func number(_ token: UnsafeRawBufferPointer) throws {
-        if depth == 0 { return documents.append(try JSONNumberText.value(token, keep: keepNumberText)) }
+        if depth == 0 {
+            return documents.append(try JSONNumberText.value(token, keep: keepNumberText, exactIntegers: exactIntegers))
+        }
         if keepNumberText { return try attach(try t.appendBytes(.number, token)) }
+        // Past 18 digits an integer may not fit Int64: kept as text rather than rounded.
+        if exactIntegers, token.count > 18, JSONNumberText.integer(token) == nil, JSONNumberText.isIntegerLiteral(token) {
+            return try attach(try t.appendBytes(.number, token))
+        }
         let n = try JSONNumberText.scalar(token)
         try attach(try t.append(n.isInteger ? .int : .double, 0, n.bits))
     }

@@ -255,6 +255,29 @@ def test_a_schema_per_record_agrees_with_jsonschema_and_reports_invalid_records(
         hc.JSONLines(seen.append, skip_invalid=True)
 
 
+def test_integers_beyond_64_bits_stay_exact_with_a_path_or_a_schema(client, base_url):
+    # With a path or a schema each record crosses as a tree; its big integers must not be rounded
+    # to floats on the way (json.loads keeps them exact, and so does the plain route).
+    records = [{"user": {"id": 2**70, "n": -(2**64) - 1, "x": 1.5, "i": 9223372036854775807}},
+               {"user": {"id": -(2**63), "n": 10**30, "x": 1e300, "i": 0}}]
+    body = b"".join(json.dumps(r).encode() + b"\n" for r in records)
+    schema = hc.Schema({"type": "object", "properties": {"id": {"type": "integer"}, "n": {"type": "integer"}}})
+    for chunk in (1, 5, len(body)):
+        url = echo(base_url, body, chunk, "application/x-ndjson")
+        expected = [r["user"] for r in records]
+        assert list(client.iter_json_lines(url)) == records
+        for got in (list(client.iter_json_lines(url, path="user")),
+                    list(client.iter_json_lines(url, path="user", schema=schema))):
+            assert got == expected
+            assert [type(g["id"]) for g in got] == [int, int] and isinstance(got[0]["x"], float)
+        assert list(client.iter_json_lines(url, path="user.n")) == [-(2**64) - 1, 10**30]
+    # A big integer is still checked against the bounds.
+    small = hc.Schema({"type": "object", "properties": {"id": {"maximum": 2**69}}})
+    with pytest.raises(hc.SchemaError) as caught:
+        list(client.iter_json_lines(echo(base_url, body, 7, "application/x-ndjson"), path="user", schema=small))
+    assert caught.value.record_index == 0 and caught.value.instance_path == "/id"
+
+
 def test_a_path_selects_inside_records_of_every_framing(client, base_url):
     for framing, ctype, body in [("seq", "application/json-seq", b"\x1e{\"a\":[10,{\"b\":1}]}\n\x1e{\"a\":[20,{\"b\":2}]}\n"),
                                  ("concatenated", "application/json", b'{"a":[10,{"b":1}]}{"a":[20,{"b":2}]}'),
