@@ -241,8 +241,8 @@ async def hold(count: int, delay: float) -> dict:
 def report(res: dict, held: dict | None, args) -> str:
     lines = [SECTION, "",
              f"Measured by `python3 bench/async_bench.py --rounds {args.rounds} --count {args.count} "
-             f"--hold {args.hold}` on {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores shared "
-             "with other jobs while it ran (other engineers were building): ratios from the same "
+             f"--hold {args.hold}` on {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, load "
+             "average (1/5/15 min) at the end %.2f %.2f %.2f: ratios from the same " % os.getloadavg() +
              "run, interleaved round by round, are the figure; absolute req/s are noise. "
              f"Pinning: {getattr(args, 'pinning', 'none')}.", "",
              "Contestants (1 KiB file from a local nginx, keep-alive; N in flight):", "",

@@ -87,8 +87,8 @@ def main() -> int:
     med = {n: statistics.median(v) for n, v in times.items()}
     lines = [SECTION, "",
              f"Measured by `bench/plist_bench.py` ({args.rounds} interleaved rounds, medians), "
-             f"{datetime.date.today().isoformat()}, {report_common.cpu_model()}, shared with other "
-             "engineers' builds: **provisional**, the ratios are the figure, not the seconds.",
+             f"{datetime.date.today().isoformat()}, {report_common.cpu_model()}, load average (1/5/15 min) "
+             "at the end %.2f %.2f %.2f: the ratios are the figure, not the seconds." % os.getloadavg(),
              f"Document: {len(doc['items'])} records of every plist type; binary {sizes['binary'] / 1e6:.1f} MB, "
              f"XML {sizes['xml'] / 1e6:.1f} MB, served by Python's http.server on 127.0.0.1.", "",
              "| Format | Contestant | Settings | Median s | Rounds (s) |", "|---|---|---|---|---|"]
