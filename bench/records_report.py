@@ -21,7 +21,8 @@ LABELS = {
     "requests64k-json": "Python: requests `iter_lines(chunk_size=65536)` + `json.loads` per line",
     "requests-orjson": "Python: requests `iter_lines(chunk_size=65536)` + `orjson.loads` per line",
     "hc-lines": "Python: `for line in client.iter_lines(url)` (str lines)",
-    "requests-lines": "Python: requests `iter_lines(chunk_size=65536, decode_unicode=True)` (str lines)",
+    "requests-lines": "Python: requests `iter_lines(chunk_size=65536, decode_unicode=True)` (bytes lines: the "
+                      "Content-Type names no charset, so requests does not decode)",
 }
 
 # (numerator, denominator, target or None for context, what it measures)
@@ -30,7 +31,7 @@ RATIOS = [
     ("hc-iter", "requests64k-json", None, "iter_json_lines vs requests iter_lines(64 KiB) + json.loads"),
     ("hc-iter", "requests-orjson", "≥ 1.0", "iter_json_lines vs requests iter_lines(64 KiB) + orjson.loads"),
     ("hc-handler", "requests-orjson", None, "JSONLines handler vs requests + orjson.loads"),
-    ("hc-lines", "requests-lines", "≥ 1.0", "iter_lines vs requests iter_lines (str)"),
+    ("hc-lines", "requests-lines", "≥ 1.0", "iter_lines (str) vs requests iter_lines (bytes, no charset named)"),
 ]
 
 RSS_TARGETS = {"hc-iter": 32, "hc-handler": 32, "hc-lines": 32}
