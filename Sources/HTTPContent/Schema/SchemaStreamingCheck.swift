@@ -12,6 +12,10 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
     private let program: SchemaTapeProgram
     private let allErrors: Bool
     private let scratch: SchemaRegexScratch?
+    /// The root's items / prefixItems subschemas (nil: every element undecided).
+    private let elementSchemas: SchemaTapeProgram.ElementSchemas?
+    /// The tape run the elements are checked with, made at the first element.
+    @exclusivity(unchecked) private var run: SchemaTapeRun?
     /// Every element seen so far was proven valid on the tape.
     private var allProven = true
     private var elements = 0
@@ -22,11 +26,21 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         self.program = program
         self.allErrors = allErrors
         scratch = program.makeScratch()
+        elementSchemas = program.elementSchemas()
     }
 
     func element(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int) throws(HTTPContentError) {
         elements += 1
-        switch program.elementVerdict(storage, node, index, scratch) {
+        guard let elementSchemas else {
+            allProven = false
+            return
+        }
+        if run == nil {
+            run = SchemaTapeRun(t: elementSchemas.tables, program: program, tape: storage, scratch: scratch)
+        } else {
+            run!.tape = storage
+        }
+        switch program.elementVerdict(&run!, node, index, elementSchemas) {
         case .valid: return
         case .undecided: allProven = false
         case .invalid:
@@ -39,6 +53,7 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         let proven = allProven && elements > 0
         allProven = true
         elements = 0
+        run = nil
         try schema.validate(value, allErrors: allErrors, skippingProvenElements: proven)
     }
 }

@@ -22,7 +22,8 @@ enum SchemaTapeVerdict: UInt8, Comparable {
 struct SchemaTapeRun {
     let t: SchemaTapeProgram.Tables
     let program: SchemaTapeProgram
-    let tape: JSONTapeStorage
+    /// The tape's buffers (a streaming check moves a run on to the grown tape between elements).
+    var tape: JSONTapeStorage
     /// PCRE2's match state (nil when no pattern needs the regex engine).
     let scratch: SchemaRegexScratch?
     var depth = 0
@@ -482,27 +483,49 @@ extension SchemaTapeProgram {
         return skipRootElements ? run.evalSkippingElements(node) : run.eval(0, node)
     }
 
-    /// The verdict of the root's `items` / `prefixItems` on element `index` of a top-level
-    /// array still being built (its subtree complete on `storage`).
-    func elementVerdict(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int,
-                        _ scratch: SchemaRegexScratch?) -> SchemaTapeVerdict {
-        guard let tables, tables.nodes[0].always < 0 else { return .undecided }
-        var run = SchemaTapeRun(t: tables, program: self, tape: storage, scratch: scratch)
-        run.depth = 1
-        var result = SchemaTapeVerdict.valid
+    /// The root's `items` / `prefixItems`, found once per document (`SchemaStreamingCheck`) so
+    /// each element's check goes straight to its subschema.
+    struct ElementSchemas {
+        let tables: Tables
+        /// The program node of `items` (-1 without) and the first index it applies to.
+        var items: Int32 = -1
+        var itemsFrom = 0
+        /// The program nodes of `prefixItems`, by index.
+        var prefix: ContiguousArray<Int32> = []
+    }
+
+    /// The root's element schemas; nil without tables or for a boolean root.
+    func elementSchemas() -> ElementSchemas? {
+        guard let tables, tables.nodes[0].always < 0 else { return nil }
+        var s = ElementSchemas(tables: tables)
         let root = tables.nodes[0]
         for i in Int(root.first)..<Int(root.first + root.count) {
-            let r: SchemaTapeVerdict
             switch tables.ops[i] {
-            case .items(let item, let prefix):
-                r = index >= Int(prefix) ? run.eval(item, node) : .valid
+            case .items(let item, let from):
+                s.items = item
+                s.itemsFrom = Int(from)
             case .prefixItems(let first, let count):
-                r = index < Int(count) ? run.eval(tables.lists[Int(first) + index], node) : .valid
+                s.prefix = ContiguousArray((0..<Int(count)).map { tables.lists[Int(first) + $0] })
             default:
                 continue
             }
-            if r == .invalid { return .invalid }
-            result = max(result, r)
+        }
+        return s
+    }
+
+    /// The verdict of the root's `items` / `prefixItems` (`schemas`) on element `index` of a
+    /// top-level array still being built (its subtree complete on `run.tape`). `run` is kept by
+    /// the caller across elements (no run made, retained and released per element).
+    func elementVerdict(_ run: inout SchemaTapeRun, _ node: UInt32, _ index: Int,
+                        _ schemas: ElementSchemas) -> SchemaTapeVerdict {
+        run.depth = 1
+        var result = SchemaTapeVerdict.valid
+        if index < schemas.prefix.count {
+            result = run.eval(schemas.prefix[index], node)
+            if result == .invalid { return .invalid }
+        }
+        if schemas.items >= 0 && index >= schemas.itemsFrom {
+            result = max(result, run.eval(schemas.items, node))
         }
         return result
     }
