@@ -67,7 +67,7 @@ public final class JSON: SelectiveHandler {
             self.parser = parser
             if !options.allowMultipleValues, let check = (validator as? any JSONStreamingValidator)?.streamingCheck() {
                 streaming = check
-                parser.watchRootElements { storage, node, index in try check.element(storage, node, index) }
+                parser.watchRootElements(check)  // not retained there: `streaming` keeps it
             }
         }
         if validator != nil {

@@ -17,10 +17,11 @@ public final class JSONStreamParser {
         parser = YajlParser(options: options, sink: builder)
     }
 
-    /// Called with each element of a top-level array as soon as it is complete (see
-    /// `JSONTreeBuilder.onRootElement`); throwing fails the parse.
-    func watchRootElements(_ hook: ((JSONTapeStorage, UInt32, Int) throws -> Void)?) {
-        builder.watchRootElements(hook)
+    /// Tells `check` of each element of a top-level array as soon as it is complete (see
+    /// `JSONTreeBuilder.watchRootElements`: not retained, the caller keeps it alive); throwing
+    /// fails the parse.
+    func watchRootElements(_ check: (any JSONStreamingCheck)?) {
+        builder.watchRootElements(check)
     }
 
     /// Bytes fed so far.

@@ -49,16 +49,17 @@ final class JSONTreeBuilder: JSONEventSink {
     /// Completed top-level values, in order.
     @exclusivity(unchecked) var documents: [JSONValue] = []
 
-    /// Called with each element of a top-level array as soon as it is complete: the tape being
+    /// Told of each element of a top-level array as soon as it is complete: the tape being
     /// built (its buffers are only valid during the call), the element's node and its index.
     /// For checks made while the tree is built (a schema's, see `JSON`); throwing stops the
-    /// parse with that error.
-    private(set) var onRootElement: ((JSONTapeStorage, UInt32, Int) throws -> Void)?
+    /// parse with that error. Not retained (no retain and release per element): whoever sets
+    /// it keeps it alive for as long as this builder parses (the `JSON` handler does).
+    @exclusivity(unchecked) private unowned(unsafe) var rootCheck: (any JSONStreamingCheck)?
     @exclusivity(unchecked) private var watchRoot = false
 
-    func watchRootElements(_ hook: ((JSONTapeStorage, UInt32, Int) throws -> Void)?) {
-        onRootElement = hook
-        watchRoot = hook != nil
+    func watchRootElements(_ check: (any JSONStreamingCheck)?) {
+        rootCheck = check
+        watchRoot = check != nil
     }
 
     init(options: JSONOptions, shareShortKeys: Bool = true) {
@@ -156,10 +157,10 @@ final class JSONTreeBuilder: JSONEventSink {
         if watchRoot && depth == 1 { try rootElementDone(node) }
     }
 
-    /// A child of the top-level container is complete: tell `onRootElement` when that is an array.
+    /// A child of the top-level container is complete: tell `rootCheck` when that is an array.
     private func rootElementDone(_ node: UInt32) throws {
-        guard !frames[0].isObject, let hook = onRootElement else { return }
-        try hook(t, node, pendingCount - frames[0].start - 1)
+        guard !frames[0].isObject, let check = rootCheck else { return }
+        try check.element(t, node, pendingCount - frames[0].start - 1)
     }
 
     /// Records a value node as the next child of the innermost container.

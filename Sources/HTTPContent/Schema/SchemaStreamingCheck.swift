@@ -14,8 +14,10 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
     private let scratch: SchemaRegexScratch?
     /// The root's items / prefixItems subschemas (nil: every element undecided).
     private let elementSchemas: SchemaTapeProgram.ElementSchemas?
-    /// The tape run the elements are checked with, made at the first element.
+    /// The tape run the elements are checked with, made at the first element (`hasRun`; tested
+    /// apart so the optional run is only ever used in place, never copied with its references).
     @exclusivity(unchecked) private var run: SchemaTapeRun?
+    @exclusivity(unchecked) private var hasRun = false
     /// Every element seen so far was proven valid on the tape.
     private var allProven = true
     private var elements = 0
@@ -35,8 +37,9 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
             allProven = false
             return
         }
-        if run == nil {
+        if !hasRun {
             run = SchemaTapeRun(t: elementSchemas.tables, program: program, tape: storage, scratch: scratch)
+            hasRun = true
         } else {
             run!.tape = storage
         }
@@ -54,6 +57,7 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         allProven = true
         elements = 0
         run = nil
+        hasRun = false
         try schema.validate(value, allErrors: allErrors, skippingProvenElements: proven)
     }
 }
