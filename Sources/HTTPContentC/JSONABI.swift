@@ -138,6 +138,10 @@ final class MappedHandler<Inner: ContentHandler, Content>: ContentHandler {
     func cleanup(failed: Bool) { inner.cleanup(failed: failed) }
 }
 
+extension MappedHandler: ReceivePauseHandler where Inner: ReceivePauseHandler {
+    func receivePaused() throws { try inner.receivePaused() }
+}
+
 /// A handler that could not be made: every transfer fails with the reason (never reached when
 /// the spec was validated at creation, but no trap either way).
 final class FailingHandler: ContentHandler {

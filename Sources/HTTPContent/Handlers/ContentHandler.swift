@@ -38,6 +38,17 @@ public protocol ContentHandler: AnyObject, SendableMetatype {
     func cleanup(failed: Bool)
 }
 
+/// A handler that may hold what it made of the chunks so far (a batch for a slow boundary) and
+/// hands it over when libcurl has read all the data there is for now: libcurl passes one read
+/// in pieces of at most 16 KiB (CURL_MAX_WRITE_SIZE), so "the end of a chunk" is not "no more
+/// data yet". The transfer calls `receivePaused` once when it accepts the body, then from
+/// libcurl's progress callback, which runs after each round of reads (libcurl reads while the
+/// socket has data) before it waits; so nothing held waits for more data.
+public protocol ReceivePauseHandler: AnyObject {
+    /// Hands over what is held. Throws as `consume` does (``StopTransfer`` ends early).
+    func receivePaused() throws
+}
+
 /// Thrown by a handler's `consume` to end the transfer early with success: the transfer stops
 /// receiving (the connection is closed, not reused), reports no error, and `finish` produces
 /// the content from what was received.

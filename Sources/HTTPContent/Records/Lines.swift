@@ -165,12 +165,16 @@ extension Lines {
     }
 }
 
-/// `Lines` whose lines go to a batcher (`LineBatcher`, or a binding's own), flushed at the end of
-/// each chunk.
-public final class BatchedLines: ContentHandler {
+/// `Lines` whose lines go to a batcher (`LineBatcher`, or a binding's own), flushed when libcurl
+/// has read all there is for now (`receivePaused`), so a batch spans the 16 KiB pieces of one
+/// read instead of one each (each batch costs the Python binding a thread handoff). Until the
+/// first such call (a transfer makes one on accepting the body; a caller feeding chunks itself
+/// makes none), flushed at the end of each chunk.
+public final class BatchedLines: ContentHandler, ReceivePauseHandler {
     public let lines: Lines
     private let flush: () throws -> Void
     private var stopped = false
+    private var paused = false
 
     /// - Parameters:
     ///   - lines: the handler, its `onLineBytes` adding each line to the batcher.
@@ -190,6 +194,15 @@ public final class BatchedLines: ContentHandler {
             if error is StopTransfer { stopped = true } else { try? flush() }
             throw error
         }
+        if !paused { try flushing() }
+    }
+
+    public func receivePaused() throws {
+        paused = true
+        if !stopped { try flushing() }
+    }
+
+    private func flushing() throws {
         do { try flush() } catch is StopTransfer { stopped = true; throw StopTransfer() }
     }
 

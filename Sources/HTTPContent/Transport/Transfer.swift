@@ -14,6 +14,9 @@ final class Transfer {
     let easy: EasyHandle
     let request: Request
     let handler: any ContentHandler
+    /// The handler, when it holds output until libcurl has read all there is for now: told at
+    /// acceptance, then from the progress callback after each round of reads.
+    let pauseAware: (any ReceivePauseHandler)?
     let cancel: CancellationToken?
     let progress: ((TransferProgress) -> Void)?
     /// How much of a rejected response's body is kept in the error.
@@ -54,6 +57,7 @@ final class Transfer {
         self.easy = easy
         self.request = request
         self.handler = handler
+        pauseAware = handler as? any ReceivePauseHandler
         self.cancel = cancel
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
@@ -138,7 +142,7 @@ final class Transfer {
         if previous?.headerLines != lines { try setHeaders(lines) }
 
         easy.transfer = Unmanaged.passUnretained(self)
-        let wantsProgress = progress != nil || cancel != nil
+        let wantsProgress = progress != nil || cancel != nil || pauseAware != nil
         if wantsProgress {
             if previous?.progress != true {
                 _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)
@@ -392,6 +396,17 @@ final class Transfer {
 
     fileprivate func reportProgress(received: Int64, expected: Int64, sent: Int64, toSend: Int64) -> Int32 {
         if let cancel, cancel.isCancelled { return 1 }
+        if let pauseAware, accepted == true, failure == nil, !stoppedByHandler {
+            do {
+                try pauseAware.receivePaused()
+            } catch is StopTransfer {
+                stoppedByHandler = true
+                return 1
+            } catch {
+                failure = attach(HTTPContentError.wrapping(error))
+                return 1
+            }
+        }
         progress?(TransferProgress(received: received, expected: expected, decoded: decodedBytes,
                                    sent: sent, toSend: toSend))
         if let cancel, cancel.isCancelled { return 1 }
@@ -432,6 +447,9 @@ final class Transfer {
         switch verdict {
         case .success(true):
             accepted = true
+            // Tells a pause-aware handler that pauses will be reported from now on (it holds
+            // nothing yet, so it has nothing to hand over or fail on).
+            if let pauseAware { try? pauseAware.receivePaused() }
         case .success(false):
             accepted = false
             rejection = HTTPContentError(.unacceptableStatus,
@@ -466,7 +484,7 @@ final class Transfer {
             }
             throw rejection
         }
-        if code != CURLE_OK, !(stoppedByHandler && code == CURLE_WRITE_ERROR) {
+        if code != CURLE_OK, !(stoppedByHandler && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK)) {
             throw transportError(code)
         }
         if accepted == nil {

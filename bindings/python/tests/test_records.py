@@ -10,6 +10,7 @@ import codecs
 import json
 import random
 import re
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -94,6 +95,23 @@ NDJSON = ('{"a": 1, "s": "h\\u00e9 \\ud83d\\ude00"}\r\n'
           '42\n'
           '\r\n'
           '{"last": "no newline"}').encode()
+
+
+def test_lines_held_for_a_batch_are_handed_over_when_the_server_pauses(client, base_url):
+    """libcurl hands a read over in 16 KiB pieces and lines are batched across them; a body
+    part of exactly 16 KiB then a pause must still reach the caller during the pause."""
+    part = b"".join(b"line %09d\n" % i for i in range(16384 // 15))
+    part += b"x" * (16384 - len(part) - 1) + b"\n"
+    assert len(part) == 16384
+    url = echo(base_url, part * 2, 16384, "text/plain") + "&delay=1.0"
+    started = time.monotonic()
+    lines = client.iter_lines(url)
+    first = next(lines)
+    waited = time.monotonic() - started
+    rest = list(lines)
+    assert first == "line 000000000"
+    assert len(rest) == 2 * (part.count(b"\n")) - 1
+    assert waited < 0.8, f"the first line came after {waited:.2f} s: held until the next part"
 
 
 def test_json_lines_equal_json_loads_per_line_at_every_chunk_size(client, base_url):
@@ -400,7 +418,6 @@ def test_sse_reconnects_are_bounded_and_errors_do_not_reconnect(client, base_url
 
 
 def test_stopping_iteration_ends_a_reconnection_wait_at_once(client, base_url):
-    import time
     url = f"{base_url}/records/sse-resume?total=100&per=1&retry=20000&mode=close"
     it = client.iter_events(url, reconnect=True, max_retry=60)
     assert next(it).id == "1"
@@ -495,7 +512,6 @@ def test_aiter_events_stops_reading_while_its_buffer_is_full(client, base_url, m
 
 
 def test_cancelling_aiter_events_cancels_the_transfer_and_the_wait(client, base_url):
-    import time
 
     async def cancel_after_first(url, **options):
         first = asyncio.Event()
