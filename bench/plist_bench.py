@@ -7,8 +7,9 @@ Contestants are declared as data below (name, format, how a document is fetched 
 settings); the round-robin runner of `pyharness.py` times each once per round, interleaved, so
 machine load hits them alike; the report is the median per contestant and the ratio plistlib /
 hc per format from the same run (above 1: hc is faster). Both contestants fetch the same bytes through the same
-library transport, so the ratio compares decoding: `hc.Plist()` (libplist, then one pickle
-load) with `hc.Bytes()` followed by `plistlib.loads(body)`. Each result is checked equal to
+library transport, so the ratio compares decoding: `hc.Plist()` (a binary plist read straight
+from its bytes into a pickle, an XML one parsed by libplist then written as one; then one
+pickle load) with `hc.Bytes()` followed by `plistlib.loads(body)`. Each result is checked equal to
 plistlib's. The server is Python's ThreadingHTTPServer on 127.0.0.1 serving the two files.
 """
 

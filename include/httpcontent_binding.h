@@ -62,6 +62,17 @@ HC_EXTERN hc_handler *hc_handler_json_lines_pymarshal_new(hc_records_batch_cb cb
  *  with hc_buffer_free. */
 HC_EXTERN hc_code hc_plist_pypickle(const hc_plist *value, uint8_t **data, size_t *len);
 
+/** For the Python binding: hc_handler_plist_new's limits, errors and acceptance, but the document
+ *  is written as the pickle hc_plist_pypickle gives, with no value tree (a binary plist is read
+ *  straight from its bytes): read it with hc_response_plist_pickle. A date outside datetime's
+ *  years is HC_EDECODE from the transfer. No schema (hc_handler_plist_set_schema refuses it).
+ *  The caller owns the result and frees it with hc_handler_free. */
+HC_EXTERN hc_handler *hc_handler_plist_pickle_new(const hc_plist_options *opts);
+
+/** The pickle bytes of a response from hc_handler_plist_pickle_new, borrowed until the response
+ *  is freed. *data NULL and *len 0 (HC_OK) for an empty body where hc_response_plist gives NULL. */
+HC_EXTERN hc_code hc_response_plist_pickle(const hc_response *response, const uint8_t **data, size_t *len);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Python: XML written as a pickle of ElementTree elements (bindings/python/httpcontent/xmlcontent.py) */
 /* ------------------------------------------------------------------------------------------ */

@@ -73,7 +73,7 @@ private extension PlistOptions {
     func validateForABI() throws(HTTPContentError) { _ = try Plist(options: self) }
 }
 
-private func snapshot(_ opts: OpaquePointer?) -> PlistOptionsBox {
+func plistSnapshot(_ opts: OpaquePointer?) -> PlistOptionsBox {
     let copy = PlistOptionsBox()
     if let box = borrowHandle(opts, as: PlistOptionsBox.self) {
         copy.options = box.options
@@ -356,7 +356,7 @@ public func hc_plist_parse(_ data: UnsafePointer<UInt8>?, _ len: Int, _ opts: Op
     out.pointee = nil
     guard data != nil || len == 0, len >= 0 else { return nullArgument("data") }
     do {
-        let v = try PlistParser.parse(UnsafeRawBufferPointer(start: data, count: len), options: snapshot(opts).options)
+        let v = try PlistParser.parse(UnsafeRawBufferPointer(start: data, count: len), options: plistSnapshot(opts).options)
         out.pointee = retainHandle(PlistNode(v, ownedByCaller: true))
         return HC_OK
     } catch {
@@ -374,7 +374,7 @@ final class PlistResponseContent {
 
 @_cdecl("hc_handler_plist_new")
 public func hc_handler_plist_new(_ opts: OpaquePointer?) -> OpaquePointer? {
-    let o = snapshot(opts)
+    let o = plistSnapshot(opts)
     let spec = HandlerSpec(acceptance: Plist.defaultAcceptance()) { spec -> any ContentHandler in
         var options = o.options
         if spec.maxSize > 0 { options.maxSize = min(spec.maxSize, Int(UInt32.max)) }

@@ -411,3 +411,107 @@ struct ValueDecoderErrorTests {
                 == "cannot decode Int: expected Int at the top-level value: found nothing")
     }
 }
+
+/// Builds a `PlistValue` from `PlistBinaryReader`'s reports, to compare with `PlistParser`.
+private struct TreeVisitor: PlistBinaryVisitor {
+    var stack: [[PlistValue]] = [[]]
+    var written: [Int: PlistValue] = [:]
+    var repeats = 0
+    var result: PlistValue? { stack[0].first }
+
+    mutating func add(_ v: PlistValue) { stack[stack.count - 1].append(v) }
+    mutating func repeated(_ object: Int) -> Bool {
+        guard let v = written[object] else { return false }
+        repeats += 1
+        add(v)
+        return true
+    }
+    mutating func beginDictionary(count: Int) { stack.append([]) }
+    mutating func endDictionary(count: Int) {
+        let items = stack.removeLast()
+        #expect(items.count == 2 * count)
+        add(.dictionary(stride(from: 0, to: items.count, by: 2).map { PlistMember(key: items[$0].stringValue!, value: items[$0 + 1]) }))
+    }
+    mutating func beginArray(count: Int) { stack.append([]) }
+    mutating func endArray(count: Int) {
+        let items = stack.removeLast()
+        #expect(items.count == count)
+        add(.array(items))
+    }
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        let v = PlistValue.string(String(decoding: utf8, as: UTF8.self))
+        if shared { written[object] = v }
+        add(v)
+    }
+    mutating func data(_ bytes: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        let v = PlistValue.data(Array(bytes))
+        if shared { written[object] = v }
+        add(v)
+    }
+    mutating func integer(_ value: Int64) { add(.int(value)) }
+    mutating func unsignedInteger(_ value: UInt64) { add(.uint(value)) }
+    mutating func real(_ value: Double) { add(.real(value)) }
+    mutating func bool(_ value: Bool) { add(.bool(value)) }
+    mutating func date(_ value: PlistDate) throws(HTTPContentError) { add(.date(value)) }
+    mutating func uid(_ value: UInt64) { add(.uid(value)) }
+}
+
+/// The reader's reports of `doc` as a value; nil when it leaves the document to `PlistParser`.
+private func readDirectly(_ doc: [UInt8], options: PlistOptions = PlistOptions()) throws(HTTPContentError) -> (PlistValue?, Int) {
+    var visitor = TreeVisitor()
+    let result = doc.withUnsafeBytes { raw in
+        Result { () throws(HTTPContentError) -> Bool in try PlistBinaryReader.read(raw, options: options, into: &visitor) }
+    }
+    return try result.get() ? (visitor.result, visitor.repeats) : (nil, visitor.repeats)
+}
+
+@Suite("Property lists: the binary reader against libplist")
+struct PlistBinaryReaderTests {
+    @Test func readsWhatLibplistReads() throws {
+        #expect(try readDirectly(plistlibBinary).0 == PlistParser.parse(plistlibBinary))
+        let uids: PlistValue = [.uid(0), .uid(42), .uid(300), .uid(70000), .uid(UInt64(UInt32.max))]
+        var dates: [PlistValue] = []
+        for s in stride(from: -62135596800.0, to: 252423993599, by: 9_876_543_210.123) {
+            dates.append(.date(PlistDate(secondsSince2001: s)))
+        }
+        let big: PlistValue = ["s": .string(String(repeating: "é☺𝄞x", count: 300)), "d": .data(Array(repeating: 7, count: 70000)),
+                               "f": .real(Double(Float(1.5)))]
+        for v in [everything, uids, .array(dates), big, "x", 5, .int(.min), .uint(.max), true, .data([]), [], .dictionary([])] {
+            let doc = try v.serialized(format: .binary)
+            #expect(try readDirectly(doc).0 == PlistParser.parse(doc))
+            #expect(try readDirectly(doc).0 == v)
+        }
+    }
+
+    @Test func sharedStringsAreReportedOnceThenRepeated() throws {
+        // Two dictionaries sharing one key object, a UTF-16 string with a surrogate pair, a
+        // 4-byte real and a 16-byte integer (as plistlib writes those above Int64.max).
+        let doc = bplist([arrayObject([1, 2, 6, 7]), [0xD1, 0, 3, 0, 4], [0xD1, 0, 3, 0, 5], [0x53] + Array("key".utf8), [0x10, 7],
+                          [0x63, 0x26, 0x3A, 0xD8, 0x34, 0xDD, 0x1E], [0x22, 0x3F, 0xC0, 0, 0],
+                          [0x14] + Array(repeating: 0, count: 8) + Array(repeating: 0xFF, count: 8)])
+        let (value, repeats) = try readDirectly(doc)
+        #expect(value == .array([["key": 7], ["key": "☺𝄞"], 1.5, .uint(.max)]))
+        #expect(value == (try PlistParser.parse(doc)))
+        #expect(repeats == 1)
+    }
+
+    @Test func leavesToLibplistWhatItDoesNotReadExactly() throws {
+        let unusual: [[[UInt8]]] = [
+            [[0xD1, 0, 1, 0, 1], [0x10, 7]],  // an integer key
+            [arrayObject([1]), [0x00]],  // null
+            [arrayObject([1]), [0x14, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]],  // beyond 64 bits
+            [arrayObject([1]), [0x51, 0xE9]],  // not ASCII
+            [arrayObject([1]), [0x61, 0xD8, 0x34]],  // a lone surrogate
+            [arrayObject([1]), [0x43, 1, 2]],  // data running past the object area
+        ]
+        for objects in unusual {
+            #expect(try readDirectly(bplist(objects)).0 == nil)
+        }
+        // XML is not its to read; limits and malformed structure throw as PlistParser's do.
+        #expect(try readDirectly(plistlibXML).0 == nil)
+        #expect(throws: HTTPContentError.self) { try readDirectly(bplist([arrayObject([1]), arrayObject([0])])) }
+        let small = bplist([arrayObject([1, 1, 1]), arrayObject([2, 2]), [0x10, 7]])
+        #expect(throws: HTTPContentError.self) { try readDirectly(small, options: PlistOptions(maxObjects: 9)) }
+        #expect(try readDirectly(small, options: PlistOptions(maxObjects: 10)).0 == [[7, 7], [7, 7], [7, 7]])
+    }
+}

@@ -274,6 +274,14 @@ static void test_null_safety(void) {
     CHECK_CODE(hc_plist_builder_int64(NULL, 1), HC_EINVALID_ARG);
     CHECK_CODE(hc_plist_builder_finish(NULL, &out), HC_EINVALID_ARG);
     CHECK_CODE(hc_plist_pypickle(NULL, NULL, NULL), HC_EINVALID_ARG);
+    const uint8_t *pickle = NULL;
+    size_t pickle_len = 0;
+    CHECK_CODE(hc_response_plist_pickle(NULL, &pickle, &pickle_len), HC_EINVALID_ARG);
+    CHECK(pickle == NULL && pickle_len == 0);
+    CHECK_CODE(hc_response_plist_pickle(NULL, NULL, NULL), HC_EINVALID_ARG);
+    hc_handler *pickled = hc_handler_plist_pickle_new(NULL);
+    CHECK(pickled != NULL);
+    hc_handler_free(pickled);
     CHECK(hc_response_plist(NULL) == NULL);
     hc_plist_free(NULL);
     hc_plist_options_free(NULL);

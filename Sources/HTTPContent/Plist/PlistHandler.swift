@@ -63,6 +63,19 @@ public final class Plist: SelectiveHandler {
     }
 
     public func finish() throws -> PlistValue? {
+        try finish { (raw, options) throws(HTTPContentError) -> PlistValue in
+            let value = try PlistParser.parse(raw, options: options)
+            try validator?.check(value)
+            return value
+        }
+    }
+
+    /// As `finish()`, but the whole body is made into `T` by `decode` (given the body and the
+    /// options; it is expected to check them as `PlistParser` does): for a binding that writes
+    /// the document in its own form without a `PlistValue`. The empty-body rules and the error
+    /// details (response head, first bytes of the body) are `finish()`'s. The validator is not
+    /// run.
+    public func finish<T>(decoding decode: (UnsafeRawBufferPointer, PlistOptions) throws(HTTPContentError) -> T) throws -> T? {
         guard buffer.count > 0 else {
             if allowEmpty { return nil }
             if let head, acceptance.allowsEmptyBody(head) || head.status == 304 || (100..<200).contains(head.status) {
@@ -72,11 +85,8 @@ public final class Plist: SelectiveHandler {
                                    response: head, offset: 0)
         }
         do {
-            let value = try buffer.withUnsafeBytes { (raw) throws(HTTPContentError) -> PlistValue in
-                try PlistParser.parse(raw, options: options)
-            }
-            try validator?.check(value)
-            return value
+            let options = options
+            return try buffer.withUnsafeBytes { (raw) throws(HTTPContentError) -> T in try decode(raw, options) }
         } catch let error as HTTPContentError {
             var e = error
             e.response = head

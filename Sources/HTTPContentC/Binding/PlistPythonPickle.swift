@@ -1,4 +1,7 @@
 import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes a `PlistValue` as a pickle (protocol 4) that `pickle.loads` turns into exactly what
 /// `plistlib.loads` gives: dict, list, str, int, float, bool, bytes, naive UTC
@@ -24,10 +27,24 @@ struct PlistPythonPickle {
     static func write(_ value: PlistValue) throws(HTTPContentError) -> [UInt8] {
         var w = PlistPythonPickle()
         w.out.reserveCapacity(4096)
-        w.out += [0x80, 4]  // PROTO 4
+        w.out += PlistPythonPickle.header
         try w.value(value)
         w.out.append(UInt8(ascii: "."))  // STOP
+        let length = UInt64(w.out.count - header.count)
+        for k in 0..<8 { w.out[3 + k] = UInt8(truncatingIfNeeded: length >> (8 * UInt64(k))) }
         return w.out
+    }
+
+    /// PROTO 4, then one FRAME (its 8-byte length patched by `setFrameLength`) holding the rest:
+    /// an Unpickler reading a file (the binding's, which names the globals it allows) reads a
+    /// frame with one `read` call, where without one it calls `read` for every opcode and
+    /// argument (millions of Python calls for a 10 MB document).
+    static let header: [UInt8] = [0x80, 4, 0x95, 0, 0, 0, 0, 0, 0, 0, 0]
+
+    /// Writes the frame's length into the header of a pickle of `total` bytes at `out`.
+    static func setFrameLength(_ out: UnsafeMutablePointer<UInt8>, _ total: Int) {
+        let length = UInt64(total - header.count)
+        for k in 0..<8 { out[3 + k] = UInt8(truncatingIfNeeded: length >> (8 * UInt64(k))) }
     }
 
     private mutating func value(_ v: PlistValue) throws(HTTPContentError) {
@@ -149,6 +166,16 @@ struct PlistPythonPickle {
     /// `datetime(2001, 1, 1) + timedelta(seconds=s)`, as plistlib computes it: microseconds
     /// rounded half to even, as timedelta rounds a float.
     private mutating func date(_ d: PlistDate) throws(HTTPContentError) {
+        let state = try PlistPythonPickle.datetimeState(d)
+        global("datetime\ndatetime\n", memo: 0)
+        out += [UInt8(ascii: "C"), 10]  // SHORT_BINBYTES: datetime's own pickled state
+        withUnsafeBytes(of: state) { out += $0 }
+        out += [0x85, UInt8(ascii: "R")]  // TUPLE1, REDUCE
+    }
+
+    /// datetime's pickled state (10 bytes: year high, low, month, day, hour, minute, second,
+    /// microsecond in 3 big-endian bytes) of `datetime(2001, 1, 1) + timedelta(seconds=s)`.
+    static func datetimeState(_ d: PlistDate) throws(HTTPContentError) -> (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) {
         let s = d.secondsSince2001
         // datetime's years 1 to 9999, with a margin the exact check below refines.
         guard s.isFinite, abs(s) < 4e11 else { throw outOfRange(s) }
@@ -173,15 +200,12 @@ struct PlistPythonPickle {
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         guard year >= 1, year <= 9999 else { throw outOfRange(s) }
         let secOfDay = rem / 1_000_000, micro = rem % 1_000_000
-        global("datetime\ndatetime\n", memo: 0)
-        out += [UInt8(ascii: "C"), 10,  // SHORT_BINBYTES: datetime's own pickled state
-                UInt8(year >> 8), UInt8(year & 0xFF), UInt8(month), UInt8(day),
+        return (UInt8(year >> 8), UInt8(year & 0xFF), UInt8(month), UInt8(day),
                 UInt8(secOfDay / 3600), UInt8(secOfDay / 60 % 60), UInt8(secOfDay % 60),
-                UInt8(micro >> 16), UInt8(micro >> 8 & 0xFF), UInt8(micro & 0xFF)]
-        out += [0x85, UInt8(ascii: "R")]  // TUPLE1, REDUCE
+                UInt8(micro >> 16), UInt8(micro >> 8 & 0xFF), UInt8(micro & 0xFF))
     }
 
-    private func outOfRange(_ s: Double) -> HTTPContentError {
+    private static func outOfRange(_ s: Double) -> HTTPContentError {
         HTTPContentError(.decode, "plist date \(s) seconds from 2001 is outside Python datetime's years 1 to 9999")
     }
 }
@@ -202,4 +226,234 @@ public func hc_plist_pypickle(_ value: OpaquePointer?, _ data: UnsafeMutablePoin
     } catch {
         return fail(error)
     }
+}
+
+// MARK: - Straight from a binary plist
+
+/// The pickle `PlistPythonPickle` writes, written by `PlistBinaryReader` as it reads a binary
+/// plist, with no tree in between. A string or data object the document refers to more than
+/// once is written once and memoized by its object number (what plistlib's reader shares), then
+/// fetched from the memo.
+struct PlistBinaryPickle: PlistBinaryVisitor {
+    var out = PickleBuffer()
+    /// The memo slot of each shared object once written (0: not yet); slots 0 and 1 are the
+    /// globals datetime.datetime and plistlib.UID.
+    private var slots: [UInt32] = []
+    private var nextSlot: UInt32 = 2
+    private var globals: UInt8 = 0
+
+    init() { out += PlistPythonPickle.header }
+
+    /// The finished pickle's bytes (STOP written, frame length set); the caller frees them.
+    mutating func finish() -> (UnsafeMutablePointer<UInt8>, Int) {
+        out.append(UInt8(ascii: "."))  // STOP
+        PlistPythonPickle.setFrameLength(out.base, out.count)
+        return (out.base, out.count)
+    }
+
+    mutating func repeated(_ object: Int) -> Bool {
+        guard object < slots.count, slots[object] != 0 else { return false }
+        let slot = slots[object]
+        if slot < 256 {
+            out.put(UInt8(ascii: "h"), UInt8(slot))  // BINGET
+        } else {
+            out.append(UInt8(ascii: "j"))  // LONG_BINGET
+            le32(slot)
+        }
+        return true
+    }
+
+    private mutating func memoize(_ object: Int) {
+        if slots.count <= object {
+            slots.append(contentsOf: repeatElement(0, count: max(object + 1 - slots.count, slots.count)))
+        }
+        let slot = nextSlot
+        nextSlot += 1
+        slots[object] = slot
+        if slot < 256 {
+            out.put(UInt8(ascii: "q"), UInt8(slot))  // BINPUT
+        } else {
+            out.append(UInt8(ascii: "r"))  // LONG_BINPUT
+            le32(slot)
+        }
+    }
+
+    @inline(__always) private mutating func le32(_ v: UInt32) {
+        out.put(UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8),
+                UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 24))
+    }
+
+    @inline(__always) private mutating func le64(_ v: UInt64) {
+        le32(UInt32(truncatingIfNeeded: v))
+        le32(UInt32(truncatingIfNeeded: v >> 32))
+    }
+
+    mutating func beginDictionary(count: Int) {
+        if count == 0 { out.append(UInt8(ascii: "}")) } else { out.put(UInt8(ascii: "}"), UInt8(ascii: "(")) }  // EMPTY_DICT, MARK
+    }
+
+    mutating func endDictionary(count: Int) { if count > 0 { out.append(UInt8(ascii: "u")) } }  // SETITEMS
+
+    mutating func beginArray(count: Int) {
+        if count == 0 { out.append(UInt8(ascii: "]")) } else { out.put(UInt8(ascii: "]"), UInt8(ascii: "(")) }  // EMPTY_LIST, MARK
+    }
+
+    mutating func endArray(count: Int) { if count > 0 { out.append(UInt8(ascii: "e")) } }  // APPENDS
+
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        if utf8.count < 256 {
+            out.put(0x8C, UInt8(utf8.count))  // SHORT_BINUNICODE
+        } else {
+            out.append(UInt8(ascii: "X"))  // BINUNICODE
+            le32(UInt32(utf8.count))
+        }
+        out.append(contentsOf: utf8)
+        if shared { memoize(object) }
+    }
+
+    mutating func data(_ bytes: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        if bytes.count < 256 {
+            out.put(UInt8(ascii: "C"), UInt8(bytes.count))  // SHORT_BINBYTES
+        } else {
+            out.append(UInt8(ascii: "B"))  // BINBYTES (4-byte length; bodies are < 4 GiB)
+            le32(UInt32(bytes.count))
+        }
+        out.append(contentsOf: bytes)
+        if shared { memoize(object) }
+    }
+
+    mutating func integer(_ i: Int64) {
+        if i >= 0, i < 256 {
+            out.put(UInt8(ascii: "K"), UInt8(i))  // BININT1
+        } else if i >= Int64(Int32.min), i <= Int64(Int32.max) {
+            out.append(UInt8(ascii: "J"))  // BININT, little-endian signed
+            le32(UInt32(bitPattern: Int32(i)))
+        } else {
+            out.put(0x8A, 8)  // LONG1, 8 bytes two's complement little-endian
+            le64(UInt64(bitPattern: i))
+        }
+    }
+
+    mutating func unsignedInteger(_ u: UInt64) {
+        out.put(0x8A, 9)  // LONG1, 9 bytes: little-endian, then a zero sign byte
+        le64(u)
+        out.append(0)
+    }
+
+    mutating func real(_ d: Double) {
+        out.append(UInt8(ascii: "G"))  // BINFLOAT, big-endian
+        let bits = d.bitPattern
+        le32(UInt32(truncatingIfNeeded: bits >> 32).byteSwapped)
+        le32(UInt32(truncatingIfNeeded: bits).byteSwapped)
+    }
+
+    mutating func bool(_ b: Bool) { out.append(b ? 0x88 : 0x89) }  // NEWTRUE / NEWFALSE
+
+    /// GLOBAL once, memoized (BINPUT), then BINGET.
+    private mutating func global(_ name: StaticString, memo: UInt8) {
+        if globals & (1 << memo) != 0 {
+            out.put(UInt8(ascii: "h"), memo)  // BINGET
+            return
+        }
+        out.append(UInt8(ascii: "c"))  // GLOBAL
+        out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        out.put(UInt8(ascii: "q"), memo)  // BINPUT
+        globals |= 1 << memo
+    }
+
+    mutating func date(_ d: PlistDate) throws(HTTPContentError) {
+        let s = try PlistPythonPickle.datetimeState(d)
+        global("datetime\ndatetime\n", memo: 0)
+        out.put(UInt8(ascii: "C"), 10, s.0, s.1)  // SHORT_BINBYTES: datetime's own pickled state
+        out.put(s.2, s.3, s.4, s.5)
+        out.put(s.6, s.7, s.8, s.9)
+        out.put(0x85, UInt8(ascii: "R"))  // TUPLE1, REDUCE
+    }
+
+    mutating func uid(_ u: UInt64) {
+        global("plistlib\nUID\n", memo: 1)
+        if u <= UInt64(Int64.max) { integer(Int64(u)) } else { unsignedInteger(u) }
+        out.put(0x85, UInt8(ascii: "R"))  // TUPLE1, REDUCE
+    }
+}
+
+extension PlistPythonPickle {
+    /// A whole document as the pickle: a binary plist read straight by `PlistBinaryReader`, any
+    /// other (XML, or what that reader leaves to libplist) parsed by `PlistParser` and written
+    /// from its value. The caller frees the bytes.
+    static func document(_ raw: UnsafeRawBufferPointer, _ options: PlistOptions) throws(HTTPContentError) -> (UnsafeMutablePointer<UInt8>, Int) {
+        var visitor = PlistBinaryPickle()
+        do throws(HTTPContentError) {
+            if try PlistBinaryReader.read(raw, options: options, into: &visitor) { return visitor.finish() }
+        } catch {
+            visitor.out.release()
+            throw error
+        }
+        visitor.out.release()
+        let bytes = try write(try PlistParser.parse(raw, options: options))
+        guard let p = mallocCopy(bytes) else { throw HTTPContentError(.invalidArgument, "plist pickle: out of memory") }
+        return (p, bytes.count)
+    }
+}
+
+/// The content of hc_handler_plist_pickle_new: the pickle's bytes (malloc'd, freed with it),
+/// nil for an empty body.
+final class PlistPickleContent {
+    let bytes: UnsafeMutablePointer<UInt8>?
+    let count: Int
+    init(_ pickle: (UnsafeMutablePointer<UInt8>, Int)?) {
+        bytes = pickle?.0
+        count = pickle?.1 ?? 0
+    }
+    deinit { free(bytes) }
+}
+
+/// The `Plist` handler's acceptance, limits and errors, with the body written as the pickle.
+final class PlistPythonPickleHandler: SelectiveHandler {
+    private let plist: Plist
+    var acceptance: Acceptance {
+        get { plist.acceptance }
+        set { plist.acceptance = newValue }
+    }
+
+    init(_ plist: Plist) { self.plist = plist }
+
+    func prepare(_ request: inout Request) throws { try plist.prepare(&request) }
+    func accept(_ head: ResponseHead) throws -> Bool { try plist.accept(head) }
+    func consume(_ chunk: UnsafeRawBufferPointer) throws { try plist.consume(chunk) }
+    func finish() throws -> PlistPickleContent {
+        PlistPickleContent(try plist.finish(decoding: PlistPythonPickle.document))
+    }
+    func cleanup(failed: Bool) { plist.cleanup(failed: failed) }
+}
+
+@_cdecl("hc_handler_plist_pickle_new")
+public func hc_handler_plist_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
+    let o = plistSnapshot(opts)
+    let spec = HandlerSpec(acceptance: Plist.defaultAcceptance()) { spec -> any ContentHandler in
+        var options = o.options
+        if spec.maxSize > 0 { options.maxSize = min(spec.maxSize, Int(UInt32.max)) }
+        do {
+            return PlistPythonPickleHandler(try Plist(options: options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance))
+        } catch {
+            return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)"))
+        }
+    }
+    return retainHandle(spec)
+}
+
+@_cdecl("hc_response_plist_pickle")
+public func hc_response_plist_pickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                                     _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let data, let len else { return nullArgument("data or len") }
+    data.pointee = nil
+    len.pointee = 0
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let content = content(box, as: PlistPickleContent.self) else {
+        return fail(.invalidArgument, "hc_response_plist_pickle: the response's handler is not a pickle plist handler")
+    }
+    guard let bytes = content.bytes else { return HC_OK }
+    data.pointee = UnsafePointer(bytes)
+    len.pointee = content.count
+    return HC_OK
 }

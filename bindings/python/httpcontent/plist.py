@@ -29,6 +29,9 @@ for _name, _res, _args in [
     ("hc_response_plist", ctypes.c_void_p, [ctypes.c_void_p]),
     ("hc_plist_pypickle", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
                                          ctypes.POINTER(ctypes.c_size_t)]),
+    ("hc_handler_plist_pickle_new", ctypes.c_void_p, [ctypes.c_void_p]),
+    ("hc_response_plist_pickle", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                                ctypes.POINTER(ctypes.c_size_t)]),
     ("hc_plist_free", None, [ctypes.c_void_p]),
     ("hc_plist_builder_new", ctypes.c_void_p, []),
     ("hc_plist_builder_free", None, [ctypes.c_void_p]),
@@ -84,6 +87,20 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unexpected global {module}.{name}")
 
 
+def _unpickle(address: int, size: int) -> Any:
+    """The objects of the library's plist pickle at `address` (borrowed for the call)."""
+    view = (ctypes.c_char * size).from_address(address)
+    # The objects hold no cycles: collections triggered by millions of new containers
+    # would only rescan them.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Unpickler(io.BytesIO(view)).load()
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _value_content(value_ptr: int) -> Any:
     """The Python objects of a borrowed hc_plist, as plistlib gives them."""
     lib = _ffi.lib()
@@ -92,16 +109,7 @@ def _value_content(value_ptr: int) -> Any:
     address = out.value
     assert address is not None  # HC_OK always gives a buffer
     try:
-        view = (ctypes.c_char * size.value).from_address(address)
-        # The objects hold no cycles: collections triggered by millions of new containers
-        # would only rescan them.
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return _Unpickler(io.BytesIO(view)).load()
-        finally:
-            if was_enabled:
-                gc.enable()
+        return _unpickle(address, size.value)
     finally:
         lib.hc_buffer_free(out)
 
@@ -125,10 +133,15 @@ class Plist(Handler):
         self._options = dict(max_depth=max_depth, max_objects=max_objects, allow_empty=allow_empty)
         self.schema = schema
         self._schema_flags = 1 if all_errors else 0
+        self._pickled = False
 
     def _new_native(self) -> int:
         lib = _ffi.lib()
         with _Options(**self._options) as opts:
+            # Without a schema, the library writes the document as a pickle, no tree in between.
+            self._pickled = self.schema is None
+            if self._pickled:
+                return int(lib.hc_handler_plist_pickle_new(opts))
             ptr = int(lib.hc_handler_plist_new(opts))
         if ptr and self.schema is not None:
             code = lib.hc_handler_plist_set_schema(ptr, self.schema, self._schema_flags)
@@ -139,6 +152,10 @@ class Plist(Handler):
 
     def _content(self, response_ptr: int) -> Any:
         lib = _ffi.lib()
+        if self._pickled:
+            data, size = ctypes.c_void_p(), ctypes.c_size_t()
+            check(lib.hc_response_plist_pickle(response_ptr, ctypes.byref(data), ctypes.byref(size)))
+            return None if not data.value else _unpickle(data.value, size.value)
         lib.hc_error_clear()
         value = lib.hc_response_plist(response_ptr)
         if not value:

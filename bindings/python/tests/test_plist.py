@@ -85,6 +85,29 @@ def test_big_unicode_nested_document(client, base_url):
         assert r.content == plistlib.loads(body)
 
 
+def test_binary_read_straight_equals_plistlib_and_the_tree_path(client, base_url):
+    """Without a schema a binary plist is read straight into the pickle, no value tree: shared
+    keys and strings past the 256 short memo slots, shared data, long strings and data, UTF-16
+    with surrogate pairs, deep nesting, every type. Equal to plistlib and to the tree path (a
+    handler with a schema accepting anything)."""
+    keys = [f"k{i}" for i in range(600)]
+    doc = with_fractions(every_type())
+    doc["shared"] = [{k: k for k in keys} for _ in range(3)]
+    doc["long"] = ["☺𝄞" * 200, "x" * 70000, b"\x01" * 300, b"\x02" * 70000]
+    doc["blobs"] = [b"same"] * 5 + [b""] * 3
+    deep: list = []
+    for _ in range(100):
+        deep = [{"k0": deep}, 1]
+    doc["deep"] = deep
+    body = plistlib.dumps(doc, fmt=BINARY, sort_keys=False)
+    got = echo(client, base_url, body).content
+    assert_same(got, plistlib.loads(body))
+    with hc.Schema({}) as anything:
+        tree = client.post(f"{base_url}/plist?ctype=application/x-bplist", data=body,
+                           handler=hc.Plist(schema=anything)).content
+    assert_same(got, tree)
+
+
 @pytest.mark.parametrize("plist_format,fmt_name", [("xml", "application/x-plist"), ("binary", "application/x-bplist")])
 def test_post_plist_bytes_on_the_wire_read_back_equal_by_plistlib(client, base_url, plist_format, fmt_name):
     doc = every_type() if plist_format == "xml" else with_fractions(every_type())
