@@ -14,10 +14,10 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
     private let scratch: SchemaRegexScratch?
     /// The root's items / prefixItems subschemas (nil: every element undecided).
     private let elementSchemas: SchemaTapeProgram.ElementSchemas?
-    /// The tape run the elements are checked with, made at the first element (`hasRun`; tested
-    /// apart so the optional run is only ever used in place, never copied with its references).
-    @exclusivity(unchecked) private var run: SchemaTapeRun?
-    @exclusivity(unchecked) private var hasRun = false
+    /// The tape run the elements are checked with, made at the first element, in memory of its
+    /// own so it is only ever used in place (an optional run was copied, with its references
+    /// retained, at each element).
+    @exclusivity(unchecked) private var run: UnsafeMutablePointer<SchemaTapeRun>?
     /// Every element seen so far was proven valid on the tape.
     private var allProven = true
     private var elements = 0
@@ -37,13 +37,16 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
             allProven = false
             return
         }
-        if !hasRun {
-            run = SchemaTapeRun(t: elementSchemas.tables, program: program, tape: storage, scratch: scratch)
-            hasRun = true
+        let run: UnsafeMutablePointer<SchemaTapeRun>
+        if let r = self.run {
+            run = r
+            run.pointee.tape = storage
         } else {
-            run!.tape = storage
+            run = .allocate(capacity: 1)
+            run.initialize(to: SchemaTapeRun(t: elementSchemas.tables, program: program, tape: storage, scratch: scratch))
+            self.run = run
         }
-        switch program.elementVerdict(&run!, node, index, elementSchemas) {
+        switch program.elementVerdict(&run.pointee, node, index, elementSchemas) {
         case .valid: return
         case .undecided: allProven = false
         case .invalid:
@@ -52,12 +55,20 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         }
     }
 
+    private func dropRun() {
+        guard let run else { return }
+        run.deinitialize(count: 1)
+        run.deallocate()
+        self.run = nil
+    }
+
+    deinit { dropRun() }
+
     func finish(_ value: JSONValue) throws(HTTPContentError) {
         let proven = allProven && elements > 0
         allProven = true
         elements = 0
-        run = nil
-        hasRun = false
+        dropRun()
         try schema.validate(value, allErrors: allErrors, skippingProvenElements: proven)
     }
 }
