@@ -144,7 +144,9 @@ package final class YajlParser {
             guard var own = error as? HTTPContentError, own.code == .decode else { return error }
             if own.offset == nil {
                 own.offset = offset
-                own.message = "invalid JSON at byte \(offset): \(own.message)"
+                // A schema violation found while streaming is not bad JSON: its message stays
+                // the one whole-document validation gives.
+                if own.violations.isEmpty { own.message = "invalid JSON at byte \(offset): \(own.message)" }
             }
             if own.body.isEmpty { own.body = head }
             return own
