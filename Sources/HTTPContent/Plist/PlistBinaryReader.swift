@@ -237,13 +237,17 @@ public enum PlistBinaryReader {
             case 0x6:
                 let shared = refs[i] > 1
                 if shared && visitor.repeated(i) { return .some(nil) }
-                guard let (units, p) = length(marker, at: o + 1), units <= (table - p) / 2 else { return nil }
+                // libplist refuses an empty UTF-16 string (a fuzzer's find): left to it.
+                guard let (units, p) = length(marker, at: o + 1), units > 0, units <= (table - p) / 2 else { return nil }
                 guard let written = utf8(utf16: p, units: units) else { return nil }
                 visitor.string(UnsafeBufferPointer(start: scratch, count: written), object: i, shared: shared)
             case 0x8:
                 let size = Int(marker & 0xF) + 1
                 guard size <= 8, o + 1 + size <= table else { return nil }
-                visitor.uid(Walk.uint(b + o + 1, size))
+                // libplist refuses a UID above UInt32.max (a fuzzer's find): left to it.
+                let uid = Walk.uint(b + o + 1, size)
+                guard uid <= UInt64(UInt32.max) else { return nil }
+                visitor.uid(uid)
             case 0xA, 0xD:
                 // The scan checked the count and that the references lie in the object area.
                 guard let (items, start) = length(marker, at: o + 1) else { return nil }

@@ -5,6 +5,9 @@
 // (sniffed: "bplist00" is binary, anything else XML).
 // Checks: errors are decode or tooLarge errors; a parsed value is written back in both formats
 // (or refused with invalidArgument) and read again without a crash or another kind of error.
+// `PlistBinaryReader` (the Python binding's direct path) agrees with `PlistParser`: when it reads
+// a document whole, the parser gives the same value; when the parser fails, so does the reader
+// (or it leaves the document to the parser).
 import FuzzSupport
 import HTTPContent
 
@@ -33,6 +36,60 @@ func roundTrips(_ v: PlistValue) -> Bool {
     }
 }
 
+/// Builds a value from `PlistBinaryReader`'s reports, to compare with `PlistParser`'s.
+struct TreeVisitor: PlistBinaryVisitor {
+    var stack: [[PlistValue]] = [[]]
+    var written: [Int: PlistValue] = [:]
+    var result: PlistValue? { stack[0].first }
+
+    mutating func add(_ v: PlistValue) { stack[stack.count - 1].append(v) }
+    mutating func repeated(_ object: Int) -> Bool {
+        guard let v = written[object] else { return false }
+        add(v)
+        return true
+    }
+    mutating func beginDictionary(count: Int) { stack.append([]) }
+    mutating func endDictionary(count: Int) {
+        let items = stack.removeLast()
+        fuzzCheck(items.count == 2 * count && stride(from: 0, to: items.count, by: 2).allSatisfy { items[$0].stringValue != nil },
+                  "dictionary of \(count) reported as \(items.count) items")
+        add(.dictionary(stride(from: 0, to: items.count, by: 2).map { PlistMember(key: items[$0].stringValue!, value: items[$0 + 1]) }))
+    }
+    mutating func beginArray(count: Int) { stack.append([]) }
+    mutating func endArray(count: Int) {
+        let items = stack.removeLast()
+        fuzzCheck(items.count == count, "array of \(count) reported as \(items.count) items")
+        add(.array(items))
+    }
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        let v = PlistValue.string(String(decoding: utf8, as: UTF8.self))
+        if shared { written[object] = v }
+        add(v)
+    }
+    mutating func data(_ bytes: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        let v = PlistValue.data(Array(bytes))
+        if shared { written[object] = v }
+        add(v)
+    }
+    mutating func integer(_ value: Int64) { add(.int(value)) }
+    mutating func unsignedInteger(_ value: UInt64) { add(.uint(value)) }
+    mutating func real(_ value: Double) { add(.real(value)) }
+    mutating func bool(_ value: Bool) { add(.bool(value)) }
+    mutating func date(_ value: PlistDate) throws(HTTPContentError) { add(.date(value)) }
+    mutating func uid(_ value: UInt64) { add(.uid(value)) }
+}
+
+/// `PlistBinaryReader`'s outcome on `doc`: the value it read whole, nil when it left the document
+/// to the parser, or its error.
+func readDirectly(_ doc: [UInt8], _ options: PlistOptions) -> Result<PlistValue?, HTTPContentError> {
+    var visitor = TreeVisitor()
+    return doc.withUnsafeBytes { raw in
+        Result { () throws(HTTPContentError) -> PlistValue? in
+            try PlistBinaryReader.read(raw, options: options, into: &visitor) ? visitor.result : nil
+        }
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data else { return 0 }
@@ -42,12 +99,19 @@ public func fuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var options = PlistOptions()
     if flags & 1 != 0 { options.maxObjects = 1000 }
     options.maxDepth = flags & 2 != 0 ? 8 : 128
+    let direct = readDirectly(doc, options)
     let value: PlistValue
     do {
         value = try PlistParser.parse(doc, options: options)
     } catch {
         fuzzCheck(error.code == .decode || error.code == .tooLarge, "unexpected error code \(error.code): \(error.message)")
+        if case .success(let v?) = direct { fuzzFail("the binary reader read \(v) where the parser failed: \(error.message)") }
         return 0
+    }
+    switch direct {
+    case .success(let v?): fuzzCheck(!roundTrips(value) || v == value, "the binary reader and the parser differ")
+    case .success(nil): break
+    case .failure(let e): fuzzFail("the binary reader failed (\(e.code): \(e.message)) where the parser read a value")
     }
     guard roundTrips(value) else { return 0 }
     for format in [PlistFormat.binary, .xml] {
