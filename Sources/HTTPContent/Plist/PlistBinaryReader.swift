@@ -109,8 +109,13 @@ public enum PlistBinaryReader {
             }
         }
 
-        /// Object `i`'s position (the scan checked it for every object it reached).
-        @inline(__always) func offset(_ i: Int) -> Int { Int(Walk.uint(b + table + i * offSize, offSize)) }
+        /// Object `i`'s position (the scan checked it for every object it reached); -1 for an
+        /// entry too large for an Int, which only an object the scan did not reach can hold
+        /// (countReferences skips it).
+        @inline(__always) func offset(_ i: Int) -> Int {
+            let o = Walk.uint(b + table + i * offSize, offSize)
+            return o <= UInt64(Int.max) ? Int(o) : -1
+        }
 
         /// A container's or string's length after its marker at `p`: the low nibble, or 0xF and
         /// an integer object; with the position after it. nil when malformed.
@@ -304,4 +309,57 @@ public enum PlistBinaryReader {
             return out
         }
     }
+}
+
+/// Builds a `PlistValue` from `PlistBinaryReader`'s reports: what the reader read, in the form
+/// `PlistParser` gives, so the two can be compared (tests, fuzzing).
+public struct PlistValueBuilder: PlistBinaryVisitor {
+    private var stack: [[PlistValue]] = [[]]
+    private var written: [Int: PlistValue] = [:]
+    /// How many times a shared object was referred back to instead of read again.
+    public private(set) var repeats = 0
+    /// False once a container was reported with another number of items than it announced, or a
+    /// dictionary with a key that is not a string.
+    public private(set) var consistent = true
+    /// The value read (nil until the top object is complete).
+    public var result: PlistValue? { stack[0].first }
+
+    public init() {}
+
+    private mutating func add(_ v: PlistValue) { stack[stack.count - 1].append(v) }
+    public mutating func repeated(_ object: Int) -> Bool {
+        guard let v = written[object] else { return false }
+        repeats += 1
+        add(v)
+        return true
+    }
+    public mutating func beginDictionary(count: Int) { stack.append([]) }
+    public mutating func endDictionary(count: Int) {
+        let items = stack.removeLast()
+        let keys = stride(from: 0, to: items.count - 1, by: 2).map { items[$0].stringValue }
+        if items.count != 2 * count || keys.contains(nil) { consistent = false }
+        add(.dictionary(stride(from: 0, to: items.count - 1, by: 2).map { PlistMember(key: keys[$0 / 2] ?? "", value: items[$0 + 1]) }))
+    }
+    public mutating func beginArray(count: Int) { stack.append([]) }
+    public mutating func endArray(count: Int) {
+        let items = stack.removeLast()
+        if items.count != count { consistent = false }
+        add(.array(items))
+    }
+    public mutating func string(_ utf8: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        let v = PlistValue.string(String(decoding: utf8, as: UTF8.self))
+        if shared { written[object] = v }
+        add(v)
+    }
+    public mutating func data(_ bytes: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
+        let v = PlistValue.data(Array(bytes))
+        if shared { written[object] = v }
+        add(v)
+    }
+    public mutating func integer(_ value: Int64) { add(.int(value)) }
+    public mutating func unsignedInteger(_ value: UInt64) { add(.uint(value)) }
+    public mutating func real(_ value: Double) { add(.real(value)) }
+    public mutating func bool(_ value: Bool) { add(.bool(value)) }
+    public mutating func date(_ value: PlistDate) throws(HTTPContentError) { add(.date(value)) }
+    public mutating func uid(_ value: UInt64) { add(.uid(value)) }
 }

@@ -396,9 +396,9 @@ extension PlistPythonPickle {
     }
 }
 
-/// The content of hc_handler_plist_pickle_new: the pickle's bytes (malloc'd, freed with it),
-/// nil for an empty body.
-final class PlistPickleContent {
+/// A pickle handler's content: the pickle's bytes (malloc'd, freed with it), nil for an empty
+/// body. Each handler has its own subclass, so a response's accessor tells its handler's apart.
+class PickleBytes {
     let bytes: UnsafeMutablePointer<UInt8>?
     let count: Int
     init(_ pickle: (UnsafeMutablePointer<UInt8>, Int)?) {
@@ -406,6 +406,24 @@ final class PlistPickleContent {
         count = pickle?.1 ?? 0
     }
     deinit { free(bytes) }
+}
+
+/// The content of hc_handler_plist_pickle_new.
+final class PlistPickleContent: PickleBytes {}
+
+/// Lends a response's pickle (hc_response_plist_pickle, hc_response_xml_pickle): borrowed for as
+/// long as the response; NULL and 0 for an empty body.
+func lendPickle<C: PickleBytes>(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+                                _ len: UnsafeMutablePointer<Int>?, as type: C.Type, _ mismatch: String) -> Int32 {
+    guard let data, let len else { return nullArgument("data or len") }
+    data.pointee = nil
+    len.pointee = 0
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let content = content(box, as: type) else { return fail(.invalidArgument, mismatch) }
+    guard let bytes = content.bytes else { return HC_OK }
+    data.pointee = UnsafePointer(bytes)
+    len.pointee = content.count
+    return HC_OK
 }
 
 /// The `Plist` handler's acceptance, limits and errors, with the body written as the pickle.
@@ -445,15 +463,5 @@ public func hc_handler_plist_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer
 @_cdecl("hc_response_plist_pickle")
 public func hc_response_plist_pickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                      _ len: UnsafeMutablePointer<Int>?) -> Int32 {
-    guard let data, let len else { return nullArgument("data or len") }
-    data.pointee = nil
-    len.pointee = 0
-    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
-    guard let content = content(box, as: PlistPickleContent.self) else {
-        return fail(.invalidArgument, "hc_response_plist_pickle: the response's handler is not a pickle plist handler")
-    }
-    guard let bytes = content.bytes else { return HC_OK }
-    data.pointee = UnsafePointer(bytes)
-    len.pointee = content.count
-    return HC_OK
+    lendPickle(response, data, len, as: PlistPickleContent.self, "hc_response_plist_pickle: the response's handler is not a pickle plist handler")
 }

@@ -429,14 +429,11 @@ struct PickleBuffer {
 
 /// The content of hc_handler_xml_pickle_new: nil for an empty body.
 /// The bytes are copied to memory of their own, lent to C until the response is freed.
-final class XMLPickleContent {
-    let bytes: UnsafeMutablePointer<UInt8>?
-    let count: Int
+final class XMLPickleContent: PickleBytes {
     init(_ bytes: [UInt8]?) {
-        self.bytes = bytes.flatMap(mallocCopy)
-        count = self.bytes == nil ? 0 : bytes?.count ?? 0
+        let copy = bytes.flatMap(mallocCopy)
+        super.init(copy.map { ($0, bytes?.count ?? 0) })
     }
-    deinit { free(bytes) }
 }
 
 public typealias XMLBatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafePointer<UInt8>?, Int, Int) -> Int32
@@ -473,16 +470,6 @@ public func hc_handler_xml_batches_pickle_new(_ paths: UnsafePointer<UnsafePoint
 @_cdecl("hc_response_xml_pickle")
 public func hc_response_xml_pickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                    _ len: UnsafeMutablePointer<Int>?) -> Int32 {
-    guard let data, let len else { return nullArgument("data or len") }
-    data.pointee = nil
-    len.pointee = 0
-    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
-    guard let content = content(box, as: XMLPickleContent.self) else {
-        return fail(.invalidArgument, "hc_response_xml_pickle: the response's handler is not a pickle XML handler")
-    }
-    guard let bytes = content.bytes else { return HC_OK }
-    data.pointee = UnsafePointer(bytes)
-    len.pointee = content.count
-    return HC_OK
+    lendPickle(response, data, len, as: XMLPickleContent.self, "hc_response_xml_pickle: the response's handler is not a pickle XML handler")
 }
 

@@ -36,56 +36,15 @@ func roundTrips(_ v: PlistValue) -> Bool {
     }
 }
 
-/// Builds a value from `PlistBinaryReader`'s reports, to compare with `PlistParser`'s.
-struct TreeVisitor: PlistBinaryVisitor {
-    var stack: [[PlistValue]] = [[]]
-    var written: [Int: PlistValue] = [:]
-    var result: PlistValue? { stack[0].first }
-
-    mutating func add(_ v: PlistValue) { stack[stack.count - 1].append(v) }
-    mutating func repeated(_ object: Int) -> Bool {
-        guard let v = written[object] else { return false }
-        add(v)
-        return true
-    }
-    mutating func beginDictionary(count: Int) { stack.append([]) }
-    mutating func endDictionary(count: Int) {
-        let items = stack.removeLast()
-        fuzzCheck(items.count == 2 * count && stride(from: 0, to: items.count, by: 2).allSatisfy { items[$0].stringValue != nil },
-                  "dictionary of \(count) reported as \(items.count) items")
-        add(.dictionary(stride(from: 0, to: items.count, by: 2).map { PlistMember(key: items[$0].stringValue!, value: items[$0 + 1]) }))
-    }
-    mutating func beginArray(count: Int) { stack.append([]) }
-    mutating func endArray(count: Int) {
-        let items = stack.removeLast()
-        fuzzCheck(items.count == count, "array of \(count) reported as \(items.count) items")
-        add(.array(items))
-    }
-    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
-        let v = PlistValue.string(String(decoding: utf8, as: UTF8.self))
-        if shared { written[object] = v }
-        add(v)
-    }
-    mutating func data(_ bytes: UnsafeBufferPointer<UInt8>, object: Int, shared: Bool) {
-        let v = PlistValue.data(Array(bytes))
-        if shared { written[object] = v }
-        add(v)
-    }
-    mutating func integer(_ value: Int64) { add(.int(value)) }
-    mutating func unsignedInteger(_ value: UInt64) { add(.uint(value)) }
-    mutating func real(_ value: Double) { add(.real(value)) }
-    mutating func bool(_ value: Bool) { add(.bool(value)) }
-    mutating func date(_ value: PlistDate) throws(HTTPContentError) { add(.date(value)) }
-    mutating func uid(_ value: UInt64) { add(.uid(value)) }
-}
-
 /// `PlistBinaryReader`'s outcome on `doc`: the value it read whole, nil when it left the document
 /// to the parser, or its error.
 func readDirectly(_ doc: [UInt8], _ options: PlistOptions) -> Result<PlistValue?, HTTPContentError> {
-    var visitor = TreeVisitor()
+    var visitor = PlistValueBuilder()
     return doc.withUnsafeBytes { raw in
         Result { () throws(HTTPContentError) -> PlistValue? in
-            try PlistBinaryReader.read(raw, options: options, into: &visitor) ? visitor.result : nil
+            guard try PlistBinaryReader.read(raw, options: options, into: &visitor) else { return nil }
+            fuzzCheck(visitor.consistent, "a container reported with another number of items than it announced")
+            return visitor.result
         }
     }
 }
