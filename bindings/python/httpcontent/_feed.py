@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import itertools
 import queue
 import threading
-from typing import Any, AsyncIterator, Callable, Generic, Iterator, Protocol, TypeVar, cast
+from typing import Any, AsyncIterator, Callable, Generator, Generic, Iterable, Iterator, Protocol, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -137,4 +138,24 @@ async def stop(transfer: asyncio.Future[Any] | None) -> None:
         pass
 
 
-__all__ = ["ThreadFeed", "LoopFeed", "stop"]
+class _Chained(itertools.chain[T]):
+    """The items of the batches a generator yields, one by one at C speed (itertools.chain: no
+    Python frame resumed per item), closable as the generator is (`close()` stops the
+    transfer). Made by `chained(batches)`."""
+
+    __slots__ = ("_batches",)
+    _batches: Generator[Iterable[T], None, None]
+
+    def close(self) -> None:
+        """Stops the transfer (as closing the generator of a `for` loop left early does)."""
+        self._batches.close()
+
+
+def chained(batches: Generator[Iterable[T], None, None]) -> Iterator[T]:
+    """The items of `batches`' batches, one by one; `close()` closes `batches`."""
+    made = cast("_Chained[T]", _Chained.from_iterable(batches))
+    made._batches = batches  # pyright: ignore[reportPrivateUsage]
+    return made
+
+
+__all__ = ["ThreadFeed", "LoopFeed", "stop", "chained"]

@@ -158,6 +158,8 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_batch_set_host_limit", c_int, [c_void_p, c_size_t]),
     ("hc_batch_add", c_int, [c_void_p, c_void_p, DONE_CB, c_void_p]),
     ("hc_batch_run", c_int, [c_void_p]),
+    ("hc_batch_perform", c_int, [c_void_p, POINTER(c_size_t)]),
+    ("hc_batch_wait", c_int, [c_void_p, c_int]),
     ("hc_batch_pending", c_size_t, [c_void_p]),
     ("hc_batch_watch", c_int, [c_void_p, SOCKET_WATCH_CB, TIMER_WATCH_CB, c_void_p]),
     ("hc_batch_socket_action", c_int, [c_void_p, c_int, c_int, POINTER(c_size_t)]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import functools
-from typing import TYPE_CHECKING, Any, AsyncIterator, Iterable, Iterator, Mapping, cast
+from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Iterable, Iterator, Mapping, cast
 
 from . import _ffi, _lib
 from ._aio import LoopDriver
@@ -291,6 +291,41 @@ class Client(Handle):
                     check(lib.hc_batch_add(batch, req, callback, i))
             check(lib.hc_batch_run(batch))
         return results
+
+    def _stepped(self, request: Request) -> Generator[None, None, Response]:
+        """Runs `request` on this thread, in steps: a batch of one, waited on (hc_batch_wait)
+        and stepped (hc_batch_perform) each time this generator is resumed, so the handler's
+        callbacks run here between yields, and nothing is read while the caller holds it.
+        Returns the Response (StopIteration's value) or raises the request's error, as `request`
+        would. Closing it early cancels the transfer. For the streaming iterators: no worker
+        thread, no GIL handed back and forth per batch."""
+        self._check_open()
+        lib = _ffi.lib()
+        prepared = _prepare(request, self._bytes or self._default_bytes(), self._auth_hook)
+        outcome: list[Any] = []
+
+        def done(_userdata: int | None, code: int, response: int | None) -> None:
+            try:
+                outcome.append(prepared.outcome(code, response, raise_errors=False))
+            except BaseException as exc:  # noqa: BLE001 - the request's outcome
+                outcome.append(exc)
+
+        callback = _ffi.DONE_CB(done)
+        pending = ctypes.c_size_t()
+        with _Batch(lib.hc_batch_new(self)) as batch:
+            with prepared.native as req:
+                check(lib.hc_batch_add(batch, req, callback, None))
+            perform, wait = lib.hc_batch_perform, lib.hc_batch_wait
+            while not outcome:
+                check(perform(batch, ctypes.byref(pending)))
+                yield   # the callbacks of this step ran: the caller takes what they left
+                if not outcome:
+                    check(wait(batch, 1000))   # at most libcurl's timer
+        result = outcome[0]
+        if isinstance(result, BaseException):
+            raise result
+        assert isinstance(result, Response)
+        return result
 
     def iter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> Iterator[Any]:
         """Yields each JSON value under the ijson `prefix` ("item": each element of a top-level

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
-import itertools
 import json
 import marshal
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, TypeVar, cast
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator
 
 from . import _feed, _ffi
 from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport] (declares hc_buffer_free)
@@ -21,7 +20,7 @@ from ._handle import Handle
 from ._types import StatusSpec
 from .errors import DecodeError, Error, check, last_error
 from .handlers import Discard, Handler
-from .jsoncontent import _GCPaused
+from .jsoncontent import loads_iter as _loads_iter
 from .models import CancelToken, Request
 
 if TYPE_CHECKING:
@@ -280,36 +279,7 @@ class JSONLines(Handler):
         return _records_count(response_ptr)
 
 
-def _loads_iter(batch: Any) -> Iterator[Any]:
-    """The records of a batch from its marshal list, the cyclic GC paused meanwhile (the records
-    hold no cycles; collections triggered by their containers cost a third of the loads), as an
-    iterator made while the GC is still paused: the iterator is a container too, and made after,
-    it would trigger a collection that scans the whole batch (the batch's containers are
-    counted; once they are consumed and freed the count is back down)."""
-    with _GCPaused():
-        return iter(cast("list[Any]", marshal.loads(batch)))
-
-
-T = TypeVar("T")
-
-
-class _Records(itertools.chain[T]):
-    """The items of the batches a generator yields, one by one at C speed (itertools.chain: no
-    Python frame resumed per item), closable as the generator is (`close()` stops the
-    transfer). Made by `_records(batches)`."""
-
-    __slots__ = ("_batches",)
-    _batches: Generator[Iterable[T], None, None]
-
-    def close(self) -> None:
-        """Stops the transfer (as closing the generator of a `for` loop left early does)."""
-        self._batches.close()
-
-
-def _records(batches: Generator[Iterable[T], None, None]) -> Iterator[T]:
-    made = cast("_Records[T]", _Records.from_iterable(batches))
-    made._batches = batches  # pyright: ignore[reportPrivateUsage]
-    return made
+_records = _feed.chained
 
 
 def _skip_error(index: int, offset: int, message: bytes | None) -> Error:

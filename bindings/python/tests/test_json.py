@@ -5,6 +5,8 @@ import gc
 import json
 import os
 import resource
+import threading
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -140,6 +142,44 @@ def test_iter_json_yields_while_downloading_in_bounded_memory(client, base_url):
 def test_iter_json_raises_the_transfer_error(client, base_url):
     with pytest.raises(hc.UnacceptableStatus):
         list(client.iter_json(f"{base_url}/status/500", "item"))
+
+
+def test_iter_json_runs_on_the_callers_thread_and_stopping_stops_reading(client, base_url):
+    # The transfer is stepped between the values taken (no worker thread), so leaving early
+    # leaves the rest of a large body unread.
+    received = [0]
+    threads = set()
+
+    def progress(info):
+        received[0] = info["received"]
+        threads.add(threading.get_ident())
+
+    it = client.iter_json(f"{base_url}/big-json-array?n=1000000", "item", progress=progress)
+    for i, value in enumerate(it):
+        assert value["id"] == i
+        if i == 1000:
+            break
+    it.close()
+    assert threads == {threading.get_ident()}   # the transfer ran here
+    seen = received[0]
+    assert 0 < seen < 8 * 1024 * 1024   # of a body over 30 MB
+    time.sleep(0.2)
+    assert received[0] == seen           # nothing more was read once closed
+
+
+def test_iter_json_yields_the_values_before_a_parse_error_then_raises_it(client, base_url):
+    got = []
+    with pytest.raises(hc.DecodeError):
+        for value in client.iter_json(doc_url(base_url, "[1, 2, {\"a\": 3}, tru]"), "item"):
+            got.append(value)
+    assert got == [1, 2, {"a": 3}][:len(got)]
+
+
+def test_iter_json_honours_the_request_timeout(client, base_url):
+    start = time.monotonic()
+    with pytest.raises(hc.Timeout):
+        list(client.iter_json(f"{base_url}/stall?bytes=100", "item", timeout=0.5))
+    assert time.monotonic() - start < 10
 
 
 @pytest.mark.skipif(not SUITE.is_dir(), reason="../shared/conformance/JSONTestSuite is not beside the checkout")
