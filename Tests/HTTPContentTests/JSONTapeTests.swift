@@ -1,4 +1,8 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
 @testable import HTTPContent
 
 /// Parsed arrays and objects read their document's tape in place; these check what that must not
@@ -150,6 +154,53 @@ struct JSONNumberScanTests {
             #expect(inArray["0"] == expected, "\(token)")
             #expect(try JSONValue(parsing: token) == expected, "\(token)")
         }
+    }
+
+    /// The Eisel-Lemire path must give strtod's double, bit for bit: 17-digit texts of random
+    /// doubles (what most JSON writers print), random 19-digit mantissas at every exponent the
+    /// table covers and a little beyond, and texts a digit away from the halfway point between
+    /// two doubles (where it must decline rather than guess).
+    @Test func eiselLemireAgreesWithStrtodBitForBit() throws {
+        var rng = SystemRandomNumberGenerator()
+        var tokens: [String] = ["9007199254740993e-3", "2.2250738585072014e-308", "1.7976931348623157e308",
+                                "4.9406564584124654e-324", "0.30000000000000004", "1e-100", "1e100",
+                                "9999999999999999999e-120", "9999999999999999999e80", "1e-101", "1e101"]
+        for _ in 0..<20_000 {
+            let d = Double.random(in: 1..<10, using: &rng) * pow(10, Double(Int.random(in: -90...90, using: &rng)))
+            tokens.append(d.description)
+            // 17 significant digits, as %.17g prints: almost never takes Clinger's path.
+            var mantissa = UInt64.random(in: 10_000_000_000_000_000..<100_000_000_000_000_000, using: &rng)
+            tokens.append("\(mantissa)e\(Int.random(in: -120...120, using: &rng))")
+            mantissa = UInt64.random(in: 1..<10_000_000_000_000_000_000, using: &rng)
+            tokens.append("\(Bool.random(using: &rng) ? "-" : "")\(mantissa).5e\(Int.random(in: -110...110, using: &rng))")
+        }
+        // Near halfway: d's exact value plus half an ulp, cut to 19 digits, and one digit either side.
+        for _ in 0..<5_000 {
+            let d = Double.random(in: 1..<10, using: &rng) * pow(10, Double(Int.random(in: -60...60, using: &rng)))
+            let mid = d + d.ulp / 2  // rounds to even: the text below is what matters
+            var text = String(format: "%.18e", d.nextUp.isFinite ? mid : d)
+            tokens.append(text)
+            text = String(format: "%.18e", (d + d.nextUp) / 2)
+            tokens.append(text)
+        }
+        var fast = 0
+        for token in tokens {
+            let raw = Array(token.utf8)
+            let got = try raw.withUnsafeBytes { try JSONNumberText.scalar($0) }
+            let want = raw.withUnsafeBytes { JSONNumberText.strtod($0) }
+            if got.isInteger {
+                #expect(Double(Int64(bitPattern: got.bits)) == want, "\(token)")
+            } else {
+                #expect(got.bits == want.bitPattern, "\(token): \(Double(bitPattern: got.bits)) vs strtod \(want)")
+            }
+            if raw.withUnsafeBytes({ JSONNumberText.fastScalar($0) }) != nil { fast += 1 }
+        }
+        // Most of these take a fast path (else this test would not test it).
+        #expect(fast > tokens.count / 2, "\(fast) of \(tokens.count)")
+        // Exact halfway cases decline; a mantissa of 0 is zero at any exponent.
+        #expect(JSONNumberText.eiselLemire(9_007_199_254_740_993, 0, negative: false) == nil)
+        #expect(JSONNumberText.eiselLemire(0, 300, negative: true) == (-0.0 as Double).bitPattern)
+        #expect(JSONNumberText.eiselLemire(17, 101, negative: false) == nil)
     }
 }
 
