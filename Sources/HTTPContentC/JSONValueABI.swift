@@ -7,7 +7,12 @@ import Glibc
 /// cached so every borrowed pointer lives as long as this node. Children are made on demand.
 final class JSONNode {
     /// Changed only by `reset`, between two borrowed uses.
-    @exclusivity(unchecked) private(set) var value: JSONValue
+    @exclusivity(unchecked) private(set) var value: JSONValue {
+        didSet { typeCode = JSONNode.typeCode(value) }
+    }
+    /// `value`'s hc_json_type, kept beside it: reading it needs no copy of the value (a copy
+    /// retains and releases a container's storage; path streaming asks once per item).
+    @exclusivity(unchecked) private(set) var typeCode: Int32
     /// True for roots from hc_json_parse, which the caller frees; borrowed nodes ignore hc_json_free.
     let ownedByCaller: Bool
     /// Child handles by member/element index, allocated on first use.
@@ -24,10 +29,25 @@ final class JSONNode {
 
     init(_ value: JSONValue, ownedByCaller: Bool = false) {
         self.value = value
+        typeCode = JSONNode.typeCode(value)
         self.ownedByCaller = ownedByCaller
     }
 
     deinit { dropLent() }
+
+    @inline(__always)
+    static func typeCode(_ value: JSONValue) -> Int32 {
+        switch value {
+        case .null: return 0
+        case .bool: return 1
+        case .int: return 2
+        case .double: return 3
+        case .number: return 4
+        case .string: return 5
+        case .array: return 6
+        case .object: return 7
+        }
+    }
 
     /// Frees what was lent out of the current value.
     private func dropLent() {
@@ -169,16 +189,7 @@ public func hc_json_free(_ value: OpaquePointer?) {
 @_cdecl("hc_json_type")
 public func hc_json_type(_ value: OpaquePointer?) -> Int32 {
     guard let node = borrowHandle(value, as: JSONNode.self) else { return HC_JSON_INVALID }
-    switch node.value {
-    case .null: return 0
-    case .bool: return 1
-    case .int: return 2
-    case .double: return 3
-    case .number: return 4
-    case .string: return 5
-    case .array: return 6
-    case .object: return 7
-    }
+    return node.typeCode
 }
 
 private func borrowed(_ node: JSONNode) -> OpaquePointer {

@@ -13,8 +13,9 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
 
     func begin(prefix: Int) { prefixIndex = prefix }
     func end() throws {
-        guard let value = builder.documents.popLast() else { return }
-        try onItem(JSONItem(prefixIndex: prefixIndex, prefix: prefixes[prefixIndex], value: value))
+        // Taken out with removeLast (not popLast's optional, which costs a copy of the value).
+        guard !builder.documents.isEmpty else { return }
+        try onItem(JSONItem(prefixIndex: prefixIndex, prefix: prefixes[prefixIndex], value: builder.documents.removeLast()))
     }
 
     func null() throws { try builder.null() }

@@ -26,8 +26,9 @@ final class JSONTreeBuilder: JSONEventSink {
     @exclusivity(unchecked) private var haveBuffers = true
     /// The tape of the last document handed out: its buffers are reused once nothing refers to it.
     @exclusivity(unchecked) private var last: JSONTape?
-    /// That tape once recycled (nothing referred to it): the next document's, without allocating.
-    @exclusivity(unchecked) private var spare: JSONTape?
+    /// Whether `last` was recycled (nothing referred to it, its buffers are `t` now): the next
+    /// document takes it again, without allocating and without retain/release traffic.
+    @exclusivity(unchecked) private var lastRecycled = false
     /// Open containers, outermost first.
     @exclusivity(unchecked) private var frames: UnsafeMutablePointer<Frame>
     @exclusivity(unchecked) private var depth = 0
@@ -214,16 +215,14 @@ final class JSONTreeBuilder: JSONEventSink {
         if watchRoot && depth == 1 { try rootElementDone(frame.node) }
         if depth == 0 {
             t.shrink()
-            let tape: JSONTape
-            if let reused = spare.take() {
-                reused.adopt(t)
-                tape = reused
+            if lastRecycled {
+                last.unsafelyUnwrapped.adopt(t)
+                lastRecycled = false
             } else {
-                tape = JSONTape(t)
+                last = JSONTape(t)
             }
             haveBuffers = false
-            last = tape
-            documents.append(tape.value(frame.node))
+            documents.append(last.unsafelyUnwrapped.value(frame.node))
         }
     }
 
@@ -234,13 +233,13 @@ final class JSONTreeBuilder: JSONEventSink {
             if t.nodeCount == 0 { return }
             t.reset()
         } else {
-            if last != nil, isKnownUniquelyReferenced(&last), let done = last {
-                t = done.recycle()
-                spare = done
+            if last != nil, isKnownUniquelyReferenced(&last) {
+                t = last.unsafelyUnwrapped.recycle()
+                lastRecycled = true
             } else {
                 t = JSONTapeStorage()
+                last = nil
             }
-            last = nil
             haveBuffers = true
         }
         keyCache.forget()
