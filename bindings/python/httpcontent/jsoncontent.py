@@ -272,11 +272,9 @@ def _value_batches(steps: Generator[None, None, Any], waiting: collections.deque
     """The batches' values, each batch a list made by one marshal.loads, as the steps of the
     transfer leave them; then the transfer's error, if any. Closing stops the transfer."""
     try:
-        for _ in steps:
-            while waiting:
-                yield loads_iter(waiting.popleft())
+        for text in _feed.drained(steps, waiting):
+            yield loads_iter(text)
     finally:
-        steps.close()
         handler.close()
 
 

@@ -8,16 +8,17 @@ document itself (strings are length-prefixed), so a document cannot inject pickl
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import pickle
 import xml.etree.ElementTree as ET
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Generator, Iterable, Iterator
 
-from . import _ffi
-from ._feed import ThreadFeed
+from . import _feed, _ffi
 from ._handle import Handle
 from .errors import check
 from .handlers import Handler
+from .models import Request
 
 _BATCH_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                              ctypes.c_size_t, ctypes.c_size_t)
@@ -247,17 +248,20 @@ class XMLEvents(Handler):
 def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: int = 4,
              **kwargs: Any) -> Iterator[ET.Element]:
     """Yields each `Element` matching `path` while the body is still arriving. The transfer runs
-    in a worker thread; at most `buffer` batches wait between it and you, so memory stays flat
-    however large the document. Closing the generator (or leaving the loop) stops the transfer."""
-    feed: ThreadFeed[bytes] = ThreadFeed(buffer)
+    on your thread, a step at a time while you take the elements (nothing is read while you
+    hold the iterator), so memory stays flat however large the document; `buffer` is unused
+    (kept for compatibility). Closing the iterator (or leaving the loop) stops the transfer."""
+    del buffer
+    waiting: collections.deque[bytes] = collections.deque()
     options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
         "limit", "keep_comments", "max_depth", "max_entity_expansion", "max_size",
         "accept_status", "accept_types")}
 
-    class _Feeder(XMLElements):
+    class _Collector(XMLElements):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _path_index: int, data: int, size: int, _count: int) -> int:
-                return 0 if feed.put(ctypes.string_at(data, size)) else _STOP
+                waiting.append(ctypes.string_at(data, size))
+                return 0
             self._keep = _BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(path.encode())
             with _Options(**self._options) as opts:
@@ -267,12 +271,18 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
     def ignore(_element: ET.Element) -> None:
         return None
 
-    handler = _Feeder(path, ignore, **options)
-    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
+    handler = _Collector(path, ignore, **options)
+    return _feed.chained(_element_batches(client._stepped(Request(method, url, handler=handler, **kwargs)),
+                                          waiting, handler))
+
+
+def _element_batches(steps: Generator[None, None, Any], waiting: collections.deque[bytes],
+                     handler: Handler) -> Generator[list[ET.Element], None, None]:
+    """Each batch's elements (one pickle.loads), as the transfer's steps leave them."""
     try:
-        for raw in feed.batches():
+        for raw in _feed.drained(steps, waiting):
             elements: list[ET.Element] = pickle.loads(raw)
-            yield from elements
+            yield elements
     finally:
         handler.close()
 
