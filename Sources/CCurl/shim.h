@@ -95,31 +95,55 @@ static inline long hc_curlauth_bearer(void) { return (long)CURLAUTH_BEARER; }
  * watches one descriptor for all of them. epoll_event is a packed struct Swift does not import
  * well; these take and give plain ints. */
 
-/* Watches `fd` in `epfd` for libcurl's CURL_POLL_* `what` (IN 1, OUT 2, INOUT 3, REMOVE 4).
- * Returns 0, or -1 with errno (a socket libcurl already closed is gone from the set anyway). */
-static inline int hc_epoll_watch(int epfd, int fd, int what) {
-    if (what == CURL_POLL_REMOVE) return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+/* What a batch's epoll set holds for one socket (SocketPoller's byte per descriptor): the
+ * events registered, whether it is in the set, and whether libcurl wants it watched now. */
+enum { HC_EPOLL_IN = 1, HC_EPOLL_OUT = 2, HC_EPOLL_IN_SET = 4, HC_EPOLL_WANTED = 8 };
+
+/* Watches `fd` in `epfd` for libcurl's CURL_POLL_* `what` (IN 1, OUT 2, INOUT 3, REMOVE 4);
+ * `state` is its byte. A removed socket stays in the set, parked (libcurl removes a kept-alive
+ * connection's socket at the end of every transfer and adds it back at the next): watched
+ * again, it costs one MOD (which also proves it is still the socket registered: a socket
+ * closed meanwhile left the set, and then the MOD fails and it is added), not a DEL and an ADD;
+ * one still wanted with the same events costs nothing (libcurl says REMOVE before it closes a
+ * socket). A parked socket that turns ready is deleted then (hc_epoll_ready's caller).
+ * Returns 0, or -1 with errno. */
+static inline int hc_epoll_watch(int epfd, int fd, int what, unsigned char *state) {
+    if (what == CURL_POLL_REMOVE) {
+        *state &= (unsigned char)~HC_EPOLL_WANTED;
+        return 0;
+    }
+    int mask = what & (CURL_POLL_IN | CURL_POLL_OUT);
+    if ((*state & (HC_EPOLL_IN_SET | HC_EPOLL_WANTED)) == (HC_EPOLL_IN_SET | HC_EPOLL_WANTED)
+        && (*state & 3) == mask) return 0;
     struct epoll_event ev = {0};
     ev.data.fd = fd;
-    if (what & CURL_POLL_IN) ev.events |= EPOLLIN;
-    if (what & CURL_POLL_OUT) ev.events |= EPOLLOUT;
-    if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
-    if (errno != ENOENT) return -1;
-    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+    if (mask & CURL_POLL_IN) ev.events |= EPOLLIN;
+    if (mask & CURL_POLL_OUT) ev.events |= EPOLLOUT;
+    int op = (*state & HC_EPOLL_IN_SET) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+    int rc = epoll_ctl(epfd, op, fd, &ev);
+    if (rc != 0 && op == EPOLL_CTL_MOD && errno == ENOENT) rc = epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+    else if (rc != 0 && op == EPOLL_CTL_ADD && errno == EEXIST) rc = epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
+    *state = rc == 0 ? (unsigned char)(mask | HC_EPOLL_IN_SET | HC_EPOLL_WANTED) : 0;
+    return rc;
 }
 
-/* Tells libcurl about every socket of `epfd` that is ready now (no waiting): one
- * curl_multi_socket_action per ready socket, with CURL_CSELECT_* events. Returns how many
- * sockets were ready (-1 if epoll_wait failed). */
-static inline int hc_epoll_act(CURLM *multi, int epfd, int *running) {
+/* Takes a parked socket out of `epfd` (it turned ready while libcurl does not watch it). */
+static inline void hc_epoll_forget(int epfd, int fd) {
+    (void)epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+/* The sockets of `epfd` ready now (no waiting), at most `max`: fds[i] and masks[i] (libcurl's
+ * CURL_CSELECT_* events). Returns how many (-1 if epoll_wait failed). */
+static inline int hc_epoll_ready(int epfd, int *fds, int *masks, int max) {
     struct epoll_event events[64];
-    int n = epoll_wait(epfd, events, 64, 0);
+    int n = epoll_wait(epfd, events, max < 64 ? max : 64, 0);
     for (int i = 0; i < n; i++) {
         int mask = 0;
         if (events[i].events & EPOLLIN) mask |= CURL_CSELECT_IN;
         if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
         if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
-        curl_multi_socket_action(multi, events[i].data.fd, mask, running);
+        fds[i] = events[i].data.fd;
+        masks[i] = mask;
     }
     return n;
 }

@@ -133,7 +133,9 @@ public func hc_batch_add_queued(_ batch: OpaquePointer?, _ request: OpaquePointe
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     let (cancel, progress) = req.sendOptions()
-    let token = CancellationToken(linkedTo: cancel)
+    // The request's own token (set from any thread) must be polled; without one, the batch's
+    // token costs nothing until hc_batch_cancel_queued sets it.
+    let token = cancel.map { CancellationToken(linkedTo: $0) } ?? box.batch.cancelToken()
     box.tokens[key] = token
     add(req, to: box.batch, cancel: token, progress: progress) { [unowned box] outcome in
         box.queue(key, outcome)
@@ -147,7 +149,7 @@ public func hc_batch_fetch_queued(_ batch: OpaquePointer?, _ method: UnsafePoint
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let method = string(method), let url = string(url) else { return nullArgument("method or url") }
     let spec = borrowHandle(handler, as: HandlerSpec.self)
-    let token = CancellationToken()
+    let token = box.batch.cancelToken()
     box.tokens[key] = token
     // A handler per attempt, as in hc_client_fetch: the last one made is the response's.
     var made: any ContentHandler = Bytes()
@@ -167,7 +169,7 @@ public func hc_batch_fetch_queued(_ batch: OpaquePointer?, _ method: UnsafePoint
 @_cdecl("hc_batch_cancel_queued")
 public func hc_batch_cancel_queued(_ batch: OpaquePointer?, _ key: UInt64) -> Int32 {
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
-    box.tokens[key]?.cancel()
+    if let token = box.tokens[key] { box.batch.cancel(token) }
     return HC_OK
 }
 

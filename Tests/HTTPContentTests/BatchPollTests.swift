@@ -51,4 +51,38 @@ private let server = TestServer.shared
         batch.step()
         #expect(code == .cancelled && batch.pending == 0)
     }
+
+    @Test func aBatchTokenCostsNothingUntilTheBatchSetsIt() throws {
+        let batch = Batch(client: client)
+        let fd = try #require(batch.pollDescriptor())
+        let stalled = batch.cancelToken(), waiting = batch.cancelToken(), other = batch.cancelToken()
+        #expect(!stalled.isPolled)
+        var codes: [String: HTTPContentError.Code] = [:]
+        var sizes: [Int] = []
+        batch.maxConcurrent = 2
+        batch.add(.get(server.url("/stall?bytes=10")), handler: Bytes(), cancel: stalled) { result in
+            if case .failure(let e) = result { codes["stalled"] = e.code }
+        }
+        batch.add(.get(server.url("/stall?bytes=10")), handler: Bytes(), cancel: other) { result in
+            if case .failure(let e) = result { codes["other"] = e.code }
+        }
+        // Over the limit: it waits its turn, and is cancelled before it starts.
+        batch.add(.get(server.url("/bytes/5")), handler: Bytes(), cancel: waiting) { result in
+            switch result {
+            case .failure(let e): codes["waiting"] = e.code
+            case .success(let r): sizes.append(r.content.count)
+            }
+        }
+        for _ in 0..<5 { turn(batch, fd: fd) }
+        #expect(batch.pending == 3 && codes.isEmpty)
+        batch.cancel(waiting)
+        batch.cancel(stalled)
+        #expect(batch.stepTimeoutMs == 0)   // told: step at once
+        batch.step()
+        #expect(codes["stalled"] == .cancelled && codes["waiting"] == .cancelled && sizes.isEmpty)
+        #expect(codes["other"] == nil && batch.pending == 1)   // the others' tokens untouched
+        batch.cancel(other)
+        batch.step()
+        #expect(codes["other"] == .cancelled && batch.pending == 0)
+    }
 }

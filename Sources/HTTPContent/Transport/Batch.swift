@@ -216,6 +216,18 @@ public final class Batch {
     /// (-1: no timer; 0: at once, as after adding requests).
     public var stepTimeoutMs: Int { driver.timerMs }
 
+    /// A token for a request of this batch that only `cancel(_:)` sets, on the batch's thread:
+    /// unlike a plain token, nothing polls it while the request runs (no progress callback, no
+    /// look at each step), so a request that has one costs nothing more.
+    public func cancelToken() -> CancellationToken { .unpolled() }
+
+    /// Sets `token` (one of `cancelToken()`'s, or any other) and has the next `step`, `perform`
+    /// or `socketAction` complete its request as cancelled. Call it on the batch's thread.
+    public func cancel(_ token: CancellationToken) {
+        token.cancel()
+        driver.cancelled()
+    }
+
     /// Completes every pending request with `.cancelled`.
     public func cancelAll() { driver.cancelAll() }
 }

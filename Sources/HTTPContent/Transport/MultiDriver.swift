@@ -22,9 +22,13 @@ final class MultiDriver {
     /// alive by the queue while its head advances.
     @exclusivity(unchecked) private var waiting: [Entry?] = []
     @exclusivity(unchecked) private var waitingHead = 0
-    /// How many transfers in `active` have a cancellation token: with none, `perform`, `wait`
-    /// and `timeoutMs` look at no token (the usual batch pays nothing for them).
+    /// How many transfers in `active` have a cancellation token that must be polled: with
+    /// none, `perform`, `wait` and `timeoutMs` look at no token (the usual batch pays nothing
+    /// for them). Unpolled tokens (`CancellationToken.isPolled`) are not counted: `cancelled()`
+    /// says when to look at them.
     @exclusivity(unchecked) private var cancellable = 0
+    /// Set by `cancelled()`: the next completion pass looks at every token once.
+    @exclusivity(unchecked) private var cancelNoted = false
     /// Transfers the last `perform` completed: when some did, their completions may have added
     /// more, which the next `perform` starts at once, without a poll in between.
     @exclusivity(unchecked) private(set) var completedByLastPerform = 0
@@ -114,10 +118,14 @@ final class MultiDriver {
     private var hasRoom: Bool { maxConcurrent == 0 || active.count < maxConcurrent }
 
     private func start(_ entry: Entry) {
+        if let cancel = entry.transfer.cancel, !cancel.isPolled, cancel.isCancelled {
+            entry.done(CURLE_ABORTED_BY_CALLBACK)   // cancelled while it waited its turn
+            return
+        }
         let code = curl_multi_add_handle(multi, entry.transfer.easy.raw)
         if code == CURLM_OK {
             entry.transfer.driverSlot = active.count
-            if entry.transfer.cancel != nil { cancellable += 1 }
+            if entry.transfer.cancel?.isPolled == true { cancellable += 1 }
             active.append(entry)
         } else {
             entry.done(CURLE_FAILED_INIT)
@@ -175,7 +183,8 @@ final class MultiDriver {
     /// so never asked about) in this `perform`: `timeoutMs` says 0 for them, so they must not
     /// stay pending. Returns how many.
     private func completeCancelled() -> Int {
-        guard cancellable > 0 else { return 0 }
+        guard cancellable > 0 || cancelNoted else { return 0 }
+        cancelNoted = false
         var completed = 0
         var i = 0
         while i < active.count {
@@ -201,7 +210,7 @@ final class MultiDriver {
         let transfer = running.takeUnretainedValue()
         let slot = transfer.driverSlot
         guard slot >= 0, slot < active.count, active[slot].transfer === transfer else { return nil }
-        if transfer.cancel != nil { cancellable -= 1 }
+        if transfer.cancel?.isPolled == true { cancellable -= 1 }
         // The last entry moves into the slot; entries are moved, never copied.
         let last = active.removeLast()
         transfer.driverSlot = -1
@@ -230,6 +239,7 @@ final class MultiDriver {
     /// How long an event loop may wait before `perform` (-1: no timer): libcurl's timer, but
     /// 0 once a transfer's token is set and at most `cancelCheckMs` while any has one.
     var timeoutMs: Int {
+        if cancelNoted { return 0 }
         var ms = -1
         curl_multi_timeout(multi, &ms)
         if let due = delayedMs, ms < 0 || due < ms { ms = due }
@@ -297,6 +307,7 @@ final class MultiDriver {
     /// Milliseconds until libcurl's timer or the delayed work is due, whichever is first
     /// (-1: neither is set), in socket-action mode.
     var timerMs: Int {
+        if cancelNoted { return 0 }
         var ms = -1
         if let curlDeadline {
             let left = ContinuousClock.now.duration(to: curlDeadline)
@@ -328,6 +339,10 @@ final class MultiDriver {
         if hadDelayed || !delayed.isEmpty { armTimer() }
         return left
     }
+
+    /// Says that an unpolled token (`CancellationToken.isPolled`) of a transfer was set: the
+    /// next completion pass (`perform`, `step`, `socketAction`) completes it as cancelled.
+    func cancelled() { cancelNoted = true }
 
     /// Completes every pending transfer with "aborted".
     func cancelAll() {

@@ -10,23 +10,75 @@ import Glibc
 final class SocketPoller {
     /// The epoll set's descriptor, closed with the poller.
     let fd: Int32
+    /// One byte per socket descriptor (indexed by it): what the set holds for it (see
+    /// hc_epoll_watch in the shim), so a socket libcurl removes at the end of a transfer and
+    /// watches again at the next costs one system call, not three.
+    private var states: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// What hc_epoll_ready fills.
+    private let readyFds = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
+    private let readyMasks = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
 
     init?() {
         #if os(Linux)
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { return nil }
         self.fd = fd
+        capacity = 1024
+        states = .allocate(capacity: capacity)
+        states.initialize(repeating: 0, count: capacity)
         #else
         return nil
         #endif
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        states.deallocate()
+        readyFds.deallocate()
+        readyMasks.deallocate()
+    }
 
     /// Watches `socket` for libcurl's CURL_POLL_* `what` (4: stop watching).
     func watch(_ socket: Int32, what: Int32) {
         #if os(Linux)
-        _ = hc_epoll_watch(fd, socket, what)
+        guard socket >= 0 else { return }
+        let i = Int(socket)
+        if i >= capacity {
+            let grown = max(capacity * 2, i + 1)
+            let more = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            more.initialize(from: states, count: capacity)
+            (more + capacity).initialize(repeating: 0, count: grown - capacity)
+            states.deallocate()
+            states = more
+            capacity = grown
+        }
+        _ = hc_epoll_watch(fd, socket, what, states + i)
+        #endif
+    }
+
+    /// Tells libcurl about every socket that is ready now (no waiting), one
+    /// curl_multi_socket_action each; a parked socket (one libcurl stopped watching) that is
+    /// ready leaves the set instead. Returns how many were ready.
+    @discardableResult
+    func act(_ multi: UnsafeMutableRawPointer, running: inout Int32) -> Int {
+        #if os(Linux)
+        let n = Int(hc_epoll_ready(fd, readyFds, readyMasks, 64))
+        guard n > 0 else { return 0 }
+        for k in 0..<n {
+            let socket = readyFds[k]
+            let i = Int(socket)
+            // Read afresh each time: a socket_action may grow `states`.
+            if i >= capacity || states[i] & UInt8(HC_EPOLL_WANTED) == 0 {
+                hc_epoll_forget(fd, socket)
+                if i < capacity { states[i] = 0 }
+                continue
+            }
+            curl_multi_socket_action(multi, socket, readyMasks[k], &running)
+        }
+        return n
+        #else
+        return 0
         #endif
     }
 }
@@ -54,7 +106,7 @@ extension MultiDriver {
         #if os(Linux)
         guard let poller else { return perform() }
         var running: Int32 = 0
-        _ = hc_epoll_act(multi, poller.fd, &running)
+        poller.act(multi, running: &running)
         var left = 0
         for _ in 0..<4 {
             if curlTimerDue {

@@ -142,7 +142,7 @@ final class Transfer {
         if previous?.headerLines != lines { try setHeaders(lines) }
 
         easy.transfer = Unmanaged.passUnretained(self)
-        let wantsProgress = progress != nil || cancel != nil || pauseAware != nil
+        let wantsProgress = progress != nil || cancel?.isPolled == true || pauseAware != nil
         if wantsProgress {
             if previous?.progress != true {
                 _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)

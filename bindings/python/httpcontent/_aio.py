@@ -79,6 +79,8 @@ class LoopDriver:
         # key -> (prepared or None for a fetch, handler, sink)
         self._waiting: dict[int, tuple[Prepared | None, Any, Any]] = {}
         self._respond = respond
+        #: Whether `fetch` may be used (the client handed in how to make its responses).
+        self.fetches = respond is not None
         self._next = 1
         # A step is scheduled with call_soon (adding many requests in one turn schedules one).
         self._soon = False
@@ -104,18 +106,14 @@ class LoopDriver:
         except BaseException:
             self._batch.close()
             raise
-        self._ptr = self._batch._as_parameter_
+        # Converted once (see _lib.as_arg): ctypes passes it on as it is.
+        self._ptr = _lib.as_arg(ctypes.c_void_p, self._batch._as_parameter_)
         #: False once closed (read on every request: a plain attribute).
         self.open = True
         self._hc_step = lib.hc_batch_step
         self._hc_add = lib.hc_batch_add_queued
         self._hc_fetch = lib.hc_batch_fetch_queued
         self._hc_cancel = lib.hc_batch_cancel_queued
-
-    @property
-    def fetches(self) -> bool:
-        """Whether `fetch` may be used (the client handed in how to make its responses)."""
-        return self._respond is not None
 
     @property
     def closed(self) -> bool:
@@ -144,7 +142,8 @@ class LoopDriver:
             raise ValueError("the loop's batch is closed")
         key = self._next
         self._next = key + 1
-        check(self._hc_fetch(self._ptr, method, url, native, key))
+        if self._hc_fetch(self._ptr, method, url, native, key):
+            check(1)   # raises the library's error
         self._waiting[key] = (None, handler, sink)
         if not self._soon:
             self._soon = True
@@ -206,10 +205,12 @@ class LoopDriver:
         while True:
             check(self._hc_step(self._ptr, _TAKE, *self._step_args))
             n = self._count.value
-            for i in range(n):
-                entry = waiting.pop(keys[i], None)
+            if not n:
+                break
+            # Whole slices: one ctypes access for every key (and error), not one each.
+            for i, key, error in zip(range(n), keys[:n], errors[:n]):
+                entry = waiting.pop(key, None)
                 result = results[i]
-                error = errors[i]
                 if entry is None:   # not ours any more (closed meanwhile)
                     _free(result.response, error)
                     continue
@@ -251,9 +252,11 @@ class LoopDriver:
             return
         when = self.loop.time() + ms / 1000
         if timer is not None:
-            # libcurl re-arms its timer for the same moment on most steps: keep the handle then
-            # (a new one costs a heap push, and the cancelled one stays in the heap).
-            if abs(timer.when() - when) < 0.001:
+            # A timer due no later than asked is kept: stepping early is harmless (the step
+            # arms again), and libcurl's earliest deadline moves on at almost every step as
+            # transfers complete (a new handle costs a heap push, and the cancelled one stays
+            # in the heap).
+            if timer.when() <= when + 0.001:
                 return
             timer.cancel()
         self._timer = self.loop.call_at(when, self._timer_expired)

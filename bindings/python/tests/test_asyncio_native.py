@@ -207,3 +207,69 @@ def test_a_finalized_batch_leaves_its_descriptor_number_to_the_next_owner(base_u
             paused.close()
 
     run(main())
+
+
+async def _keep_alive_server(idle_close: float | None, close_each: bool):
+    """A raw HTTP/1.1 server on loopback answering every request with b"ok": it closes a
+    connection after each response (`close_each`) or once it has been idle `idle_close` s."""
+    async def serve(reader, writer):
+        try:
+            while True:
+                try:
+                    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), idle_close)
+                except (asyncio.TimeoutError, asyncio.IncompleteReadError):
+                    return
+                del head
+                extra = b"Connection: close\r\n" if close_each else b""
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n" + extra + b"\r\nok")
+                await writer.drain()
+                if close_each:
+                    return
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    return server, server.sockets[0].getsockname()[1]
+
+
+def test_a_kept_alive_socket_the_server_closes_while_idle_leaves_the_batch_quiet():
+    # Between transfers the batch keeps a kept-alive socket in its epoll set, unwatched; when
+    # the server closes it, it turns readable: the batch must drop it, not wake the loop again
+    # and again, and the next request must still go through on a new connection.
+    async def main():
+        server, port = await _keep_alive_server(idle_close=0.1, close_each=False)
+        async with server:
+            with hc.Client(timeout=10) as c:
+                url = f"http://127.0.0.1:{port}/"
+                assert (await c.arequest("GET", url)).content == b"ok"
+                driver = next(iter(c._drivers.values()))
+                steps = []
+                step = driver._step
+                driver._step = lambda: (steps.append(1), step())[1]
+                driver.loop.remove_reader(driver._fd)
+                driver.loop.add_reader(driver._fd, driver._step)
+                contents = []
+                for _ in range(3):
+                    await asyncio.sleep(0.4)   # the server closes the idle connection
+                    contents.append((await c.arequest("GET", url)).content)
+                return contents, len(steps)
+
+    contents, steps = run(main())
+    assert contents == [b"ok"] * 3
+    assert steps < 60   # a readable socket left in the set would step the batch thousands of times
+
+
+def test_requests_go_through_when_every_connection_is_closed_after_its_response():
+    # Each socket is closed and the next often gets the same descriptor number: the batch's
+    # record of the old one must not keep the new one out of its epoll set.
+    async def main():
+        server, port = await _keep_alive_server(idle_close=5, close_each=True)
+        async with server:
+            with hc.Client(timeout=10) as c:
+                url = f"http://127.0.0.1:{port}/"
+                one = [(await c.arequest("GET", url)).content for _ in range(5)]
+                many = await asyncio.gather(*(c.arequest("GET", url) for _ in range(20)))
+                return one, [r.content for r in many]
+
+    one, many = run(asyncio.wait_for(main(), 20))
+    assert one == [b"ok"] * 5 and many == [b"ok"] * 20
