@@ -398,8 +398,20 @@ class Client(Handle):
         future: asyncio.Future[Any] = loop.create_future()
         if kwargs:
             key = self._submit(driver, Request(method, url, **kwargs), future)
-        else:   # the common case: one library call to queue it
-            key = self._fetch_on(driver, method, url, self._bytes or self._default_bytes(), future)
+        else:   # the common case: one library call to queue it (`_fetch_on`, inlined)
+            handler = self._bytes or self._default_bytes()
+            native = handler._native
+            if native is not None and self._auth_hook is None and driver.fetches:
+                last = self._last_url
+                if last[0] is url:
+                    url_bytes = last[1]
+                else:
+                    url_bytes = _ffi.text(url)
+                    self._last_url = (url, url_bytes)
+                key = driver.fetch(_METHODS.get(method) or _ffi.text(method), url_bytes, handler,
+                                   native.arg, future)
+            else:
+                key = self._fetch_on(driver, method, url, handler, future)
         try:
             response: Response = await future
         except asyncio.CancelledError:
