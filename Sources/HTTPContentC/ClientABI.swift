@@ -1,13 +1,30 @@
 import HTTPContent
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An `hc_client`: the configuration the C setters edit, and the Swift client made from it.
 /// Setters replace the client (settings are meant to be made before sending).
 final class ClientBox {
-    private(set) var configuration = ClientConfiguration()
-    private(set) var client: Client
+    // Replaced only by the setters (before sending): no dynamic exclusivity check per fetch.
+    @exclusivity(unchecked) private(set) var configuration = ClientConfiguration()
+    @exclusivity(unchecked) private(set) var client: Client
+    /// The URL of the last hc_client_fetch as a String: a loop fetching one URL makes no String
+    /// per request (and the transfer's checks of it against the handle's find the same String).
+    private let lastURL = Locked("")
 
     init() throws(HTTPContentError) {
         client = try Client(configuration: configuration)
+    }
+
+    /// `url` as a String: the last one when its bytes are the same.
+    func url(_ url: UnsafePointer<CChar>) -> String {
+        lastURL.withLock { last in
+            let length = strlen(url)
+            let same = last.utf8.count == length && last.withUTF8 { length == 0 || memcmp($0.baseAddress!, url, length) == 0 }
+            if !same { last = String(cString: url) }
+            return last
+        }
     }
 
     func update(_ change: (inout ClientConfiguration) -> Void) throws(HTTPContentError) {
@@ -143,15 +160,16 @@ public func hc_client_send(_ client: OpaquePointer?, _ request: OpaquePointer?,
     out.pointee = nil
     guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
-    var handler: any ContentHandler = Bytes()
+    var handler: (any ContentHandler)?
     let (cancel, progress) = req.sendOptions()
     do {
         // The response moves straight into the box (a named local would be copied). The body
         // is read after the send: the handler may have swapped in memory lent by the caller.
         // A handler is made per attempt (a retry policy may send the request again).
         let response = try box.client.send(req.request, makeHandler: {
-            handler = req.handler?.make() ?? Bytes()
-            return handler
+            let made = req.handler?.make() ?? Bytes()
+            handler = made
+            return made
         }, cancel: cancel, progress: progress)
         out.pointee = retainHandle(ResponseBox(response, body: (handler as? Bytes)?.body))
         return HC_OK
@@ -189,18 +207,23 @@ public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CC
     let out = result.bindMemory(to: FetchResult.self, capacity: 1)
     out.pointee = FetchResult(response: nil, status: 0, bytes: nil, bytesLen: 0)
     guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
-    guard let method = string(method), let url = string(url) else { return nullArgument("method or url") }
+    guard let method, let url else { return nullArgument("method or url") }
     guard timeoutMs >= 0 else { return fail(.invalidArgument, "hc_client_fetch: negative timeout") }
-    var request = Request(method, url)
-    if timeoutMs > 0 { request.options.timeout = .milliseconds(timeoutMs) }
-    if followRedirects >= 0 { request.options.followRedirects = followRedirects != 0 }
+    // GET as a literal: no String made and checked per request.
+    let methodName = method[0] == 0x47 && method[1] == 0x45 && method[2] == 0x54 && method[3] == 0
+        ? "GET" : String(cString: method)
+    var options = RequestOptions()
+    if timeoutMs > 0 { options.timeout = .milliseconds(timeoutMs) }
+    if followRedirects >= 0 { options.followRedirects = followRedirects != 0 }
     let spec = borrowHandle(handler, as: HandlerSpec.self)
-    var made: any ContentHandler = Bytes()
+    // Made by the send (a handler per attempt); nothing made ahead that a send would replace.
+    var made: (any ContentHandler)?
     do {
-        // Moved straight into the box, as in hc_client_send; a handler per attempt.
-        let response = ResponseBox(try box.client.send(consume request, makeHandler: {
-            made = spec?.make() ?? Bytes()
-            return made
+        // Moved straight into the box, as in hc_client_send.
+        let response = ResponseBox(try box.client.send(Request(methodName, box.url(url), options: consume options), makeHandler: {
+            let handler = spec?.make() ?? Bytes()
+            made = handler
+            return handler
         }), body: (made as? Bytes)?.body)
         let body = response.body ?? (made is Image ? (response.response.content as? ImageInfo?)??.data : nil)
         out.pointee = FetchResult(response: retainHandle(response), status: response.status,

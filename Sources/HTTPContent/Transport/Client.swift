@@ -125,10 +125,13 @@ public final class Client: Sendable {
         _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancellationToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
-        if !needsLayers(request) {
-            return try send(request, anyHandler: makeHandler(), cancel: cancel, progress: progress)
+        if needsLayers(request) {
+            return try send(request, makeHandler: makeHandler, cancel: cancel, progress: progress, restartable: true)
         }
-        return try send(request, makeHandler: makeHandler, cancel: cancel, progress: progress, restartable: true)
+        // `send(_:anyHandler:)` without asking needsLayers again.
+        let transfer = try start(request, handler: makeHandler(), cancel: cancel, progress: progress, alone: true)
+        defer { handles.put(transfer) }
+        return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
     }
 
     private func send(
@@ -179,7 +182,7 @@ public final class Client: Sendable {
             handles.put(easy)
             throw HTTPContentError.wrapping(error).about(prepared)
         }
-        let transfer = Transfer(easy: easy, request: prepared, handler: handler,
+        let transfer = Transfer(easy: easy, request: consume prepared, handler: handler,
                                 cancel: cancel, progress: progress,
                                 rejectedBodyCap: configuration.rejectedBodyLimit)
         do {

@@ -10,12 +10,12 @@ import Glibc
 /// Swift 6.3.1 on Linux, on a 20-line program that is race-free). ThreadSanitizer intercepts
 /// pthread mutexes, so with this lock `scripts/sanitize.sh tsan` reports only real races.
 /// Uncontended, both are one atomic operation.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     // Only touched under the mutex: no dynamic exclusivity check needed.
     @exclusivity(unchecked) private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -30,7 +30,7 @@ final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
+    package func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -57,7 +57,8 @@ final class Transfer {
         self.easy = easy
         self.request = request
         self.handler = handler
-        pauseAware = handler as? any ReceivePauseHandler
+        // The commonest handler is known not to be pause-aware: no conformance lookup for it.
+        pauseAware = handler is Bytes ? nil : handler as? any ReceivePauseHandler
         self.cancel = cancel
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
