@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# JSON benchmark (issue 4): a JSON array of small objects (≈ 100 MB) served by a local nginx,
+# JSON benchmark (issue 4): a JSON array of objects (≈ 100 MB; the rich document of json_doc.py by
+# default) served by a local nginx,
 # parsed by raw yajl in memory, by libcurl + yajl in C, by libhttpcontent's JSON handlers from C
 # and from Python, and by Python's own tools (requests/urllib3 + json.loads, ijson's yajl2_c
 # backend), interleaved round-robin in one run; also the peak RSS growth of each. Writes the
@@ -127,7 +128,7 @@ bench_rounds
 
 # --- Report -----------------------------------------------------------------------------------
 bench_export_meta
-BENCH_META_SIZE=$EXPECTED BENCH_META_ITEMS=$ITEMS BENCH_META_ROUNDS=$ROUNDS BENCH_META_COUNT=$COUNT \
+BENCH_META_SIZE=$EXPECTED BENCH_META_ITEMS=$ITEMS BENCH_META_DOC=${BENCH_JSON_DOC:-rich} BENCH_META_ROUNDS=$ROUNDS BENCH_META_COUNT=$COUNT \
 BENCH_META_IJSON=$IJSON_NOTE BENCH_META_PYLIBS="$(bench_pylibs urllib3 requests)" \
 BENCH_META_YAJL="$(dpkg-query -W -f='${Version}' libyajl2 2>/dev/null || echo '?')" \
     "$PYTHON" "$HERE/json_report.py" "$RESULTS" "$OUTPUT"

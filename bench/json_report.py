@@ -69,8 +69,13 @@ def section(mbps: dict, cpu: dict, rss: dict) -> str:
                  f"nginx {meta('NGINX')}, Python {meta('PYTHON')} "
                  f"({meta('PYLIBS')}); ijson: {meta('IJSON')}.")
     lines.append("")
-    lines.append(f"One JSON array of {int(meta('ITEMS', '0') or 0):,} small objects "
-                 f"(`{{\"id\": i, \"name\": \"item i\", \"tags\": [\"a\", \"b\"], \"value\": i*1.5}}`), "
+    if meta("DOC", "rich") == "simple":
+        shape = "small objects (`{\"id\": i, \"name\": \"item i\", \"tags\": [\"a\", \"b\"], \"value\": i*1.5}`)"
+    else:   # bench/json_doc.py's rich document (issue 15)
+        shape = ("rich objects (escaped and non-ASCII strings, floats, nesting: `{\"id\": i, \"name\": "
+                 "\"item \\\"i\\\"\\n\", \"text\": \"café \\\\ path/i ✓\", \"score\": i*0.37, \"geo\": {\"lat\": …, "
+                 "\"lon\": …, \"tags\": [\"a\", \"b\", {\"k\": i}]}, \"flags\": [true, false, null]}`)")
+    lines.append(f"One JSON array of {int(meta('ITEMS', '0') or 0):,} {shape}, "
                  f"{size:,} bytes ({size / 1048576:.0f} MiB), served as `application/json` by nginx "
                  f"on 127.0.0.1 (`sendfile on`, keep-alive) or read into memory first (raw yajl, "
                  f"`hc_json_parse`); {meta('PINNING')}. Each measurement is "
