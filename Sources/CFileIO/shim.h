@@ -12,4 +12,12 @@ int fallocate(int fd, int mode, off_t offset, off_t len);
 /* FALLOC_FL_KEEP_SIZE: allocate without changing the file's size. */
 #define HC_FALLOC_FL_KEEP_SIZE 0x01
 
+/* sync_file_range(2): start writing a range of a file back, or wait for it, without the
+ * journal commit of an fsync. */
+int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned int flags);
+
+#define HC_SYNC_FILE_RANGE_WAIT_BEFORE 1u
+#define HC_SYNC_FILE_RANGE_WRITE 2u
+#define HC_SYNC_FILE_RANGE_WAIT_AFTER 4u
+
 #endif

@@ -20,6 +20,8 @@ public struct FileDownload: Sendable, Equatable {
 
 /// Downloads the body to a file, atomically: bytes go to a temporary file in the target's
 /// directory, which is fsync'd and renamed over the target only when the whole body arrived.
+/// The file is written back to disk while it streams, window by window (WriteBehind), so the
+/// final fsync only waits for the tail.
 /// A response with no body by definition (HEAD, 204, 205) leaves the target as it was.
 /// On any failure the temporary file is removed and an existing target is left untouched —
 /// except with `resume`, where the partial file `<path>.part` is kept on purpose so the next
@@ -35,8 +37,10 @@ public final class FileWriter: SelectiveHandler {
         /// that ignores Range sends the whole body, which then replaces the part. Default: false.
         public var resume = false
         /// fsync the file before the rename and its directory after, so a finished download
-        /// survives a power cut. Default: true. Off, the kernel writes it back in its own time
-        /// (faster; a crash soon after may leave the renamed file short or empty).
+        /// survives a power cut. Default: true. Off, those fsyncs are skipped (a crash soon
+        /// after may leave the renamed file short or empty). Either way the file is written
+        /// back while it streams, 16 MiB at a time, and the written windows leave the page
+        /// cache (WriteBehind.swift).
         public var fsync = true
         /// Largest body written, in bytes; more fails with `.tooLarge`. Default: no limit.
         public var maxSize: Int64? = nil
@@ -71,6 +75,10 @@ public final class FileWriter: SelectiveHandler {
     static let writeSize = 1 << 20
     /// Bytes reserved with fallocate for the announced body (0: none).
     private var reserved: Int64 = 0
+    /// Where the next write lands in the file (a resume's part starts after its bytes).
+    private var fileEnd: Int64 = 0
+    /// The file written back window by window while it streams (WriteBehind.swift).
+    private var writeBehind = WriteBehind(from: 0, enabled: false)
     /// The digests checked while the bytes stream (Session/Checksum.swift).
     private var verifier = DownloadVerifier(expected: nil)
     /// `PATH.part.meta`: the part's ETag and Last-Modified, for If-Range on the next resume.
@@ -171,6 +179,8 @@ public final class FileWriter: SelectiveHandler {
             }
         }
         if !head.hasNoBodyByDefinition { reserve(head) }
+        fileEnd = resumeFrom
+        writeBehind = WriteBehind(from: fileEnd, enabled: !head.hasNoBodyByDefinition)
         if !head.hasNoBodyByDefinition {
             if options.resume { PartValidators(head).write(metaPath) }
             verifier.start(head, existing: resumeFrom > 0 ? readPart : { _ in })
@@ -243,6 +253,10 @@ public final class FileWriter: SelectiveHandler {
     private func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
         if let failure = writeAll(fd, bytes) {
             throw HTTPContentError(.io, "writing \"\(tempPath ?? path)\" failed: \(errnoText(failure))", response: head)
+        }
+        fileEnd += Int64(bytes.count)
+        if let failure = writeBehind.wrote(fd: fd, upTo: fileEnd) {
+            throw HTTPContentError(.io, "writing \"\(tempPath ?? path)\" back to disk failed: \(errnoText(failure))", response: head)
         }
     }
 

@@ -500,8 +500,10 @@ _ffi.declare("hc_response_file_digest", ctypes.c_char_p, [ctypes.c_void_p])
 class File(Handler):
     """Downloads the body to `path`, atomically: written to a temporary file in the same
     directory, fsync'd (with `fsync=True`, the default: the finished file survives a power
-    cut; `fsync=False` leaves that to the kernel's writeback, faster, and a crash may then
-    leave a renamed file short), renamed over `path` only when complete. On any failure the temporary
+    cut; `fsync=False` skips the fsyncs, and a crash may then leave a renamed file short),
+    renamed over `path` only when complete. At both settings the file is written back while it
+    streams, 16 MiB at a time, and written windows leave the page cache (so a large download
+    holds about 32 MiB of it, and is not cached when it finishes). On any failure the temporary
     file is removed and an existing file is left untouched; with `resume=True`, `path + ".part"`
     is kept instead and the next request continues it with a Range request. A response with no
     body by definition (HEAD, 204, 205) leaves the file as it was. An unwritable directory raises

@@ -1,5 +1,7 @@
 """The speed options of issue 15 from Python: libcurl's buffers and downloads without fsync."""
 
+import os
+
 import pytest
 
 import httpcontent as hc
@@ -30,3 +32,33 @@ def test_a_download_without_fsync_is_complete(client, base_url, tmp_path):
     target = tmp_path / "out.bin"
     r = client.get(f"{base_url}/bytes/300000", handler=hc.File(target, fsync=False))
     assert r.content.size == 300000 and target.read_bytes() == bytes(i % 251 for i in range(300000))
+
+
+# More than two of the library's 16 MiB write-behind windows (WriteBehind.swift): the early
+# windows are written back and released while the body streams.
+BIG = 40_000_000
+
+
+@pytest.mark.parametrize("fsync", [True, False])
+def test_a_download_of_several_write_behind_windows_is_whole(client, base_url, tmp_path, fsync):
+    target = tmp_path / "out.bin"
+    r = client.get(f"{base_url}/bytes/{BIG}", handler=hc.File(target, fsync=fsync))
+    assert r.content.size == BIG
+    assert target.read_bytes() == (bytes(range(251)) * (BIG // 251 + 1))[:BIG]
+
+
+@pytest.mark.parametrize("fsync", [True, False])
+def test_a_download_failing_after_several_windows_leaves_the_old_file_only(client, base_url, tmp_path, fsync):
+    target = tmp_path / "out.bin"
+    target.write_bytes(b"previous")
+    seen = [0]
+
+    def note(p):
+        seen[0] = max(seen[0], p["received"])
+        return False
+
+    with pytest.raises(hc.TransportError):
+        client.get(f"{base_url}/truncated?bytes={BIG}", handler=hc.File(target, fsync=fsync), progress=note)
+    assert seen[0] > 2 * (16 << 20)  # failed after windows were written back and released
+    assert target.read_bytes() == b"previous"
+    assert os.listdir(tmp_path) == ["out.bin"]
