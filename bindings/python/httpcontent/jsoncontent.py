@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Generator, Iterable,
 
 from . import _feed, _ffi
 from ._aio import LoopDriver
-from ._feed import LoopFeed, ThreadFeed
+from ._feed import LoopFeed
 from ._handle import Handle
 from .errors import check
 from .handlers import Handler
@@ -347,8 +347,10 @@ async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
 def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer: int, schema: Any,
                          skip_invalid: bool, kwargs: dict[str, Any]) -> Iterator[Any]:
     """iter_json with a schema: each item is a tree validated in the library before its
-    callback (hc_handler_json_set_schema), then handed over as JSON text."""
-    feed: ThreadFeed[bytes] = ThreadFeed(max(1, buffer) * 64)
+    callback (hc_handler_json_set_schema), then handed over as JSON text. Stepped on this
+    thread as iter_json is (the texts of one step wait until taken)."""
+    del buffer
+    waiting: collections.deque[bytes] = collections.deque()
     options = _pop_options(kwargs)
     lib = _ffi.lib()
 
@@ -359,10 +361,10 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
                 if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
                     return _CALLBACK_FAILED
                 try:
-                    text = ctypes.string_at(out, size.value)
+                    waiting.append(ctypes.string_at(out, size.value))
                 finally:
                     lib.hc_buffer_free(out)
-                return 0 if feed.put(text) else _STOP
+                return 0
             self._keep = _ITEM_CB(on_item)
             names = (ctypes.c_char_p * 1)(prefix.encode())
             with _Options(**self._options) as opts:
@@ -373,9 +375,8 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
             return ptr
 
     handler = _Validated(prefix, _ignore, **options)
-    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
     try:
-        for text in feed.batches():
+        for text in _feed.drained(client._stepped(Request(method, url, handler=handler, **kwargs)), waiting):
             yield schema.transform_text(text)
     finally:
         handler.close()

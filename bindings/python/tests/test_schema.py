@@ -6,6 +6,8 @@ import json
 import os
 import pathlib
 import socket
+import threading
+import time
 import urllib.parse
 import uuid
 
@@ -306,6 +308,23 @@ def test_iter_json_validates_each_item_before_yielding(client, base_url):
         {"v": 1, "at": dt.date(2024, 1, 2)}, {"v": 3}]
     with pytest.raises(ValueError):
         list(client.iter_json(url, "item", skip_invalid=True))
+
+
+def test_iter_json_with_a_schema_runs_on_the_callers_thread_and_stops_when_closed(client, base_url):
+    schema = hc.Schema({"type": "object", "required": ["id"]})
+    received, threads = [0], set()
+
+    def progress(info):
+        received[0] = info["received"]
+        threads.add(threading.get_ident())
+
+    it = client.iter_json(f"{base_url}/big-json-array?n=1000000", "item", schema=schema, progress=progress)
+    assert [next(it)["id"] for _ in range(500)] == list(range(500))
+    it.close()
+    assert threads == {threading.get_ident()}   # no worker thread: stepped between the items
+    seen = received[0]
+    time.sleep(0.2)
+    assert 0 < seen == received[0]   # nothing more read once closed
 
 
 def test_request_body_is_validated_before_anything_is_sent(client, base_url):
