@@ -32,7 +32,7 @@ final class JSONPrefixMatcher: JSONEventSink {
     /// The capture's tree builder when it is a `TreeCapture`: the events of a captured value go
     /// to it directly, without the protocol's dynamic dispatch (path streaming's hot path).
     /// Unretained (the capture keeps it): binding a strong reference would retain it per event.
-    private let tree: Unmanaged<JSONTreeBuilder>?
+    let tree: Unmanaged<JSONTreeBuilder>?
     private let multipleValues: Bool
     private let limit: Int?
     private let stopWhenClosed: Bool
@@ -209,6 +209,14 @@ final class JSONPrefixMatcher: JSONEventSink {
         let closing = frame.candidates & mask(closeAt, d)
         if closing != 0 { try prefixesClosed(closing) }
         if d == 0 { try documentEnded() }
+    }
+
+    /// The parser gave a captured value's events to the tree builder directly (see
+    /// `YajlParser.enterCaptureIfStarted`) and its last container just closed: what `close`
+    /// does when the capture's nesting ends.
+    func capturedValueClosed() throws {
+        try endCapture()
+        if frames.isEmpty { try documentEnded() }
     }
 
     // MARK: - Captures and closing

@@ -28,6 +28,12 @@ package final class YajlParser {
     fileprivate let tree: Unmanaged<JSONTreeBuilder>?
     /// The same when the sink is a path-streaming matcher.
     fileprivate let matcher: Unmanaged<JSONPrefixMatcher>?
+    /// The matcher's tree builder when it builds the captured values (path streaming with trees):
+    /// while one is being built, yajl calls it through `captureCallbacks`, past the matcher.
+    fileprivate let captureTree: Unmanaged<JSONTreeBuilder>?
+    /// This parser's own callbacks table when it has a `captureTree`: yajl reads the table at each
+    /// event, so its entries are switched between the matcher's and the capture's while parsing.
+    private let ownTable: UnsafeMutablePointer<yajl_callbacks>?
     /// nil only if yajl could not allocate (then every feed fails).
     private var handle: yajl_handle?
     /// Bytes given to yajl before the current `feed`.
@@ -51,10 +57,19 @@ package final class YajlParser {
         self.options = options
         self.sink = sink
         tree = (sink as? JSONTreeBuilder).map { Unmanaged.passUnretained($0) }
-        matcher = (sink as? JSONPrefixMatcher).map { Unmanaged.passUnretained($0) }
-        // yajl keeps the callbacks pointer: a process-lifetime table. The context is this
-        // parser, unretained (the parser owns the handle).
-        let table = tree != nil ? treeCallbacks : matcher != nil ? matcherCallbacks : yajlCallbacks
+        let matcherSink = sink as? JSONPrefixMatcher
+        matcher = matcherSink.map { Unmanaged.passUnretained($0) }
+        captureTree = matcherSink?.tree
+        // yajl keeps the callbacks pointer: a process-lifetime table, or this parser's own (freed
+        // after the handle). The context is this parser, unretained (the parser owns the handle).
+        if captureTree != nil {
+            let own = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+            own.initialize(to: matcherCallbacks.pointee)
+            ownTable = own
+        } else {
+            ownTable = nil
+        }
+        let table = tree != nil ? treeCallbacks : ownTable ?? (matcher != nil ? matcherCallbacks : yajlCallbacks)
         handle = yajl_alloc(table, nil, Unmanaged.passUnretained(self).toOpaque())
         guard let handle else { return }
         _ = hc_yajl_config(handle, yajl_allow_comments, options.allowComments ? 1 : 0)
@@ -64,7 +79,10 @@ package final class YajlParser {
         _ = hc_yajl_config(handle, yajl_allow_partial_values, options.allowPartialValues ? 1 : 0)
     }
 
-    deinit { if let handle { yajl_free(handle) } }
+    deinit {
+        if let handle { yajl_free(handle) }
+        ownTable?.deallocate()
+    }
 
     // MARK: - Feeding
 
@@ -191,6 +209,58 @@ package final class YajlParser {
         depth -= 1
         return deliver(event)
     }
+
+    // MARK: - Capturing past the matcher
+
+    /// After the matcher handled a container's start: when that began a captured value, yajl
+    /// calls the tree builder directly (`captureCallbacks`) until the value is complete.
+    @inline(__always)
+    fileprivate func enterCaptureIfStarted() {
+        guard let ownTable, let matcher, matcher._withUnsafeGuaranteedRef({ $0.capturingTree != nil }) else { return }
+        ownTable.pointee = captureCallbacks.pointee
+    }
+
+    /// An event of a captured value, straight to the tree builder (as the matcher would pass it).
+    @inline(__always)
+    fileprivate func captured(_ event: (JSONTreeBuilder) throws -> Void) -> Int32 {
+        do {
+            try captureTree.unsafelyUnwrapped._withUnsafeGuaranteedRef(event)
+            return 1
+        } catch {
+            callbackError = error
+            return 0
+        }
+    }
+
+    @inline(__always)
+    fileprivate func openCaptured(_ event: (JSONTreeBuilder) throws -> Void) -> Int32 {
+        depth += 1
+        if depth > options.maxDepth {
+            callbackError = HTTPContentError(.decode,
+                "nesting deeper than the maximum depth of \(options.maxDepth)")
+            return 0
+        }
+        return captured(event)
+    }
+
+    /// A container of a captured value closes; when that completes the value, the matcher takes
+    /// the events again and delivers it.
+    @inline(__always)
+    fileprivate func closeCaptured(_ event: (JSONTreeBuilder) throws -> Void) -> Int32 {
+        depth -= 1
+        do {
+            let tree = captureTree.unsafelyUnwrapped
+            try tree._withUnsafeGuaranteedRef(event)
+            if !tree._withUnsafeGuaranteedRef({ $0.isOpen }) {
+                ownTable.unsafelyUnwrapped.pointee = matcherCallbacks.pointee
+                try matcher.unsafelyUnwrapped._withUnsafeGuaranteedRef { try $0.capturedValueClosed() }
+            }
+            return 1
+        } catch {
+            callbackError = error
+            return 0
+        }
+    }
 }
 
 // MARK: - The callbacks table (non-capturing C functions; the parser travels as ctx)
@@ -286,7 +356,10 @@ private func withMatcher(_ ctx: UnsafeMutableRawPointer?, _ step: TreeStep,
         let event = { try me.matcher.unsafelyUnwrapped._withUnsafeGuaranteedRef { try body($0) } }
         switch step {
         case .value: return me.deliver(event)
-        case .open: return me.open(event)
+        case .open:
+            let rc = me.open(event)
+            if rc == 1 { me.enterCaptureIfStarted() }
+            return rc
         case .close: return me.close(event)
         }
     }
@@ -325,6 +398,27 @@ nonisolated(unsafe) private let matcherCallbacks: UnsafeMutablePointer<yajl_call
         yajl_end_map: { ctx in withMatcher(ctx, .close) { try $0.endMap() } },
         yajl_start_array: { ctx in withMatcher(ctx, .open) { try $0.startArray() } },
         yajl_end_array: { ctx in withMatcher(ctx, .close) { try $0.endArray() } }))
+    return table
+}()
+
+/// The table while a captured value is being built (see `YajlParser.enterCaptureIfStarted`):
+/// every event goes to the tree builder, containers through the depth limit.
+nonisolated(unsafe) private let captureCallbacks: UnsafeMutablePointer<yajl_callbacks> = {
+    let table = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
+    table.initialize(to: yajl_callbacks(
+        yajl_null: { ctx in withParser(ctx) { me in me.captured { try $0.null() } } },
+        yajl_boolean: { ctx, b in withParser(ctx) { me in me.captured { try $0.bool(b != 0) } } },
+        yajl_integer: nil,
+        yajl_double: nil,
+        yajl_number: { ctx, p, n in
+            withParser(ctx) { me in me.captured { try $0.number(UnsafeRawBufferPointer(start: p, count: n)) } }
+        },
+        yajl_string: { ctx, p, n in withParser(ctx) { me in me.captured { try $0.string(buffer(p, n)) } } },
+        yajl_start_map: { ctx in withParser(ctx) { me in me.openCaptured { try $0.startMap() } } },
+        yajl_map_key: { ctx, p, n in withParser(ctx) { me in me.captured { try $0.mapKey(buffer(p, n)) } } },
+        yajl_end_map: { ctx in withParser(ctx) { me in me.closeCaptured { try $0.endMap() } } },
+        yajl_start_array: { ctx in withParser(ctx) { me in me.openCaptured { try $0.startArray() } } },
+        yajl_end_array: { ctx in withParser(ctx) { me in me.closeCaptured { try $0.endArray() } } }))
     return table
 }()
 
