@@ -197,6 +197,17 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
         // One node lent to every call (borrowed for the call's duration, so never kept), emptied
         // after each so the item's tape goes back to the parser for the next item.
         let node = JSONNode(.null)
+        guard validator != nil else {
+            // The item is swapped into the node and back out: no copy of it per call.
+            return try JSONItems(prefixes: list, options: o.options, limit: o.limit,
+                                 stopWhenPrefixCloses: o.stopWhenClosed, requirePrefix: o.requirePrefix,
+                                 allowEmpty: o.allowEmpty, acceptance: acceptance) { index, value in
+                node.exchange(&value)
+                defer { node.exchange(&value) }
+                let rc = cb(userdata, index, OpaquePointer(Unmanaged.passUnretained(node).toOpaque()))
+                try verdict(rc, "item")
+            }
+        }
         return try JSONItems(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,
                       requirePrefix: o.requirePrefix, allowEmpty: o.allowEmpty, acceptance: acceptance,
                       validator: validator, skipInvalid: skipInvalid) { item in

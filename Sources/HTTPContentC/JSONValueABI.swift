@@ -7,9 +7,8 @@ import Glibc
 /// cached so every borrowed pointer lives as long as this node. Children are made on demand.
 final class JSONNode {
     /// Changed only by `reset`, between two borrowed uses.
-    @exclusivity(unchecked) private(set) var value: JSONValue {
-        didSet { typeCode = JSONNode.typeCode(value) }
-    }
+    /// Changed only with `typeCode` beside it (no observer: `exchange` swaps it in place).
+    @exclusivity(unchecked) private(set) var value: JSONValue
     /// `value`'s hc_json_type, kept beside it: reading it needs no copy of the value (a copy
     /// retains and releases a container's storage; path streaming asks once per item).
     @exclusivity(unchecked) private(set) var typeCode: Int32
@@ -61,8 +60,23 @@ final class JSONNode {
     /// Makes a borrowed node stand for another value, dropping everything lent from the last one
     /// (path streaming lends one node per item for the duration of a call, and reuses it).
     func reset(to value: JSONValue) {
-        lent = nil
         self.value = value
+        typeCode = JSONNode.typeCode(value)
+        forgetLent()
+    }
+
+    /// Swaps `other` in as this borrowed node's value (path streaming lends each item so for one
+    /// call, then swaps it back out), dropping what was lent from the value it held: no copy, no
+    /// retain or release of the value's storage.
+    func exchange(_ other: inout JSONValue) {
+        swap(&value, &other)
+        typeCode = JSONNode.typeCode(value)
+        forgetLent()
+    }
+
+    /// Drops what was lent or cached from the previous value.
+    private func forgetLent() {
+        lent = nil
         guard touched else { return }
         touched = false
         dropLent()

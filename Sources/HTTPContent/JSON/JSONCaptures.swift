@@ -1,21 +1,39 @@
+/// Lends a matched value for the duration of a call: the callee may swap it out (and must swap
+/// it back), so handing it over costs no copy (see `JSONItems.init(…lendingItems:)`).
+package typealias JSONItemLender = (_ prefixIndex: Int, _ value: inout JSONValue) throws -> Void
+
 /// Builds each matched value as a tree and hands it over.
 final class TreeCapture: JSONPrefixMatcher.Capture {
     let builder: JSONTreeBuilder
     private let prefixes: [JSONPrefix]
-    private let onItem: (JSONItem) throws -> Void
+    private let onItem: ((JSONItem) throws -> Void)?
+    private let lend: JSONItemLender?
     @exclusivity(unchecked) private var prefixIndex = 0
 
     init(options: JSONOptions, prefixes: [JSONPrefix], onItem: @escaping (JSONItem) throws -> Void) {
         builder = JSONTreeBuilder(options: options, shareShortKeys: false)
         self.prefixes = prefixes
         self.onItem = onItem
+        lend = nil
+    }
+
+    init(options: JSONOptions, prefixes: [JSONPrefix], lend: @escaping JSONItemLender) {
+        builder = JSONTreeBuilder(options: options, shareShortKeys: false)
+        self.prefixes = prefixes
+        onItem = nil
+        self.lend = lend
     }
 
     func begin(prefix: Int) { prefixIndex = prefix }
     func end() throws {
         // Taken out with removeLast (not popLast's optional, which costs a copy of the value).
         guard !builder.documents.isEmpty else { return }
-        try onItem(JSONItem(prefixIndex: prefixIndex, prefix: prefixes[prefixIndex], value: builder.documents.removeLast()))
+        if let lend {
+            var value = builder.documents.removeLast()
+            return try lend(prefixIndex, &value)
+        }
+        try onItem.unsafelyUnwrapped(JSONItem(prefixIndex: prefixIndex, prefix: prefixes[prefixIndex],
+                                               value: builder.documents.removeLast()))
     }
 
     func null() throws { try builder.null() }

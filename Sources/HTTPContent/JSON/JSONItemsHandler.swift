@@ -53,6 +53,19 @@ public final class JSONItems: SelectiveHandler {
         self.acceptance = acceptance
     }
 
+    /// Path streaming that lends each value to `lend` instead of handing over a `JSONItem` (the
+    /// C ABI swaps it into the node it passes, and back, so no value is copied per item). No
+    /// validator: the ABI uses the `onItem` form when a schema is set.
+    package init(prefixes: [JSONPrefix], options: JSONOptions, limit: Int?, stopWhenPrefixCloses: Bool,
+                 requirePrefix: Bool, allowEmpty: Bool, acceptance: Acceptance,
+                 lendingItems lend: @escaping JSONItemLender) throws(HTTPContentError) {
+        parser = try JSONItemParser(prefixes: prefixes, options: options, limit: limit,
+                                    stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
+                                    capture: TreeCapture(options: options, prefixes: prefixes, lend: lend))
+        self.allowEmpty = allowEmpty
+        self.acceptance = acceptance
+    }
+
     /// Items under one `prefix` (ijson's syntax: `item`, `results.item`), each passed to
     /// `onItem` as soon as it is complete.
     public convenience init(prefix: JSONPrefix, options: JSONOptions = JSONOptions(), limit: Int? = nil,

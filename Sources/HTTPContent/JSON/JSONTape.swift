@@ -169,6 +169,7 @@ struct JSONTapeStorage {
     }
 
     /// Gives back what the growth left unused (large documents only).
+    @inline(__always)
     mutating func shrink() {
         wordBuffer.shrink()
         byteBuffer.shrink()
@@ -448,6 +449,7 @@ struct JSONTapeBuffer<T> {
         ready = JSONTapeMemory.populate(base, from: ready, atLeast: need, capacity: capacity)
     }
 
+    @inline(__always)
     mutating func shrink() {
         guard JSONTapeMemory.worthShrinking(T.self, capacity, count) else { return }
         let n = max(count, 1)

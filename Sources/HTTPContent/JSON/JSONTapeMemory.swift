@@ -41,6 +41,7 @@ enum JSONTapeMemory {
     }
 
     /// Whether shrinking a buffer from `oldCount` to `newCount` elements gives back enough to matter.
+    @inline(__always)
     static func worthShrinking<T>(_ type: T.Type, _ oldCount: Int, _ newCount: Int) -> Bool {
         oldCount * MemoryLayout<T>.stride >= populateFrom && newCount < oldCount - oldCount / 4
     }
