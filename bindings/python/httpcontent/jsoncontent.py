@@ -258,8 +258,9 @@ def _iter_json(client: Any, url: str, prefix: str, method: str, buffer: int,
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
                          _count: int) -> int:
-                waiting.append(ctypes.string_at(data, size))
-                return 0
+                # Guarded: on this thread, a signal's exception (KeyboardInterrupt) may be
+                # raised here; it stops the transfer and is raised by the next step.
+                return self._guard(lambda: _append(waiting, ctypes.string_at(data, size)), sink)
             return _batches_native(self, on_batch, prefix)
 
     handler = _Collector(prefix, _ignore, **options)
@@ -311,6 +312,11 @@ def _ignore(_value: Any) -> None:
     return None
 
 
+def _append(waiting: collections.deque[bytes], item: bytes) -> int:
+    waiting.append(item)
+    return 0
+
+
 async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
                      prefix: str = "item", *, method: str = "GET", buffer: int = 4,
                      **kwargs: Any) -> AsyncIterator[Any]:
@@ -326,7 +332,7 @@ async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
                          _count: int) -> int:
-                return feed.put(ctypes.string_at(data, size))
+                return self._guard(lambda: feed.put(ctypes.string_at(data, size)), sink)
             return _batches_native(self, on_batch, prefix)
 
     handler = _Feeder(prefix, _ignore, **options)
@@ -357,14 +363,16 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
     class _Validated(JSONItems):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
             def on_item(_userdata: int | None, _prefix_index: int, node: int) -> int:
-                out, size = ctypes.c_void_p(), ctypes.c_size_t()
-                if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
-                    return _CALLBACK_FAILED
-                try:
-                    waiting.append(ctypes.string_at(out, size.value))
-                finally:
-                    lib.hc_buffer_free(out)
-                return 0
+                def run() -> int:
+                    out, size = ctypes.c_void_p(), ctypes.c_size_t()
+                    if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
+                        return _CALLBACK_FAILED
+                    try:
+                        waiting.append(ctypes.string_at(out, size.value))
+                    finally:
+                        lib.hc_buffer_free(out)
+                    return 0
+                return self._guard(run, sink)   # as iter_json's on_batch
             self._keep = _ITEM_CB(on_item)
             names = (ctypes.c_char_p * 1)(prefix.encode())
             with _Options(**self._options) as opts:

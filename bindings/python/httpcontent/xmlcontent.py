@@ -260,8 +260,12 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
     class _Collector(XMLElements):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _path_index: int, data: int, size: int, _count: int) -> int:
-                waiting.append(ctypes.string_at(data, size))
-                return 0
+                def run() -> int:
+                    waiting.append(ctypes.string_at(data, size))
+                    return 0
+                # Guarded: on this thread, a signal's exception (KeyboardInterrupt) may be
+                # raised here; it stops the transfer and is raised by the next step.
+                return self._guard(run, sink)
             self._keep = _BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(path.encode())
             with _Options(**self._options) as opts:

@@ -5,6 +5,7 @@ import gc
 import json
 import os
 import resource
+import signal
 import threading
 import time
 import urllib.parse
@@ -173,6 +174,31 @@ def test_iter_json_yields_the_values_before_a_parse_error_then_raises_it(client,
         for value in client.iter_json(doc_url(base_url, "[1, 2, {\"a\": 3}, tru]"), "item"):
             got.append(value)
     assert got == [1, 2, {"a": 3}][:len(got)]
+
+
+def test_an_exception_from_a_signal_handler_during_iter_json_is_raised_not_lost(client, base_url):
+    # The transfer runs on this (the main) thread, so a signal's handler may run inside one of
+    # its callbacks: its exception must still end the loop (as Ctrl-C's KeyboardInterrupt must).
+    class Alarm(Exception):
+        pass
+
+    def ring(_signum, _frame):
+        raise Alarm()
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    try:
+        for delay in (0.001, 0.003, 0.01, 0.02, 0.05):
+            count = 0
+            signal.setitimer(signal.ITIMER_REAL, delay)
+            try:
+                with pytest.raises(Alarm):
+                    for _ in client.iter_json(f"{base_url}/big-json-array?n=2000000", "item"):
+                        count += 1
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            assert count < 2000000
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_iter_json_honours_the_request_timeout(client, base_url):
