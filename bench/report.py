@@ -87,7 +87,13 @@ def section(results: dict[str, dict[int, float]], cpu: dict[str, dict[int, float
                  f"rounds. Client CPU = the client process's user + system CPU seconds per 10^9 "
                  f"bytes, median of the rounds; it varies far less than MB/s when other work shares "
                  f"the machine (±10 % against ±40 % in trial runs). CPU ratio = the baseline's CPU per byte over the contestant's "
-                 f"(≥ 1: no more CPU per byte than raw libcurl).")
+                 f"(≥ 1: no more CPU per byte than raw libcurl). "
+                 + ("Every to-file measurement starts with no target file (`BENCH_FILE_START=none`). "
+                    if meta('FILE_START') == "none" else
+                    "Every to-file measurement starts from the same target (`BENCH_FILE_START=cached`): "
+                    "the previous version of the file, whole, fsync'd and cached (untimed); the "
+                    "anchors truncate it (`O_TRUNC`), httpcontent renames a new file over it. ")
+                 + "Later downloads of a measurement overwrite the one before (bench/README.md).")
     lines.append("")
     lines.append("**Ratios are the figure; absolute MB/s on this shared 2-core machine are noise.**")
     lines.append("")

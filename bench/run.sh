@@ -8,7 +8,8 @@
 #
 # Knobs (environment): BENCH_SIZE_MB (512), BENCH_ROUNDS (5), BENCH_COUNT (downloads per
 # measurement; default: enough for BENCH_MIN_SECONDS, 1.0, with the raw discard program),
-# BENCH_SERVER_CPU (0), BENCH_CLIENT_CPU (1), BENCH_PYCURL (1: install pycurl into a cache
+# BENCH_SERVER_CPU (0), BENCH_CLIENT_CPU (1), BENCH_FILE_START (cached: each to-file measurement
+# starts with the previous version of the file whole and cached; none: with no file), BENCH_PYCURL (1: install pycurl into a cache
 # folder if missing; 0: skip it), BENCH_OUTPUT (BENCHMARKS.md), BENCH_TIMEOUT (seconds allowed per
 # measurement, 300), BENCH_LIBDIR (build), PYTHON (python3), BENCH_ONLY (space-separated
 # contestant ids to run, e.g. the to-file set: "hc-py-file hc-py-file-nofsync hc-c-file
@@ -107,12 +108,30 @@ CONTESTANTS=(
     "pycurl-bytes|$PYTHON $HERE/hc_bench.py pycurl-bytes"
 )
 
+# Every to-file measurement starts from the same target, whoever ran before: with
+# BENCH_FILE_START=cached (the default) a previous version of the file, whole, fsync'd and in the
+# page cache (a copy of the served file); with =none no file. Otherwise each contestant inherits
+# the state the previous one left (truncated and rewritten, or renamed over and released from the
+# cache), and that decides whether its new bytes go to pages the old file frees first
+# (bench/README.md, "Downloads to a file"). Untimed.
+FILE_START=${BENCH_FILE_START:-cached}
+case $FILE_START in cached|none) ;; *) bench_die "BENCH_FILE_START must be cached or none" ;; esac
+reset_target() {
+    if [ "$FILE_START" = none ]; then
+        rm -f "$BENCH_FILE"
+        sync -f "$TMP"
+    else
+        dd if="$TMP/www/data.bin" of="$BENCH_FILE" bs=1M conv=fsync status=none
+    fi
+}
+
 # Runs contestant $1 for $2 downloads; prints "MB/s CPU-s/GB". Exit 3: not installed.
 measure() {
     local id=$1 count=$2 entry cmd out
     for entry in "${CONTESTANTS[@]}"; do
         [ "${entry%%|*}" = "$id" ] && cmd=${entry#*|}
     done
+    case $id in *-file*) reset_target ;; esac
     # shellcheck disable=SC2086  # cmd is a word list
     out=$(bench_run_client "$id" $cmd "$URL" "$count" "$EXPECTED") || return
     bench_mbps "$id" "$out"
@@ -164,7 +183,7 @@ LOAD_AFTER=$(bench_loadavg)
 
 # --- Report -----------------------------------------------------------------------------------
 bench_export_meta
-BENCH_META_SIZE_MB=$SIZE_MB BENCH_META_ROUNDS=$ROUNDS BENCH_META_COUNT=$COUNT \
+BENCH_META_FILE_START=$FILE_START BENCH_META_SIZE_MB=$SIZE_MB BENCH_META_ROUNDS=$ROUNDS BENCH_META_COUNT=$COUNT \
 BENCH_META_PYCURL=$PYCURL_NOTE BENCH_META_PYLIBS="$(bench_pylibs urllib3 requests)" \
     "$PYTHON" "$HERE/report.py" "$RESULTS" "$OUTPUT"
 bench_log "done in ${ELAPSED}s of measurements; section written to $OUTPUT"
