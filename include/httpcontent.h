@@ -499,6 +499,12 @@ HC_EXTERN hc_code hc_client_fetch(hc_client *client, const char *method, const c
 
 HC_EXTERN void hc_response_free(hc_response *response);
 
+/** Frees the first `count` responses of `responses`, each as hc_response_free (a NULL entry is
+ *  skipped), in one call: for a binding that pays per call. This consumes those responses: do
+ *  not use or free them afterwards; the array itself stays the caller's. NULL `responses` does
+ *  nothing. */
+HC_EXTERN void hc_response_free_many(hc_response *const *responses, size_t count);
+
 /** The final status code (after redirects), or 0 if response is NULL. */
 HC_EXTERN int hc_response_status(const hc_response *response);
 
@@ -704,6 +710,16 @@ HC_EXTERN hc_code hc_batch_add_queued(hc_batch *batch, const hc_request *request
  *  (NULL: the body is kept as bytes). Only a NULL batch, method or url fails the call. */
 HC_EXTERN hc_code hc_batch_fetch_queued(hc_batch *batch, const char *method, const char *url,
                                         hc_handler *handler, uint64_t key);
+
+/** hc_batch_fetch_queued for `count` requests in one call, for a binding that pays per call:
+ *  request i is methods[i] and urls[i] (copied), handlers[i] (kept while it runs; a NULL entry,
+ *  or NULL `handlers`: the body is kept as bytes) under keys[i]. An entry with a NULL method or
+ *  url is queued with HC_EINVALID_ARG under its key. The arrays stay the caller's. Only a NULL
+ *  batch, or NULL `methods`, `urls` or `keys` with `count` above 0, fails the call
+ *  (HC_EINVALID_ARG, nothing queued). */
+HC_EXTERN hc_code hc_batch_fetch_queued_many(hc_batch *batch, size_t count, const char *const *methods,
+                                             const char *const *urls, hc_handler *const *handlers,
+                                             const uint64_t *keys);
 
 /** Cancels the queued request under `key` (it completes with HC_ECANCELLED at the next
  *  hc_batch_step); nothing if it already completed. A request's own token (hc_request_set_cancel)

@@ -148,7 +148,32 @@ public func hc_batch_fetch_queued(_ batch: OpaquePointer?, _ method: UnsafePoint
                                   _ url: UnsafePointer<CChar>?, _ handler: OpaquePointer?, _ key: UInt64) -> Int32 {
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let method = string(method), let url = string(url) else { return nullArgument("method or url") }
-    let spec = borrowHandle(handler, as: HandlerSpec.self)
+    fetchQueued(box, method, url, borrowHandle(handler, as: HandlerSpec.self), key)
+    return HC_OK
+}
+
+@_cdecl("hc_batch_fetch_queued_many")
+public func hc_batch_fetch_queued_many(_ batch: OpaquePointer?, _ count: Int,
+                                       _ methods: UnsafePointer<UnsafePointer<CChar>?>?,
+                                       _ urls: UnsafePointer<UnsafePointer<CChar>?>?,
+                                       _ handlers: UnsafePointer<OpaquePointer?>?,
+                                       _ keys: UnsafePointer<UInt64>?) -> Int32 {
+    guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
+    guard count > 0 else { return HC_OK }
+    guard let methods, let urls, let keys else { return nullArgument("methods, urls or keys") }
+    for i in 0..<count {
+        guard let method = string(methods[i]), let url = string(urls[i]) else {
+            box.queue(keys[i], .failure(HTTPContentError(.invalidArgument,
+                                                         "hc_batch_fetch_queued_many: NULL method or url")))
+            continue
+        }
+        fetchQueued(box, method, url, borrowHandle(handlers?[i], as: HandlerSpec.self), keys[i])
+    }
+    return HC_OK
+}
+
+/// Queues a request with no body and no header of its own under `key` (hc_batch_fetch_queued).
+private func fetchQueued(_ box: BatchBox, _ method: String, _ url: String, _ spec: HandlerSpec?, _ key: UInt64) {
     let token = box.batch.cancelToken()
     box.tokens[key] = token
     // A handler per attempt, as in hc_client_fetch: the last one made is the response's.
@@ -163,7 +188,6 @@ public func hc_batch_fetch_queued(_ batch: OpaquePointer?, _ method: UnsafePoint
             box.queue(key, .failure(error))
         }
     }
-    return HC_OK
 }
 
 @_cdecl("hc_batch_cancel_queued")

@@ -33,6 +33,12 @@ public func hc_response_free(_ response: OpaquePointer?) {
     releaseHandle(response, as: ResponseBox.self)
 }
 
+@_cdecl("hc_response_free_many")
+public func hc_response_free_many(_ responses: UnsafePointer<OpaquePointer?>?, _ count: Int) {
+    guard let responses, count > 0 else { return }
+    for i in 0..<count { releaseHandle(responses[i], as: ResponseBox.self) }
+}
+
 @_cdecl("hc_response_status")
 public func hc_response_status(_ response: OpaquePointer?) -> Int32 {
     borrowHandle(response, as: ResponseBox.self)?.status ?? 0

@@ -53,14 +53,18 @@ static int turn(hc_batch *batch, int fd, long *timeout_ms, struct taken *out, si
                 t->code = hc_error_code(errors[i]);
                 t->status = hc_error_status(errors[i]);
             }
-            hc_response_free(response);
             hc_error_free(errors[i]);
         }
+        /* The responses in one call (a failed request's entry is NULL: skipped). */
+        hc_response *responses[TAKE];
+        for (size_t i = 0; i < count; i++) responses[i] = results[i].response;
+        hc_response_free_many(responses, count);
     } while (count == TAKE);
     return completed;
 }
 
 static void test_one_descriptor_drives_a_batch_and_completions_come_back_in_arrays(void) {
+    int64_t live = hc_live_handles();
     hc_client *client = hc_client_new();
     hc_batch *batch = hc_batch_new(client);
     CHECK_CODE(hc_batch_set_concurrency(batch, 16), HC_OK);
@@ -68,7 +72,7 @@ static void test_one_descriptor_drives_a_batch_and_completions_come_back_in_arra
     CHECK_CODE(hc_batch_poll_fd(batch, &fd), HC_OK);
     CHECK(fd >= 0);
     enum { N = 60 };
-    struct taken out[N + 2];
+    struct taken out[N + 2 + 10];
     memset(out, 0, sizeof out);
     for (int i = 0; i < N; i++) {
         char path[64];
@@ -83,7 +87,22 @@ static void test_one_descriptor_drives_a_batch_and_completions_come_back_in_arra
     }
     hc_handler *bytes = hc_handler_bytes_new(0);
     CHECK_CODE(hc_batch_fetch_queued(batch, "GET", hc_url("/status/404"), bytes, N), HC_OK);
-    hc_handler_free(bytes);    /* kept by the batch while the request runs */
+    /* Many in one call: ten more, one with a NULL url (queued with its error), one with a handler. */
+    enum { M = 10 };
+    const char *methods[M], *urls[M];
+    char paths[M][64];
+    hc_handler *handlers[M] = {0};
+    uint64_t many_keys[M];
+    for (int i = 0; i < M; i++) {
+        snprintf(paths[i], sizeof paths[i], "/bytes/%d", 2000 + i);
+        methods[i] = "GET";
+        urls[i] = i == 3 ? NULL : strdup(hc_url(paths[i]));   /* hc_url's buffer is reused */
+        many_keys[i] = (uint64_t)(N + 2 + i);
+    }
+    handlers[5] = bytes;
+    CHECK_CODE(hc_batch_fetch_queued_many(batch, M, methods, urls, handlers, many_keys), HC_OK);
+    for (int i = 0; i < M; i++) free((void *)urls[i]);
+    hc_handler_free(bytes);    /* kept by the batch while the requests run */
     /* A request that fails is queued with its error (the port is closed), not failed in the call. */
     hc_request *bad = hc_request_new("GET", "http://127.0.0.1:1/");
     CHECK_CODE(hc_batch_add_queued(batch, bad, N + 1), HC_OK);
@@ -93,9 +112,16 @@ static void test_one_descriptor_drives_a_batch_and_completions_come_back_in_arra
     CHECK(again == fd);
     long timeout_ms = 0;
     int completed = 0;
-    for (int turns = 0; turns < 2000 && completed < N + 2; turns++)
-        completed += turn(batch, fd, &timeout_ms, out, N + 2);
-    CHECK(completed == N + 2);
+    for (int turns = 0; turns < 2000 && completed < N + 2 + M; turns++)
+        completed += turn(batch, fd, &timeout_ms, out, N + 2 + M);
+    CHECK(completed == N + 2 + M);
+    int many = 1;
+    for (int i = 0; i < M; i++) {
+        struct taken *t = &out[N + 2 + i];
+        if (i == 3) many &= t->calls == 1 && t->code == HC_EINVALID_ARG;
+        else many &= t->calls == 1 && t->code == HC_OK && t->status == 200 && t->bytes == (size_t)(2000 + i);
+    }
+    CHECK(many);
     int all = 1;
     for (int i = 0; i < N; i++)
         all &= out[i].calls == 1 && out[i].code == HC_OK && out[i].status == 200 && out[i].bytes == (size_t)(1000 + i);
@@ -109,6 +135,7 @@ static void test_one_descriptor_drives_a_batch_and_completions_come_back_in_arra
     CHECK(count == 0);
     hc_batch_free(batch);
     hc_client_free(client);
+    CHECK(hc_live_handles() == live);   /* every response freed by hc_response_free_many */
 }
 
 static void test_a_cancelled_token_ends_its_transfer_at_the_next_step(void) {

@@ -267,6 +267,9 @@ static void test_every_function_refuses_null_handles(void) {
 
     /* Responses */
     FREE_NULL(hc_response_free(NULL));
+    FREE_NULL(hc_response_free_many(NULL, 3));
+    hc_response *none[2] = {NULL, NULL};
+    FREE_NULL(hc_response_free_many(none, 2));
     NULL_VALUE(hc_response_status(NULL), 0);
     NULL_PTR(hc_response_url(NULL));
     NULL_PTR(hc_response_header(NULL, "content-length"));
@@ -325,6 +328,15 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_batch_fetch_queued(NULL, "GET", hc_url("/bytes/1"), NULL, 1));
     NULL_CODE(hc_batch_fetch_queued(batch, NULL, hc_url("/bytes/1"), NULL, 1));
     NULL_CODE(hc_batch_fetch_queued(batch, "GET", NULL, NULL, 1));
+    {
+        const char *methods[1] = {"GET"}, *urls[1] = {hc_url("/bytes/1")};
+        uint64_t keys[1] = {1};
+        NULL_CODE(hc_batch_fetch_queued_many(NULL, 1, methods, urls, NULL, keys));
+        NULL_CODE(hc_batch_fetch_queued_many(batch, 1, NULL, urls, NULL, keys));
+        NULL_CODE(hc_batch_fetch_queued_many(batch, 1, methods, NULL, NULL, keys));
+        NULL_CODE(hc_batch_fetch_queued_many(batch, 1, methods, urls, NULL, NULL));
+        OPTIONAL_OK(hc_batch_fetch_queued_many(batch, 0, NULL, NULL, NULL, NULL));   /* nothing to queue */
+    }
     NULL_CODE(hc_batch_cancel_queued(NULL, 1));
     size_t taken = 0;
     uint64_t key = 0;

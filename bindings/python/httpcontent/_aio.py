@@ -10,8 +10,11 @@ Imports only the bottom of the package: the client hands in requests it has prep
 from __future__ import annotations
 
 import asyncio
+import atexit
+import collections
 import ctypes
 import functools
+import sys
 from typing import Any, Callable, Protocol
 
 from . import _lib
@@ -112,7 +115,17 @@ class LoopDriver:
         self.open = True
         self._hc_step = lib.hc_batch_step
         self._hc_add = lib.hc_batch_add_queued
-        self._hc_fetch = lib.hc_batch_fetch_queued
+        self._hc_fetch_many = lib.hc_batch_fetch_queued_many
+        # Plain requests queued by `fetch` and not yet handed to the batch: (method, url, native
+        # handler, key) each, handed over in one call at the next step (or before a cancel or
+        # an `add`), not one call each.
+        self._out: list[tuple[bytes | None, bytes | None, Any, int]] = []
+        # What _hand_over fills, made once (a ctypes array type made per call costs more than
+        # the call it saves).
+        self._out_methods: Any = (ctypes.c_char_p * _TAKE)()
+        self._out_urls: Any = (ctypes.c_char_p * _TAKE)()
+        self._out_handlers: Any = (ctypes.c_void_p * _TAKE)()
+        self._out_keys: Any = (ctypes.c_uint64 * _TAKE)()
         self._hc_cancel = lib.hc_batch_cancel_queued
 
     @property
@@ -124,6 +137,8 @@ class LoopDriver:
         its outcome goes to `sink`. Returns its key (for `cancel`)."""
         if not self.open:
             raise ValueError("the loop's batch is closed")
+        if self._out:   # those queued before it go first
+            self._hand_over()
         key = self._next
         self._next = key + 1
         with prepared.native as req:
@@ -136,14 +151,15 @@ class LoopDriver:
 
     def fetch(self, method: bytes | None, url: bytes | None, handler: Any, native: Any,
               sink: Any) -> int:
-        """Queues a request with no body and no header of its own in one call (its Response
-        made by `respond`); `native` is the handler's native, not per request. Returns its key."""
+        """Queues a request with no body and no header of its own (its Response made by
+        `respond`), handed to the batch with the others of this turn in one call at the next
+        step; `native` is the handler's native (a _NativeHandler), not per request. Returns its
+        key."""
         if not self.open:
             raise ValueError("the loop's batch is closed")
         key = self._next
         self._next = key + 1
-        if self._hc_fetch(self._ptr, method, url, native, key):
-            check(1)   # raises the library's error
+        self._out.append((method, url, native, key))
         self._waiting[key] = (None, handler, sink)
         if not self._soon:
             self._soon = True
@@ -153,6 +169,8 @@ class LoopDriver:
     def cancel(self, key: int) -> None:
         """Cancels the request under `key` (it completes with hc.Cancelled at the next step)."""
         if key in self._waiting and self.open:
+            if self._out:   # it may not be the batch's yet
+                self._hand_over()
             self._hc_cancel(self._ptr, key)
             self.poke()
 
@@ -184,6 +202,7 @@ class LoopDriver:
         if not self.open:
             return
         self.open = False
+        self._out = []   # never handed over: they complete with hc.Cancelled below
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -194,10 +213,44 @@ class LoopDriver:
 
     # -- the loop's side ---------------------------------------------------------------------
 
+    def _hand_over(self) -> None:
+        """Hands the requests `fetch` queued to the batch, in one call."""
+        out, self._out = self._out, []
+        methods, urls, natives, keys = zip(*out)
+        handlers = [native._ptr for native in natives]
+        if None in handlers:   # a handler closed before its request was handed over
+            kept = [i for i, h in enumerate(handlers) if h is not None]
+            for i, h in enumerate(handlers):
+                if h is None:
+                    entry = self._waiting.pop(keys[i], None)
+                    if entry is not None:
+                        _deliver(entry[2], _closed_handler())
+            methods, urls, keys = (tuple(m[i] for i in kept) for m in (methods, urls, keys))
+            handlers = [handlers[i] for i in kept]
+        m, u, h, k = self._out_methods, self._out_urls, self._out_handlers, self._out_keys
+        for start in range(0, len(keys), _TAKE):
+            end = min(start + _TAKE, len(keys))
+            n = end - start
+            m[:n] = methods[start:end]
+            u[:n] = urls[start:end]
+            h[:n] = handlers[start:end]
+            k[:n] = keys[start:end]
+            if self._hc_fetch_many(self._ptr, n, m, u, h, k):
+                # Only for arguments this never passes; those requests get the error.
+                exc = _take_last_error()
+                for key in keys[start:end]:
+                    entry = self._waiting.pop(key, None)
+                    if entry is not None:
+                        _deliver(entry[2], exc)
+
     def _step(self) -> None:
         """Steps the batch (every ready socket, the timer if due) and settles what completed."""
         self._soon = False
-        if self._paused or not self.open:
+        if not self.open:
+            return
+        if self._out:
+            self._hand_over()
+        if self._paused:
             return
         keys, results, errors = self._keys, self._results, self._errors
         waiting = self._waiting
@@ -305,6 +358,47 @@ def _free(response: int | None, error: int | None) -> None:
         lib.hc_response_free(response)
     if error:
         lib.hc_error_free(error)
+
+
+# Native responses given back by `release`, freed in one call per _RELEASE_BATCH (a deque:
+# appends and pops are atomic, so any thread may give one back, and a flush inside a flush, from
+# a finalizer, takes other entries).
+_released: collections.deque[int] = collections.deque()
+_RELEASE_BATCH = 64
+
+
+def release(ptr: int) -> None:
+    """Frees the native response `ptr` soon, with others (hc_response_free_many): a response made
+    on the loop costs no library call of its own when it goes. At most _RELEASE_BATCH wait."""
+    _released.append(ptr)
+    if len(_released) >= _RELEASE_BATCH:
+        release_now()
+
+
+def release_now() -> None:
+    """Frees the native responses `release` holds (at exit too, while the library is loaded)."""
+    pop = _released.popleft
+    taken: list[int] = []
+    try:
+        for _ in range(len(_released)):
+            taken.append(pop())
+    except IndexError:   # taken meanwhile by another flush
+        pass
+    if taken and not sys.is_finalizing():   # at exit the library may be gone: leak, don't crash
+        _lib.lib().hc_response_free_many((ctypes.c_void_p * len(taken))(*taken), len(taken))
+
+
+atexit.register(release_now)
+
+
+def _closed_handler() -> BaseException:
+    from .errors import InvalidArgument
+    return InvalidArgument("the request's handler was closed before the request started")
+
+
+def _take_last_error() -> BaseException:
+    from .errors import last_error
+    return last_error()
 
 
 def _cancelled() -> BaseException:

@@ -12,7 +12,7 @@ import functools
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Iterable, Iterator, Mapping, cast
 
 from . import _ffi, _lib
-from ._aio import LoopDriver
+from ._aio import LoopDriver, release as _release
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
 from .bodies import apply_body
@@ -404,7 +404,7 @@ class Client(Handle):
                     url_bytes = _ffi.text(url)
                     self._last_url = (url, url_bytes)
                 key = driver.fetch(_METHODS.get(method) or _ffi.text(method), url_bytes, handler,
-                                   native.arg, future)
+                                   native, future)
             else:
                 key = self._fetch_on(driver, method, url, handler, future)
         try:
@@ -492,7 +492,7 @@ class Client(Handle):
         else:
             url_bytes = _ffi.text(url)
             self._last_url = (url, url_bytes)
-        return driver.fetch(_METHODS.get(method) or _ffi.text(method), url_bytes, handler, native.arg, sink)
+        return driver.fetch(_METHODS.get(method) or _ffi.text(method), url_bytes, handler, native, sink)
 
     def _loop_driver(self) -> LoopDriver:
         """The client's batch on the running loop, made on first use (no limit on transfers
@@ -693,11 +693,24 @@ _METHODS = {m: m.encode() for m in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELE
 _new_response = object.__new__
 
 
+class _LoopResponse(Response):
+    """A Response made on the event loop with its small body copied (`_fetched`): its native
+    response is freed with others, one library call for many (_aio.release), not one each."""
+
+    __slots__ = ()
+
+    def __del__(self) -> None:
+        ptr = self._ptr
+        if ptr is not None:
+            self._ptr = None
+            _release(ptr)
+
+
 def _fetched(handler: Handler, result: Any) -> Response:
     """The Response of a request queued with hc_batch_fetch_queued (`result` its
     hc_fetch_result, whose response it now owns), made as `Client._fetch` makes it."""
     if handler._plain_bytes and result.bytes_len < _LEND_MIN:  # a copy: no lent memory
-        response = _new_response(Response)
+        response = _new_response(_LoopResponse)
         response._ptr = result.response
         response._url = response._media = response._headers = response._metrics = response._history = None
         response.status = result.status

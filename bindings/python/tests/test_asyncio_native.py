@@ -3,6 +3,7 @@ loop watches the sockets, cancelling a task cancels its transfer, and many slow 
 once on one thread."""
 
 import asyncio
+import gc
 import threading
 import time
 
@@ -273,3 +274,48 @@ def test_requests_go_through_when_every_connection_is_closed_after_its_response(
 
     one, many = run(asyncio.wait_for(main(), 20))
     assert one == [b"ok"] * 5 and many == [b"ok"] * 20
+
+
+def test_a_request_cancelled_before_the_batch_took_it_never_runs(base_url):
+    # Plain requests are handed to the batch together at the loop's next turn; one cancelled
+    # before that is handed over and cancelled at once, and the others are untouched.
+    async def main():
+        with hc.Client(timeout=10) as c:
+            await c.arequest("GET", f"{base_url}/bytes/1")   # the loop's batch made
+            driver = next(iter(c._drivers.values()))
+            tasks = [asyncio.ensure_future(c.arequest("GET", f"{base_url}/bytes/{n}")) for n in (4, 5, 6)]
+            await asyncio.sleep(0)   # each task queued its request; no step ran yet
+            queued = len(driver._out)
+            tasks[1].cancel()
+            done = await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.sleep(0.05)
+            return queued, done, hc._lib.lib().hc_batch_pending(driver._batch), len(driver._waiting)
+
+    queued, done, pending, waiting = run(main())
+    assert queued == 3
+    assert done[0].content == bytes(range(4)) and done[2].content == bytes(range(6))
+    assert isinstance(done[1], asyncio.CancelledError)
+    assert (pending, waiting) == (0, 0)
+
+
+def test_responses_made_on_the_loop_are_freed_in_batches(base_url):
+    from httpcontent import _aio
+    lib = hc._lib.lib()
+
+    async def main():
+        with hc.Client(timeout=10) as c:
+            await c.arequest("GET", f"{base_url}/bytes/1")
+            _aio.release_now()
+            before = lib.hc_live_handles()
+            rs = await c.amap([hc.Request("GET", f"{base_url}/bytes/8")] * 100)
+            assert all(r.content == bytes(range(8)) for r in rs)
+            made = lib.hc_live_handles() - before
+            del rs
+            gc.collect()
+            waiting = len(_aio._released)   # given back, not all freed yet
+            _aio.release_now()
+            return made, waiting, lib.hc_live_handles() - before
+
+    made, waiting, left = run(main())
+    assert made >= 100 and 0 < waiting < _aio._RELEASE_BATCH   # one call per 64 freed the rest
+    assert left <= 0   # none of the hundred left (an older handle may have gone meanwhile)
