@@ -84,18 +84,23 @@ final class JSONTreeBuilder: JSONEventSink {
     var isOpen: Bool { depth > 0 }
 
     // MARK: - Events
+    // Inlined into yajl's callbacks (each table's closure calls one directly): an event costs
+    // no call of its own, which is a good part of path streaming's cost per event.
 
+    @inline(__always)
     func null() throws {
         if depth == 0 { return documents.append(.null) }
         if removeNulls, inObject { return }
         try attach(try t.append(.null, 0, 0))
     }
 
+    @inline(__always)
     func bool(_ value: Bool) throws {
         if depth == 0 { return documents.append(.bool(value)) }
         try attach(try t.append(.bool, 0, value ? 1 : 0))
     }
 
+    @inline(__always)
     func number(_ token: UnsafeRawBufferPointer) throws {
         if depth == 0 {
             return documents.append(try JSONNumberText.value(token, keep: keepNumberText, exactIntegers: exactIntegers))
@@ -109,6 +114,7 @@ final class JSONTreeBuilder: JSONEventSink {
         try attach(try t.append(n.isInteger ? .int : .double, 0, n.bits))
     }
 
+    @inline(__always)
     func string(_ bytes: UnsafeRawBufferPointer) throws {
         if depth == 0 { return documents.append(.string(try JSONStrings.make(bytes, strict: strictUTF8))) }
         let n = bytes.count
@@ -122,6 +128,7 @@ final class JSONTreeBuilder: JSONEventSink {
         }
     }
 
+    @inline(__always)
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
         let n = bytes.count
         guard n <= 16 else {
@@ -144,9 +151,13 @@ final class JSONTreeBuilder: JSONEventSink {
         keyCache.remember(text, n, key)
     }
 
+    @inline(__always)
     func startMap() throws { try open(.object) }
+    @inline(__always)
     func startArray() throws { try open(.array) }
+    @inline(__always)
     func endMap() throws { try close() }
+    @inline(__always)
     func endArray() throws { try close() }
 
     // MARK: - Building
@@ -213,17 +224,22 @@ final class JSONTreeBuilder: JSONEventSink {
         pendingCount = frame.start
         inObject = depth > 0 && frames[depth - 1].isObject
         if watchRoot && depth == 1 { try rootElementDone(frame.node) }
-        if depth == 0 {
-            t.shrink()
-            if lastRecycled {
-                last.unsafelyUnwrapped.adopt(t)
-                lastRecycled = false
-            } else {
-                last = JSONTape(t)
-            }
-            haveBuffers = false
-            documents.append(last.unsafelyUnwrapped.value(frame.node))
+        if depth == 0 { documentClosed(frame.node) }
+    }
+
+    /// The top-level container closed: its tape becomes a document (kept out of line: `close` is
+    /// inlined into every callback that ends a container).
+    @inline(never)
+    private func documentClosed(_ node: UInt32) {
+        t.shrink()
+        if lastRecycled {
+            last.unsafelyUnwrapped.adopt(t)
+            lastRecycled = false
+        } else {
+            last = JSONTape(t)
         }
+        haveBuffers = false
+        documents.append(last.unsafelyUnwrapped.value(node))
     }
 
     /// Buffers for the next top-level container: the last document's, emptied, if nothing refers
