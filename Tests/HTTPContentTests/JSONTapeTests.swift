@@ -237,3 +237,25 @@ struct JSONTapeChildrenTests {
         #expect(v["\(n)"] == nil)
     }
 }
+
+@Suite("Strict UTF-8 check")
+struct JSONStrictUTF8Tests {
+    /// `JSONStrings.isValidUTF8` (strictUTF8's check, which skips ASCII eight bytes at a time)
+    /// agrees with Swift's own validation on random mixes of ASCII, lead and continuation bytes,
+    /// overlongs, surrogates and bytes past U+10FFFF, at every offset and length.
+    @Test func agreesWithSwiftsValidation() {
+        var rng = SystemRandomNumberGenerator()
+        let pieces: [[UInt8]] = [[0x61], [0x20], Array("path/12".utf8), [0xC3, 0xA9], [0xE2, 0x9C, 0x93],
+                                 [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF], [0xED, 0xA0, 0x80],
+                                 [0xF4, 0x90, 0x80, 0x80], [0x80], [0xBF], [0xC3], [0xE2, 0x9C], [0xFF], [0xF5]]
+        for _ in 0..<20_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...12, using: &rng) {
+                bytes += pieces[Int.random(in: 0..<pieces.count, using: &rng)]
+            }
+            let want = String(validating: bytes, as: UTF8.self) != nil
+            let got = bytes.withUnsafeBytes { JSONStrings.isValidUTF8($0) }
+            #expect(got == want, "\(bytes)")
+        }
+    }
+}

@@ -31,10 +31,15 @@ package enum JSONStrings {
         let n = bytes.count
         var i = 0
         while i < n {
-            // Eight ASCII bytes at a time.
-            if i + 8 <= n, UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
-                i += 8
-                continue
+            // Eight bytes at a time: past all of them when ASCII, else straight to the first
+            // byte that is not (little-endian: the lowest set high bit is the first such byte).
+            if i + 8 <= n {
+                let high = UInt64(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) & 0x8080_8080_8080_8080
+                if high == 0 {
+                    i += 8
+                    continue
+                }
+                i += high.trailingZeroBitCount >> 3
             }
             let b0 = p[i]
             if b0 < 0x80 {
