@@ -27,13 +27,17 @@ final class HandlerSpec {
     /// For bytes handlers: the caller's memory for bodies of known length, as
     /// `Accumulator.storage` (made when the allocator is set, not for every request).
     @exclusivity(unchecked) private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
+    /// The allocator's minimum size: shorter bodies never reach `storage`.
+    @exclusivity(unchecked) private(set) var storageMinimumSize = 0
 
     func setAllocator(minSize: Int, allocate: AllocCallback?, release: ReleaseCallback?,
                       userdata: UnsafeMutableRawPointer?) {
         guard let allocate else {
             storage = nil
+            storageMinimumSize = 0
             return
         }
+        storageMinimumSize = minSize
         storage = { size in
             guard size >= minSize, let memory = allocate(userdata, size) else { return nil }
             return (memory, { release?(userdata, memory) })
@@ -60,6 +64,7 @@ public func hc_handler_bytes_new(_ maxSize: Int) -> OpaquePointer? {
     let spec = HandlerSpec { spec in
         let bytes = Bytes(maxSize: spec.limit, acceptance: spec.acceptance)
         bytes.storage = spec.storage
+        bytes.storageMinimumSize = spec.storageMinimumSize
         return bytes
     }
     spec.maxSize = maxSize

@@ -13,6 +13,9 @@ open class Accumulator<Content>: SelectiveHandler {
     /// in place (the Python binding fills a `bytes` object this way); nil to use the library's
     /// own. Returns the memory and what to call once it is no longer used, or nil to decline.
     @exclusivity(unchecked) public var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
+    /// Bodies shorter than this stay in the library's own memory without asking `storage` (a
+    /// caller whose storage declines small bodies says so here: no header lookup for them).
+    @exclusivity(unchecked) package var storageMinimumSize = 0
     @exclusivity(unchecked) private var buffer = ByteBuffer()
 
     public init(maxSize: Int? = nil, acceptance: Acceptance = Acceptance()) {
@@ -31,7 +34,7 @@ open class Accumulator<Content>: SelectiveHandler {
                     "body of \(length) bytes exceeds the limit of \(maxSize) bytes", response: head)
             }
             // A compressed body's length is its wire size, not what the handler receives.
-            if let storage, head.headers["content-encoding"] == nil,
+            if length >= storageMinimumSize, let storage, head.headers["content-encoding"] == nil,
                let (memory, release) = storage(Int(length)) {
                 buffer = ByteBuffer(lending: memory, capacity: Int(length), release: release)
             } else {

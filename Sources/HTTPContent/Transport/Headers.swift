@@ -249,11 +249,16 @@ final class ReceivedHeaders: @unchecked Sendable {
         spans![count - 1].valueCount += Int32(1 + more.count)
     }
 
+    /// Whether the 14 bytes at `name` are "content-length" in any case: two 8-byte loads
+    /// ("content-" and "t-length"), each compared with 0x20 set on its letters only. A byte
+    /// matches a letter so only when it is that letter in either case, and '-' must be exact.
     private static func isContentLength(_ name: UnsafePointer<UInt8>) -> Bool {
-        let key: StaticString = "content-length"
-        let k = key.utf8Start
-        for i in 0..<14 where asciiLower(name[i]) != k[i] { return false }
-        return true
+        let raw = UnsafeRawPointer(name)
+        let head = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let tail = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 6, as: UInt64.self))
+        // Little-endian words of "content-" and "t-length"; the masks skip each '-'.
+        return head | 0x0020_2020_2020_2020 == 0x2D74_6E65_746E_6F63
+            && tail | 0x2020_2020_2020_0020 == 0x6874_676E_656C_2D74
     }
 
     /// The value of the first Content-Length field.
