@@ -16,7 +16,9 @@ import asyncio
 import collections
 import itertools
 import queue
+import sys
 import threading
+import weakref
 from typing import Any, AsyncIterator, Callable, Generator, Generic, Iterable, Iterator, Protocol, TypeVar, cast
 
 T = TypeVar("T")
@@ -141,6 +143,37 @@ async def stop(transfer: asyncio.Future[Any] | None) -> None:
         await transfer
     except BaseException:  # noqa: BLE001 - ours: the transfer was stopped
         pass
+
+
+# Callbacks run on the consumer's thread (the main one, often) whose exceptions are kept: a
+# signal's handler (Ctrl-C's KeyboardInterrupt) may run at a callback's first instruction,
+# before any `try` in it, and ctypes then hands the exception to sys.unraisablehook and goes
+# on. The hook installed by `watch` puts those of watched callbacks into their request's list
+# instead (Client._stepped raises it after the step); any other goes to the hook it replaced.
+_watched: weakref.WeakKeyDictionary[Callable[..., Any], list[BaseException]] = weakref.WeakKeyDictionary()
+_previous_hook: Callable[[Any], Any] | None = None
+
+
+def watch(callback: Callable[..., Any], sink: list[BaseException] | None) -> None:
+    """Keeps in `sink` an exception raised in `callback` that ctypes could not pass on."""
+    global _previous_hook
+    if sink is None:
+        return
+    if _previous_hook is None:
+        _previous_hook = sys.unraisablehook
+        sys.unraisablehook = _unraisable
+    _watched[callback] = sink
+
+
+def _unraisable(unraisable: Any) -> None:
+    try:
+        sink = _watched.get(unraisable.object)
+    except TypeError:   # not hashable: not ours
+        sink = None
+    if sink is not None and unraisable.exc_value is not None:
+        sink.append(unraisable.exc_value)
+        return
+    (_previous_hook or sys.__unraisablehook__)(unraisable)
 
 
 def drained(steps: Generator[None, None, Any], waiting: collections.deque[T]) -> Generator[T, None, None]:

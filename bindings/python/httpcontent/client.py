@@ -11,7 +11,7 @@ import ctypes
 import functools
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Iterable, Iterator, Mapping, cast
 
-from . import _ffi, _lib
+from . import _feed, _ffi, _lib
 from ._aio import LoopDriver, release as _release
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
@@ -305,17 +305,26 @@ class Client(Handle):
             except BaseException as exc:  # noqa: BLE001 - the request's outcome
                 outcome.append(exc)
 
+        _feed.watch(done, prepared.raised)   # a signal's exception at its first instruction
         callback = _ffi.DONE_CB(done)
         pending = ctypes.c_size_t()
         with _Batch(lib.hc_batch_new(self)) as batch:
             with prepared.native as req:
                 check(lib.hc_batch_add(batch, req, callback, None))
             perform, wait = lib.hc_batch_perform, lib.hc_batch_wait
+            # Plain C arguments: converting a handle runs Python code, where a signal's
+            # exception would come out as a ctypes.ArgumentError.
+            ptr, pending_ref = ctypes.c_void_p(batch._as_parameter_), ctypes.byref(pending)
             while not outcome:
-                check(perform(batch, ctypes.byref(pending)))
+                check(perform(ptr, pending_ref))
                 yield   # the callbacks of this step ran: the caller takes what they left
-                if not outcome:
-                    check(wait(batch, 1000))   # at most libcurl's timer
+                if outcome:
+                    break
+                if prepared.raised:   # a callback's exception that ctypes could not pass on
+                    raise prepared.raised[0]   # (see _feed.watch); leaving cancels the transfer
+                if pending.value == 0:
+                    raise CallbackError("the transfer ended without an outcome")
+                check(wait(ptr, 1000))   # at most libcurl's timer
         result = outcome[0]
         if isinstance(result, BaseException):
             raise result

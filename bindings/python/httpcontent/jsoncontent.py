@@ -261,6 +261,7 @@ def _iter_json(client: Any, url: str, prefix: str, method: str, buffer: int,
                 # Guarded: on this thread, a signal's exception (KeyboardInterrupt) may be
                 # raised here; it stops the transfer and is raised by the next step.
                 return self._guard(lambda: _append(waiting, ctypes.string_at(data, size)), sink)
+            _feed.watch(on_batch, sink)   # and before the guard's `try`
             return _batches_native(self, on_batch, prefix)
 
     handler = _Collector(prefix, _ignore, **options)
@@ -373,6 +374,7 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
                         lib.hc_buffer_free(out)
                     return 0
                 return self._guard(run, sink)   # as iter_json's on_batch
+            _feed.watch(on_item, sink)
             self._keep = _ITEM_CB(on_item)
             names = (ctypes.c_char_p * 1)(prefix.encode())
             with _Options(**self._options) as opts:

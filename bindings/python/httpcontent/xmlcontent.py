@@ -266,6 +266,7 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
                 # Guarded: on this thread, a signal's exception (KeyboardInterrupt) may be
                 # raised here; it stops the transfer and is raised by the next step.
                 return self._guard(run, sink)
+            _feed.watch(on_batch, sink)   # and before the guard's `try`
             self._keep = _BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(path.encode())
             with _Options(**self._options) as opts:
