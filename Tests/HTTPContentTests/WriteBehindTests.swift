@@ -158,4 +158,35 @@ import Testing
         unlink(path + ".part")
         unlink(path + ".part.meta")
     }
+
+    /// Accepting a download releases the cached pages of the file it will replace (as a
+    /// truncating open would) without touching the file: a failed download leaves it whole. A
+    /// symlink's target is not the file replaced (the rename replaces the link): kept cached.
+    @Test(.enabled(if: tmpIsOnDisk, "tmpfs keeps released pages: /tmp must be on a disk file system"))
+    func acceptingReleasesTheReplacedFilesCacheAndLeavesItWhole() throws {
+        let dir = Self.makeDirectory("writebehind-old")
+        defer { rmdir(dir) }
+        let old = Self.body(4 << 20)
+        for viaLink in [false, true] {
+            let real = dir + "/real.bin", path = viaLink ? dir + "/link.bin" : real
+            let fd = open(real, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            _ = old.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            fsync(fd)
+            close(fd)
+            if viaLink { symlink(real, path) }
+            #expect(Self.holds(real, old))  // read back: cached
+            #expect(Self.residentPages(real, from: 0, to: old.count) == old.count / 4096)
+            let writer = FileWriter(path: path)
+            var request = Request("GET", "http://127.0.0.1/")
+            try writer.prepare(&request)
+            #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+            let left = Self.residentPages(real, from: 0, to: old.count)
+            #expect(viaLink ? left == old.count / 4096 : left == 0)
+            try Self.feed(writer, Self.body(100_000))
+            writer.cleanup(failed: true)
+            #expect(Self.holds(real, old))
+            unlink(path)
+            unlink(real)
+        }
+    }
 }
