@@ -205,7 +205,8 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
                 node.exchange(&value)
                 defer { node.exchange(&value) }
                 let rc = cb(userdata, index, OpaquePointer(Unmanaged.passUnretained(node).toOpaque()))
-                try verdict(rc, "item")
+                // Checked here first: the call (and its message argument) only when not 0.
+                if rc != 0 { try verdict(rc, "item") }
             }
         }
         return try JSONItems(prefixes: list, options: o.options, limit: o.limit, stopWhenPrefixCloses: o.stopWhenClosed,

@@ -19,6 +19,7 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
 
     init(options: JSONOptions, prefixes: [JSONPrefix], lend: @escaping JSONItemLender) {
         builder = JSONTreeBuilder(options: options, shareShortKeys: false)
+        builder.holdsClosedContainer = true
         self.prefixes = prefixes
         onItem = nil
         self.lend = lend
@@ -26,6 +27,10 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
 
     func begin(prefix: Int) { prefixIndex = prefix }
     func end() throws {
+        if let lend, builder.hasClosedContainer {
+            var value = builder.takeClosedContainer()
+            return try lend(prefixIndex, &value)
+        }
         // Taken out with removeLast (not popLast's optional, which costs a copy of the value).
         guard !builder.documents.isEmpty else { return }
         if let lend {

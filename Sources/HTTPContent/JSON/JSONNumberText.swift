@@ -122,7 +122,9 @@ package enum JSONNumberText {
     /// 128-bit approximation of 10^exponent fixes the rounding unless the product lies too close
     /// to a halfway point, or the result would be subnormal or infinite. Then nil, and strtod
     /// decides, so the result is always strtod's.
-    @inline(__always)
+    /// Out of line: rarely needed once Clinger's path has run, and inlined it made the callers
+    /// too large for `fastScalar` to be inlined into yajl's number callback.
+    @inline(never)
     static func eiselLemire(_ mantissa: UInt64, _ exponent: Int, negative: Bool) -> UInt64? {
         if mantissa == 0 { return negative ? (-0.0 as Double).bitPattern : 0 }
         guard exponent >= JSONPowersOfTen.minExponent, exponent <= JSONPowersOfTen.maxExponent else { return nil }
@@ -161,7 +163,8 @@ package enum JSONNumberText {
         return result
     }
 
-    private static func slowScalar(_ token: UnsafeRawBufferPointer) throws(HTTPContentError) -> (isInteger: Bool, bits: UInt64) {
+    @inline(never)
+    static func slowScalar(_ token: UnsafeRawBufferPointer) throws(HTTPContentError) -> (isInteger: Bool, bits: UInt64) {
         if let i = integer(token) { return (true, UInt64(bitPattern: i)) }
         // The fast paths were tried already (`scalar`): straight to strtod.
         return (false, try checkFinite(strtod(token), token).bitPattern)

@@ -47,8 +47,16 @@ final class JSONTreeBuilder: JSONEventSink {
     /// names of up to 6 bytes then go straight into their word.
     private let shareShortKeys: Bool
 
-    /// Completed top-level values, in order.
+    /// Completed top-level values, in order (but see `holdsClosedContainer`).
     @exclusivity(unchecked) var documents: [JSONValue] = []
+    /// Path streaming's lending mode: a completed top-level container is not appended to
+    /// `documents` but waits for `takeClosedContainer`, so handing over an item costs no value
+    /// built, stored and moved back out of an array (a few hundred instructions per item).
+    var holdsClosedContainer = false
+    /// A completed top-level container on `last` waits for `takeClosedContainer`.
+    @exclusivity(unchecked) private(set) var hasClosedContainer = false
+    @exclusivity(unchecked) private var closedNode: UInt32 = 0
+    @exclusivity(unchecked) private var closedIsObject = false
 
     /// Told of each element of a top-level array as soon as it is complete: the tape being
     /// built (its buffers are only valid during the call), the element's node and its index.
@@ -110,7 +118,10 @@ final class JSONTreeBuilder: JSONEventSink {
         if exactIntegers, token.count > 18, JSONNumberText.integer(token) == nil, JSONNumberText.isIntegerLiteral(token) {
             return try attach(try t.appendBytes(.number, token))
         }
-        let n = try JSONNumberText.scalar(token)
+        // The fast paths inline, the rest out of line: `scalar` as a whole was too big to be
+        // inlined into yajl's number callback, and cost a call per number.
+        let n: (isInteger: Bool, bits: UInt64)
+        if let fast = JSONNumberText.fastScalar(token) { n = fast } else { n = try JSONNumberText.slowScalar(token) }
         try attach(try t.append(n.isInteger ? .int : .double, 0, n.bits))
     }
 
@@ -224,13 +235,13 @@ final class JSONTreeBuilder: JSONEventSink {
         pendingCount = frame.start
         inObject = depth > 0 && frames[depth - 1].isObject
         if watchRoot && depth == 1 { try rootElementDone(frame.node) }
-        if depth == 0 { documentClosed(frame.node) }
+        if depth == 0 { documentClosed(frame.node, isObject: frame.isObject) }
     }
 
     /// The top-level container closed: its tape becomes a document (kept out of line: `close` is
     /// inlined into every callback that ends a container).
     @inline(never)
-    private func documentClosed(_ node: UInt32) {
+    private func documentClosed(_ node: UInt32, isObject: Bool) {
         t.shrink()
         if lastRecycled {
             last.unsafelyUnwrapped.adopt(t)
@@ -239,12 +250,29 @@ final class JSONTreeBuilder: JSONEventSink {
             last = JSONTape(t)
         }
         haveBuffers = false
+        if holdsClosedContainer {
+            closedNode = node
+            closedIsObject = isObject
+            hasClosedContainer = true
+            return
+        }
         documents.append(last.unsafelyUnwrapped.value(node))
+    }
+
+    /// The top-level container that closed last (lending mode, after `hasClosedContainer`),
+    /// made straight from its node.
+    @inline(__always)
+    func takeClosedContainer() -> JSONValue {
+        hasClosedContainer = false
+        let tape = last.unsafelyUnwrapped
+        return closedIsObject ? .object(JSONObject(tape: tape, node: closedNode))
+            : .array(JSONArray(tape: tape, node: closedNode))
     }
 
     /// Buffers for the next top-level container: the last document's, emptied, if nothing refers
     /// to it any more.
     private func beginDocument() {
+        hasClosedContainer = false
         if haveBuffers {
             if t.nodeCount == 0 { return }
             t.reset()
