@@ -193,9 +193,8 @@ extension FetchResult {
 
     /// What hc_client_fetch and hc_batch_step report of `boxed`, whose handle the caller now owns.
     init(_ boxed: ResponseBox) {
-        let body = boxed.body ?? ((boxed.response.content as? ImageInfo?)??.data)
-        self.init(response: boxed, status: boxed.status,
-                  bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)
+        let body = (boxed.body ?? ((boxed.response.content as? ImageInfo?)??.data))?.contents
+        self.init(response: boxed, status: boxed.status, bytes: body?.base, bytesLen: body?.count ?? 0)
     }
 }
 
@@ -225,9 +224,9 @@ public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CC
             made = handler
             return handler
         }), body: (made as? Bytes)?.body)
-        let body = response.body ?? (made is Image ? (response.response.content as? ImageInfo?)??.data : nil)
+        let body = (response.body ?? (made is Image ? (response.response.content as? ImageInfo?)??.data : nil))?.contents
         out.pointee = FetchResult(response: retainHandle(response), status: response.status,
-                                  bytes: body.flatMap { UnsafePointer($0.baseAddress) }, bytesLen: body?.count ?? 0)
+                                  bytes: body?.base, bytesLen: body?.count ?? 0)
         return HC_OK
     } catch {
         return fail(error)

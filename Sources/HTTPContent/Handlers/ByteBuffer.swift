@@ -37,6 +37,11 @@ public final class ByteBuffer: @unchecked Sendable, RandomAccessCollection {
         if lent { release?() } else { free(baseAddress) }
     }
 
+    /// `baseAddress` and `count` in one read, for other modules: `@exclusivity(unchecked)` holds
+    /// only inside this one, so the C ABI reading the stored properties directly paid a dynamic
+    /// exclusivity check (swift_beginAccess) for each, on every fetch.
+    public var contents: (base: UnsafePointer<UInt8>?, count: Int) { (UnsafePointer(baseAddress), count) }
+
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
     public subscript(position: Int) -> UInt8 {

@@ -11,9 +11,11 @@ import Glibc
 /// pthread mutexes, so with this lock `scripts/sanitize.sh tsan` reports only real races.
 /// Uncontended, both are one atomic operation.
 package final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // Visible to inlined code: `withLock` is inlinable, so callers in other modules (the C
+    // ABI) get it specialised instead of calling the generic entry point.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     // Only touched under the mutex: no dynamic exclusivity check needed.
-    @exclusivity(unchecked) private var value: Value
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     package init(_ value: Value) {
         self.value = value
@@ -30,6 +32,7 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
+    @inlinable
     package func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
