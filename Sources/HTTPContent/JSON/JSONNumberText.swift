@@ -102,11 +102,22 @@ package enum JSONNumberText {
     }
 
     /// Reads the digits from `i` on into `m` (m × 10 + digit each, wrapping past 19 digits: the
-    /// callers count digits and give up there). Returns where the digits end. (Eight at a time
-    /// with SWAR was slower: most JSON numbers are short.)
+    /// callers count digits and give up there). Returns where the digits end. Four at a time
+    /// while four bytes of the token remain and all are digits (a coordinate's or a printed
+    /// double's fraction), then one at a time. (Eight at a time was slower: most JSON numbers
+    /// are short.) The wrapping sums are the same as digit by digit's, modulo 2^64.
     @inline(__always)
     private static func scanDigits(_ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int, _ m: inout UInt64) -> Int {
         var i = i
+        while i &+ 4 <= n {
+            let x = UInt32(littleEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt32.self))
+            // Every byte 0x30...0x39: high nibble 3, and adding 6 leaves it 3.
+            guard x & 0xF0F0_F0F0 == 0x3030_3030, (x &+ 0x0606_0606) & 0xF0F0_F0F0 == 0x3030_3030 else { break }
+            var d = x &- 0x3030_3030
+            d = d &* 10 &+ (d &>> 8)  // byte 0: d0 × 10 + d1, byte 2: d2 × 10 + d3
+            m = m &* 10_000 &+ UInt64((d & 0xFF) &* 100 &+ ((d &>> 16) & 0xFF))
+            i &+= 4
+        }
         while i < n {
             let d = p[i] &- 0x30
             if d > 9 { break }
