@@ -34,6 +34,9 @@ final class EasyHandle: @unchecked Sendable {
     /// The cookie jar whose share handle this handle is attached to: kept alive as long as the
     /// handle, so that the share is cleaned up after every handle using it.
     @exclusivity(unchecked) var jar: CookieJar?
+    /// The last URL given to the handle, parsed once (`setURL`), and its text.
+    @exclusivity(unchecked) private var parsedURL: OpaquePointer?
+    @exclusivity(unchecked) private var parsedURLText = ""
 
     init(raw: UnsafeMutableRawPointer) {
         self.raw = raw
@@ -51,6 +54,7 @@ final class EasyHandle: @unchecked Sendable {
 
     deinit {
         curl_easy_cleanup(raw)
+        curl_url_cleanup(parsedURL)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
     }
@@ -76,6 +80,38 @@ final class EasyHandle: @unchecked Sendable {
         applied = nil
         errorBuffer[0] = 0
         setFixedPointers()
+    }
+
+    /// Gives libcurl the URL already parsed (CURLOPT_CURLU), kept per handle: with CURLOPT_URL
+    /// libcurl parses the text again at every transfer; with a CURLU it copies the parts
+    /// (a redirect's target is still parsed from text, on libcurl's copy). Parsed with the flags
+    /// libcurl itself uses on CURLOPT_URL's text, so the parts and the effective URL are the
+    /// same. A URL that does not parse goes as text, for libcurl to refuse with its own error.
+    func setURL(_ url: String) throws(HTTPContentError) {
+        if parsedURL == nil || parsedURLText != url {
+            guard let parsed = curl_url() else { return try setURLText(url) }
+            let flags = UInt32(CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME)
+            guard curl_url_set(parsed, CURLUPART_URL, url, flags) == CURLUE_OK else {
+                curl_url_cleanup(parsed)
+                return try setURLText(url)
+            }
+            // The old one is no longer set once the new one is (libcurl reads it at a
+            // transfer's start only, and copies it).
+            try set(CURLOPT_CURLU, pointer: UnsafeRawPointer(parsed))
+            curl_url_cleanup(parsedURL)
+            parsedURL = parsed
+            parsedURLText = url
+        } else {
+            try set(CURLOPT_CURLU, pointer: UnsafeRawPointer(parsedURL))
+        }
+        // No text: libcurl then takes the effective URL's text from the CURLU at the next
+        // transfer's start (a text left from an earlier URL would be taken instead).
+        try set(CURLOPT_URL, pointer: nil)
+    }
+
+    private func setURLText(_ url: String) throws(HTTPContentError) {
+        try set(CURLOPT_CURLU, pointer: nil)
+        try set(CURLOPT_URL, url)
     }
 
     /// Replaces the header list; the old one is freed once libcurl no longer points to it.

@@ -102,7 +102,7 @@ final class Transfer {
         if !plain { try configureSession(opts) }
 
         if previous?.url != request.url {
-            try easy.set(CURLOPT_URL, request.url)
+            try easy.setURL(request.url)
             let wait = Transfer.mayMultiplex(request.url)
             if wait != (previous.map { Transfer.mayMultiplex($0.url) } ?? false) {
                 try easy.set(CURLOPT_PIPEWAIT, wait)
