@@ -113,6 +113,9 @@ public struct RequestOptions: Sendable {
     /// A retry policy for this request instead of the client's.
     public var retry: RetryPolicy?
 
+    // Inlinable: the C ABI makes one per fetch, mostly all nil; called out of line, the
+    // optional Auth and RetryPolicy arguments were copied and destroyed (~450 instructions).
+    @inlinable
     public init(timeout: Duration? = nil, connectTimeout: Duration? = nil,
                 followRedirects: Bool? = nil, maxRedirects: Int? = nil, proxy: String? = nil,
                 cookies: [(String, String)]? = nil, auth: Auth? = nil, retry: RetryPolicy? = nil) {
