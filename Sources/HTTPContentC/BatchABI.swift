@@ -176,11 +176,13 @@ public func hc_batch_fetch_queued_many(_ batch: OpaquePointer?, _ count: Int,
 private func fetchQueued(_ box: BatchBox, _ method: String, _ url: String, _ spec: HandlerSpec?, _ key: UInt64) {
     let token = box.batch.cancelToken()
     box.tokens[key] = token
-    // A handler per attempt, as in hc_client_fetch: the last one made is the response's.
-    var made: any ContentHandler = Bytes()
+    // A handler per attempt, as in hc_client_fetch: the last one made is the response's
+    // (none before the first: no handler made only to be replaced).
+    var made: (any ContentHandler)?
     box.batch.add(Request(method, url), makeHandler: {
-        made = spec?.make() ?? Bytes()
-        return made
+        let handler = spec?.make() ?? Bytes()
+        made = handler
+        return handler
     }, cancel: token, progress: nil) { [unowned box] deliver in
         do throws(HTTPContentError) {
             box.queue(key, .success(ResponseBox(try deliver(), body: (made as? Bytes)?.body)))
