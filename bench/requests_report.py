@@ -33,7 +33,9 @@ SEQ_LABELS = {
 # (numerator, denominator, target or None for context)
 SEQ_RATIOS = [
     ("hc-seq", "raw-seq", 0.90),
-    ("hc-py-seq", "pycurl", 1.00),
+    # Issue 15 set this at 0.90 (issue 6 had 1.00): a ctypes front pays its call overhead per
+    # request, and the bare-call floor below measured 0.92.
+    ("hc-py-seq", "pycurl", 0.90),
     ("hc-py-seq", "hc-seq", None),
     ("pycurl", "raw-seq", None),
     ("hc-py-seq", "urllib3", None),
@@ -88,7 +90,7 @@ def verdict(ratio: float, target: float | None) -> str:
 PAIRED = {
     "hc-batch/raw-multi": ("`hc_batch` (C)", "raw libcurl multi", 0.90),
     "hc-seq/raw-seq": ("`hc_client_send` sequential (C)", "raw libcurl `curl_easy_perform`", 0.90),
-    "hc-py-seq/pycurl": ("`client.get` sequential (Python)", "pycurl", 1.00),
+    "hc-py-seq/pycurl": ("`client.get` sequential (Python)", "pycurl", 0.90),  # issue 15
     # Not a target: the least a ctypes front can cost (request_rates.py hc-floor).
     "hc-py-floor/pycurl": ("ctypes floor: bare `hc_client_fetch` (Python)", "pycurl", None),
 }
