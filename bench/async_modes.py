@@ -4,7 +4,9 @@
     python3 async_modes.py MODE URL COUNT CONCURRENCY [EXPECTED_BYTES]
 
 MODE: hc-arequest (COUNT `arequest`s under an asyncio.Semaphore(N)), hc-amap (one `amap` of
-COUNT at concurrency N) or aiohttp (one ClientSession, TCPConnector(limit=N), a semaphore of N).
+COUNT at concurrency N), aiohttp (one ClientSession, TCPConnector(limit=N), a semaphore of N) or
+floor (hc-arequest's harness with futures settled a turn later and no transfer: what the
+benchmark costs by itself, to subtract).
 One warm-up request first, so connections and imports are made before the counted ones.
 Prints "<mode> <count> <seconds> <req/s>"."""
 
@@ -36,6 +38,38 @@ async def hc_arequest(url: str, count: int, n: int, expected: int) -> float:
         return time.perf_counter() - start
 
 
+async def floor(url: str, count: int, n: int, expected: int) -> float:
+    """hc-arequest's harness with no transfer: each "request" is a future settled, with those of
+    the same loop turn, by one callback at the next turn (what the benchmark itself costs)."""
+    loop = asyncio.get_running_loop()
+    pending: list[asyncio.Future[bytes]] = []
+    body = b"x" * expected
+
+    def settle() -> None:
+        done, pending[:] = pending[:], []
+        for f in done:
+            f.set_result(body)
+
+    async def request() -> bytes:
+        f = loop.create_future()
+        if not pending:
+            loop.call_soon(settle)
+        pending.append(f)
+        return await f
+
+    gate = asyncio.Semaphore(n)
+
+    async def one() -> None:
+        async with gate:
+            r = await request()
+            assert len(r) == expected
+
+    await one()
+    start = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(count)))
+    return time.perf_counter() - start
+
+
 async def hc_amap(url: str, count: int, n: int, expected: int) -> float:
     import httpcontent as hc
     with hc.Client(timeout=30) as client:
@@ -65,7 +99,7 @@ async def aiohttp_gather(url: str, count: int, n: int, expected: int) -> float:
         return time.perf_counter() - start
 
 
-MODES = {"hc-arequest": hc_arequest, "hc-amap": hc_amap, "aiohttp": aiohttp_gather}
+MODES = {"hc-arequest": hc_arequest, "hc-amap": hc_amap, "aiohttp": aiohttp_gather, "floor": floor}
 
 
 def main(argv: list[str]) -> int:

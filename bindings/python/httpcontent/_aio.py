@@ -14,6 +14,7 @@ import atexit
 import collections
 import ctypes
 import functools
+import struct
 import sys
 from typing import Any, Callable, Protocol
 
@@ -24,6 +25,9 @@ from .errors import check, error_of
 # Completions taken per hc_batch_step call (more are taken by calling again).
 _TAKE = 64
 _Future = asyncio.Future
+# hc_fetch_result's fields (response, status, bytes, bytes_len) as `struct` reads them: a step
+# reads every completion's in one call (iter_unpack) instead of a ctypes object per field.
+_RESULT = struct.Struct("@PiPN")
 
 
 class Prepared(Protocol):
@@ -74,7 +78,11 @@ class LoopDriver:
     it. Use it from the loop's thread only."""
 
     def __init__(self, client: Any, loop: asyncio.AbstractEventLoop, *, concurrency: int = 0,
-                 host_limit: int = 0, respond: Respond | None = None) -> None:
+                 host_limit: int = 0, respond: Respond | None = None,
+                 small: tuple[type, int] | None = None) -> None:
+        """`respond` makes the Response of a `fetch`; `small` is (class, limit): a body shorter
+        than `limit` for a handler with `_plain_bytes` is copied into a `class` made here, its
+        fields set as `respond` sets them, without calling it (a step's work per request)."""
         lib = _lib.lib()
         self.loop = loop
         self._batch = _Batch(lib.hc_batch_new(client))
@@ -82,6 +90,7 @@ class LoopDriver:
         # key -> (prepared or None for a fetch, handler, sink)
         self._waiting: dict[int, tuple[Prepared | None, Any, Any]] = {}
         self._respond = respond
+        self._small = small
         #: Whether `fetch` may be used (the client handed in how to make its responses).
         self.fetches = respond is not None
         self._next = 1
@@ -98,6 +107,14 @@ class LoopDriver:
         self._timeout = ctypes.c_long()
         self._step_args = (self._keys, self._results, self._errors, ctypes.byref(self._count),
                            ctypes.byref(self._timeout))
+        if _RESULT.size != ctypes.sizeof(_lib.FetchResult):   # a platform struct does not describe
+            raise RuntimeError("httpcontent: hc_fetch_result's layout is not the one _aio reads")
+        self._results_bytes = memoryview(self._results).cast("B")
+        # A char pointer whose address is set through an alias of its storage: slicing it
+        # (`[:n]`) copies a body at an address read by `_RESULT` into bytes, with no ctypes
+        # object made per body.
+        self._body = ctypes.POINTER(ctypes.c_char)()
+        self._body_at = ctypes.c_void_p.from_buffer(self._body)
         try:
             check(lib.hc_batch_set_concurrency(self._batch, max(0, int(concurrency))))
             check(lib.hc_batch_set_host_limit(self._batch, max(0, int(host_limit))))
@@ -255,19 +272,39 @@ class LoopDriver:
         keys, results, errors = self._keys, self._results, self._errors
         waiting = self._waiting
         respond = self._respond
+        small, limit = self._small or (None, 0)
+        body, body_at = self._body, self._body_at
+        fields = self._results_bytes
+        size = _RESULT.size
         while True:
             check(self._hc_step(self._ptr, _TAKE, *self._step_args))
             n = self._count.value
             if not n:
                 break
-            # Whole slices: one ctypes access for every key (and error), not one each.
-            for i, key, error in zip(range(n), keys[:n], errors[:n]):
+            # Whole slices and one unpacking: a few calls for every completion, not some each.
+            for i, key, error, (response, status, at, length) in zip(
+                    range(n), keys[:n], errors[:n], _RESULT.iter_unpack(fields[:n * size])):
                 entry = waiting.pop(key, None)
-                result = results[i]
                 if entry is None:   # not ours any more (closed meanwhile)
-                    _free(result.response, error)
+                    _free(response, error)
                     continue
                 prepared, handler, sink = entry
+                if (prepared is None and not error and length < limit and handler._plain_bytes
+                        and not handler._may_raise):
+                    # `respond`'s small-body case, written out: the usual arequest outcome.
+                    outcome = _new(small)
+                    outcome._ptr = response
+                    outcome._url = outcome._media = outcome._headers = None
+                    outcome._metrics = outcome._history = None
+                    outcome.status = status
+                    body_at.value = at
+                    outcome.content = body[:length]   # NULL with length 0 gives b""
+                    if sink.__class__ is _Future and not sink.done():
+                        sink.set_result(outcome)
+                    else:
+                        _deliver(sink, outcome)
+                    continue
+                result = results[i]
                 try:
                     if prepared is not None:
                         outcome = prepared.outcome(1 if error else 0, result.response, raise_errors=False,
@@ -317,6 +354,9 @@ class LoopDriver:
     def _timer_expired(self) -> None:
         self._timer = None
         self._step()
+
+
+_new = object.__new__
 
 
 def _deliver(sink: asyncio.Future[Any] | Callable[[Any], None], outcome: Any) -> None:

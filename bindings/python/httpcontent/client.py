@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import functools
+import threading
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Iterable, Iterator, Mapping, cast
 
 from . import _feed, _ffi, _lib
-from ._aio import LoopDriver, release as _release
+from ._aio import _RELEASE_BATCH, LoopDriver, _released, release_now as _release_now
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
 from .bodies import apply_body
@@ -79,6 +80,9 @@ class Client(Handle):
         self._results: list[tuple[_ffi.FetchResult, Any]] = []
         self._bytes: Bytes | None = None  # see _default_bytes
         self._drivers: dict[int, LoopDriver] = {}  # see _loop_driver, by id(loop)
+        # (loop, its driver) of the loop arequest last ran on, when _fast_loop says it may be
+        # recognised by its thread; else None.
+        self._current: tuple[Any, LoopDriver] | None = None
         self._auth_hook: Any = None  # a custom auth hook runs per request (see _prepare)
         try:
             if timeout is not None:
@@ -231,6 +235,7 @@ class Client(Handle):
         return response
 
     def close(self) -> None:
+        self._current = None
         drivers, self._drivers = getattr(self, "_drivers", {}), {}
         for driver in drivers.values():
             driver.close()
@@ -395,11 +400,19 @@ class Client(Handle):
         """`request` on the running event loop, with no thread: the loop watches the batch's
         sockets (see _aio.py), so thousands may be in flight at once. Cancelling the task
         cancels the transfer. Handlers' callbacks run on the loop's thread."""
-        loop = asyncio.get_running_loop()
-        driver = self._drivers.get(id(loop))
-        if driver is None or driver.loop is not loop or not driver.open:
-            driver = self._loop_driver()
-        future: asyncio.Future[Any] = loop.create_future()
+        current = self._current
+        if current is not None and current[0]._thread_id == _get_ident() and current[1].open:
+            # The loop last seen is the one running on this thread (see _fast_loop): found
+            # without get_running_loop, whose pid check is a system call per request.
+            loop, driver = current
+            future: asyncio.Future[Any] = _Future(loop=loop)
+        else:
+            loop = asyncio.get_running_loop()
+            driver = self._drivers.get(id(loop))
+            if driver is None or driver.loop is not loop or not driver.open:
+                driver = self._loop_driver()
+            future = loop.create_future()
+            self._current = (loop, driver) if _fast_loop(loop) else None
         if kwargs:
             key = self._submit(driver, Request(method, url, **kwargs), future)
         else:   # the common case: one library call to queue it (`_fetch_on`, inlined)
@@ -412,8 +425,14 @@ class Client(Handle):
                 else:
                     url_bytes = _ffi.text(url)
                     self._last_url = (url, url_bytes)
-                key = driver.fetch(_METHODS.get(method) or _ffi.text(method), url_bytes, handler,
-                                   native, future)
+                # driver.fetch, written out (one frame less per request).
+                key = driver._next
+                driver._next = key + 1
+                driver._out.append((_METHODS.get(method) or _ffi.text(method), url_bytes, native, key))
+                driver._waiting[key] = (None, handler, future)
+                if not driver._soon:
+                    driver._soon = True
+                    loop.call_soon(driver._step)
             else:
                 key = self._fetch_on(driver, method, url, handler, future)
         try:
@@ -437,7 +456,7 @@ class Client(Handle):
         loop = asyncio.get_running_loop()
         # The loop's own batch (its connections already made), unless a host limit needs a
         # batch of its own.
-        own = LoopDriver(self, loop, host_limit=host_limit, respond=_fetched) if host_limit > 0 else None
+        own = LoopDriver(self, loop, host_limit=host_limit, respond=_fetched, small=_SMALL) if host_limit > 0 else None
         driver = own or self._loop_driver()
         finished = loop.create_future()
         in_flight: dict[int, int] = {}   # index -> key
@@ -512,10 +531,10 @@ class Client(Handle):
         driver = drivers.get(id(loop))
         if driver is None or driver.loop is not loop or driver.closed:
             for key, old in list(drivers.items()):   # those of loops since closed
-                if old.loop.is_closed():
+                if old.loop.is_closed():   # (another thread may be at it too)
                     old.close()
-                    del drivers[key]
-            driver = drivers[id(loop)] = LoopDriver(self, loop, respond=_fetched)
+                    drivers.pop(key, None)
+            driver = drivers[id(loop)] = LoopDriver(self, loop, respond=_fetched, small=_SMALL)
         return driver
 
     async def _await(self, driver: LoopDriver, request: Request) -> Any:
@@ -710,9 +729,11 @@ class _LoopResponse(Response):
 
     def __del__(self) -> None:
         ptr = self._ptr
-        if ptr is not None:
+        if ptr is not None:   # _aio.release, written out (one of these goes per request)
             self._ptr = None
-            _release(ptr)
+            _released.append(ptr)
+            if len(_released) >= _RELEASE_BATCH:
+                _release_now()
 
 
 def _fetched(handler: Handler, result: Any) -> Response:
@@ -726,6 +747,20 @@ def _fetched(handler: Handler, result: Any) -> Response:
         response.content = result.bytes[:result.bytes_len]  # NULL with length 0 gives b""
         return response
     return Response(result.response, handler, result)
+
+
+# What LoopDriver makes small-bodied responses of (as `_fetched` does) without calling it.
+_SMALL = (_LoopResponse, _LEND_MIN)
+_Future = asyncio.Future
+_get_ident = threading.get_ident
+
+
+def _fast_loop(loop: Any) -> bool:
+    """Whether `loop` is recognised as the running one by its `_thread_id` (asyncio's own loops
+    set it while they run on a thread, and a thread runs one loop at a time) and makes its
+    futures as asyncio.Future (its create_future is asyncio's)."""
+    return (isinstance(loop, asyncio.BaseEventLoop)
+            and type(loop).create_future is asyncio.BaseEventLoop.create_future)
 _NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
 
 

@@ -319,3 +319,40 @@ def test_responses_made_on_the_loop_are_freed_in_batches(base_url):
     made, waiting, left = run(main())
     assert made >= 100 and 0 < waiting < _aio._RELEASE_BATCH   # one call per 64 freed the rest
     assert left <= 0   # none of the hundred left (an older handle may have gone meanwhile)
+
+
+def test_one_client_serves_each_loop_it_is_used_on_in_turn_and_at_once(base_url):
+    """arequest recognises the loop it last ran on by that loop's thread: another loop, after it
+    or at the same time on another thread, gets its own batch, and a closed client refuses."""
+    url = f"{base_url}/bytes/16"
+    with hc.Client(timeout=10) as c:
+        async def some(n):
+            rs = await asyncio.gather(*(c.arequest("GET", url) for _ in range(n)))
+            assert all(r.content == bytes(range(16)) for r in rs)
+            return id(asyncio.get_running_loop())
+
+        first = run(some(5))
+        second = run(some(5))   # a new loop, possibly at the old one's address
+        assert first and second
+        errors = []
+
+        def on_a_thread():
+            try:
+                for _ in range(3):
+                    run(some(20))
+            except BaseException as exc:  # noqa: BLE001
+                errors.append(exc)
+
+        threads = [threading.Thread(target=on_a_thread) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        run(some(3))
+
+    async def after_close():
+        await c.arequest("GET", url)
+
+    with pytest.raises(ValueError):
+        run(after_close())
