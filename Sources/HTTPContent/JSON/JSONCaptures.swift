@@ -27,9 +27,11 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
 
     func begin(prefix: Int) { prefixIndex = prefix }
     func end() throws {
-        if let lend, builder.hasClosedContainer {
+        if lend != nil, builder.hasClosedContainer {
+            // Called through the property, not a binding of it (which costs a retain and a
+            // release of the closure per item).
             var value = builder.takeClosedContainer()
-            return try lend(prefixIndex, &value)
+            return try lend.unsafelyUnwrapped(prefixIndex, &value)
         }
         // Taken out with removeLast (not popLast's optional, which costs a copy of the value).
         guard !builder.documents.isEmpty else { return }

@@ -54,7 +54,9 @@ package enum JSONNumberText {
     /// 2^53 and a decimal exponent within ±22 are both exact doubles, so one IEEE multiplication
     /// or division rounds the value correctly. Else, for at most 19 digits, Eisel-Lemire's (see
     /// `eiselLemire`): the 17-digit doubles most JSON writers print take it instead of strtod.
-    @inline(__always)
+    /// Transparent: `@inline(__always)` left it a call from yajl's number callbacks (a call and
+    /// an optional tuple returned through memory per number).
+    @_transparent
     static func fastScalar(_ token: UnsafeRawBufferPointer) -> (isInteger: Bool, bits: UInt64)? {
         let n = token.count
         guard n > 0, n <= 24, let p = token.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }

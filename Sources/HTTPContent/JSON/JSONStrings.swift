@@ -23,6 +23,13 @@ package enum JSONStrings {
         if !isValidUTF8(bytes) { throw invalid() }
     }
 
+    /// `validate` for a string past 16 bytes, in one pass: `isValidUTF8` skips ASCII eight bytes
+    /// at a time itself, so a separate ASCII scan first only reads a non-ASCII string twice.
+    @inline(__always)
+    static func validateLong(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
+        if !isValidUTF8(bytes) { throw invalid() }
+    }
+
     /// Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing beyond U+10FFFF, no
     /// truncated sequence; exactly the input that `String(decoding:as:)` leaves unchanged, checked
     /// in place (building a String to compare costs an allocation per non-ASCII string).

@@ -275,46 +275,58 @@ struct JSONTapeStorage {
     /// Sets a container node's children: `source` holds `entries` word indices (two per object
     /// member, name first). Written 16-bit when every element or value lies within 65,535 words
     /// after the container and every name below word 65,536; 32-bit otherwise.
+    /// Inlined into every callback that ends a container: the room check comes first (its rare
+    /// call out of line, before anything else is live) and the sums wrap (`entries` is at most
+    /// the pending stack's size, `start` below `maxChildOffset`), so the common case is a short
+    /// straight run and one loop.
     @inline(__always)
-    mutating func close(_ node: UInt32, _ kind: Kind, count: Int, _ source: UnsafePointer<UInt32>,
+    mutating func close(_ node: UInt32, isObject: Bool, count: Int, _ source: UnsafePointer<UInt32>,
                         entries: Int) throws(HTTPContentError) {
-        let isObject = kind == .object
-        let bigCount = UInt64(count) >= JSONTapeStorage.countMask
+        // Room for the wide form and a leading count; the narrow one is tried first, in the same
+        // pass as the check.
+        if childBuffer.count &+ 2 &* entries &+ 2 > childBuffer.ready { try makeChildRoom(2 &* entries &+ 2) }
         let start = childBuffer.count
-        // Room for the wide form; the narrow one is tried first, in the same pass as the check.
-        let most = 2 * entries + 2
-        guard start + most <= JSONTapeStorage.maxChildOffset else {
-            throw HTTPContentError(.tooLarge, "JSON document too large for the tape (children)")
-        }
-        if start + most > childBuffer.ready { childBuffer.makeRoom(most) }
+        let bigCount = UInt64(truncatingIfNeeded: count) >= JSONTapeStorage.countMask
         let out = childBuffer.base + start + (bigCount ? 2 : 0)
         if bigCount { JSONTapeStorage.store32(childBuffer.base + start, UInt32(truncatingIfNeeded: count)) }
         var narrow = true
         var k = 0
         if isObject {
             while k < entries {
-                let name = source[k], distance = source[k + 1] &- node
-                if name > 0xFFFF || distance > 0xFFFF { narrow = false; break }
+                let name = source[k], distance = source[k &+ 1] &- node
+                if name | distance > 0xFFFF { narrow = false; break }
                 out[k] = UInt16(truncatingIfNeeded: name)
-                out[k + 1] = UInt16(truncatingIfNeeded: distance)
-                k += 2
+                out[k &+ 1] = UInt16(truncatingIfNeeded: distance)
+                k &+= 2
             }
         } else {
             while k < entries {
                 let distance = source[k] &- node
                 if distance > 0xFFFF { narrow = false; break }
                 out[k] = UInt16(truncatingIfNeeded: distance)
-                k += 1
+                k &+= 1
             }
         }
         if !narrow {
-            for k in 0..<entries { JSONTapeStorage.store32(out + 2 * k, source[k]) }
+            for k in 0..<entries { JSONTapeStorage.store32(out + 2 &* k, source[k]) }
         }
-        let units = (narrow ? entries : 2 * entries) + (bigCount ? 2 : 0)
+        let units = (narrow ? entries : 2 &* entries) &+ (bigCount ? 2 : 0)
         let word = (isObject ? Tag.object : Tag.array).rawValue | (narrow ? 1 << 4 : 0)
-            | (bigCount ? JSONTapeStorage.countMask : UInt64(count)) << 5 | UInt64(start) << JSONTapeStorage.childOffsetShift
+            | (bigCount ? JSONTapeStorage.countMask : UInt64(truncatingIfNeeded: count)) << 5
+            | UInt64(truncatingIfNeeded: start) << JSONTapeStorage.childOffsetShift
         wordBuffer.base[Int(node)] = word
-        childBuffer.count = start + units
+        childBuffer.count = start &+ units
+    }
+
+    /// Makes room for `most` more children, refusing a document whose children would not fit
+    /// the container word's offset. Checked only when growing: with at most `maxNodes` words
+    /// (each value a child once, each member adding its name) the children stay far below it.
+    @inline(never)
+    private mutating func makeChildRoom(_ most: Int) throws(HTTPContentError) {
+        guard childBuffer.count + most <= JSONTapeStorage.maxChildOffset else {
+            throw HTTPContentError(.tooLarge, "JSON document too large for the tape (children)")
+        }
+        childBuffer.makeRoom(most)
     }
 }
 

@@ -134,7 +134,7 @@ final class JSONTreeBuilder: JSONEventSink {
             if strictUTF8, !text.isASCII { try JSONStrings.validate(bytes) }
             try attach(try t.appendShort(.string, text, n))
         } else {
-            if strictUTF8 { try JSONStrings.validate(bytes) }
+            if strictUTF8 { try JSONStrings.validateLong(bytes) }
             try attach(try t.appendBytes(.string, bytes))
         }
     }
@@ -143,7 +143,7 @@ final class JSONTreeBuilder: JSONEventSink {
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
         let n = bytes.count
         guard n <= 16 else {
-            if strictUTF8 { try JSONStrings.validate(bytes) }
+            if strictUTF8 { try JSONStrings.validateLong(bytes) }
             key = try t.appendBytes(.string, bytes)
             return
         }
@@ -229,9 +229,9 @@ final class JSONTreeBuilder: JSONEventSink {
         guard depth > 0 else { return }
         depth -= 1
         let frame = frames[depth]
-        let entries = pendingCount - frame.start
-        try t.close(frame.node, frame.isObject ? .object : .array, count: frame.isObject ? entries / 2 : entries,
-                   pending + frame.start, entries: entries)
+        let entries = pendingCount &- frame.start
+        try t.close(frame.node, isObject: frame.isObject, count: frame.isObject ? entries &>> 1 : entries,
+                    pending + frame.start, entries: entries)
         pendingCount = frame.start
         inObject = depth > 0 && frames[depth - 1].isObject
         if watchRoot && depth == 1 { try rootElementDone(frame.node) }

@@ -34,6 +34,10 @@ package final class YajlParser {
     /// This parser's own callbacks table when it has a `captureTree`: yajl reads the table at each
     /// event, so its entries are switched between the matcher's and the capture's while parsing.
     private let ownTable: UnsafeMutablePointer<yajl_callbacks>?
+    /// The matcher's and the capture's tables, read once here: the globals' lazy initialization
+    /// check would otherwise run at every switch (twice per captured value).
+    fileprivate let matcherTable: UnsafeMutablePointer<yajl_callbacks>
+    fileprivate let captureTable: UnsafeMutablePointer<yajl_callbacks>
     /// nil only if yajl could not allocate (then every feed fails).
     private var handle: yajl_handle?
     /// Bytes given to yajl before the current `feed`.
@@ -60,11 +64,13 @@ package final class YajlParser {
         let matcherSink = sink as? JSONPrefixMatcher
         matcher = matcherSink.map { Unmanaged.passUnretained($0) }
         captureTree = matcherSink?.tree
+        matcherTable = matcherCallbacks
+        captureTable = captureCallbacks
         // yajl keeps the callbacks pointer: a process-lifetime table, or this parser's own (freed
         // after the handle). The context is this parser, unretained (the parser owns the handle).
         if captureTree != nil {
             let own = UnsafeMutablePointer<yajl_callbacks>.allocate(capacity: 1)
-            own.initialize(to: matcherCallbacks.pointee)
+            own.initialize(to: matcherTable.pointee)
             ownTable = own
         } else {
             ownTable = nil
@@ -217,7 +223,7 @@ package final class YajlParser {
     @inline(__always)
     fileprivate func enterCaptureIfStarted() {
         guard let ownTable, let matcher, matcher._withUnsafeGuaranteedRef({ $0.capturingTree != nil }) else { return }
-        ownTable.pointee = captureCallbacks.pointee
+        ownTable.pointee = captureTable.pointee
     }
 
     /// An event of a captured value, straight to the tree builder (as the matcher would pass it).
@@ -252,7 +258,7 @@ package final class YajlParser {
             let tree = captureTree.unsafelyUnwrapped
             try tree._withUnsafeGuaranteedRef(event)
             if !tree._withUnsafeGuaranteedRef({ $0.isOpen }) {
-                ownTable.unsafelyUnwrapped.pointee = matcherCallbacks.pointee
+                ownTable.unsafelyUnwrapped.pointee = matcherTable.pointee
                 try matcher.unsafelyUnwrapped._withUnsafeGuaranteedRef { try $0.capturedValueClosed() }
             }
             return 1
