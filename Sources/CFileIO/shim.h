@@ -20,4 +20,8 @@ int sync_file_range(int fd, off_t offset, off_t nbytes, unsigned int flags);
 #define HC_SYNC_FILE_RANGE_WRITE 2u
 #define HC_SYNC_FILE_RANGE_WAIT_AFTER 4u
 
+/* pthread_tryjoin_np(3): join a thread if it has finished, else EBUSY (GNU). */
+#include <pthread.h>
+int pthread_tryjoin_np(pthread_t thread, void **retval);
+
 #endif

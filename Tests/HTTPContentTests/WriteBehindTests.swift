@@ -189,4 +189,58 @@ import Testing
             unlink(real)
         }
     }
+
+    /// Descriptors of this process open on `path` (by /proc/self/fd; an unlinked file shows as
+    /// "PATH (deleted)").
+    static func descriptors(on path: String) -> Int {
+        guard let names = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(names) }
+        var count = 0
+        var target = [UInt8](repeating: 0, count: 4096)
+        while let entry = readdir(names) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let n = target.withUnsafeMutableBytes { readlink("/proc/self/fd/" + name, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count) }
+            guard n > 0 else { continue }
+            let link = String(decoding: target[..<n], as: UTF8.self)
+            if link == path || link == path + " (deleted)" { count += 1 }
+        }
+        return count
+    }
+
+    /// A large file being replaced is held open until the rename (so the rename does not wait
+    /// for its blocks to be freed) and closed after it, off the caller's path: nothing stays
+    /// open on it. A failed download closes it at once and leaves it whole.
+    @Test(arguments: [true, false])
+    func aLargeReplacedFileIsLetGoAfterTheRenameAndKeptWholeOnFailure(fails: Bool) throws {
+        let dir = Self.makeDirectory("writebehind-replaced")
+        defer { rmdir(dir) }
+        let path = dir + "/out.bin"
+        let old = Self.body(Self.window + 4096)
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = old.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let writer = FileWriter(path: path)
+        var request = Request("GET", "http://127.0.0.1/")
+        try writer.prepare(&request)
+        #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+        #expect(Self.descriptors(on: path) == 1)  // held from accept on
+        let body = Self.body(100_000)
+        try Self.feed(writer, body)
+        if fails {
+            writer.cleanup(failed: true)
+            #expect(Self.descriptors(on: path) == 0)
+            #expect(Self.holds(path, old))
+        } else {
+            _ = try writer.finish()
+            writer.cleanup(failed: false)
+            #expect(Self.holds(path, body))
+            var left = Self.descriptors(on: path)
+            for _ in 0..<200 where left > 0 {  // the background close: at most 2 s
+                usleep(10_000)
+                left = Self.descriptors(on: path)
+            }
+            #expect(left == 0)
+        }
+        unlink(path)
+    }
 }

@@ -20,8 +20,9 @@ public struct FileDownload: Sendable, Equatable {
 
 /// Downloads the body to a file, atomically: bytes go to a temporary file in the target's
 /// directory, which is fsync'd and renamed over the target only when the whole body arrived.
-/// The file is written back to disk while it streams, window by window (WriteBehind), so the
-/// final fsync only waits for the tail.
+/// The file is written back to disk while it streams, window by window (WriteBehind), and,
+/// fsync'd, the disk's cache is flushed behind it, so the final fsync only waits for the tail.
+/// A large file it replaces is freed after the rename, in the background (FileBackground.swift).
 /// A response with no body by definition (HEAD, 204, 205) leaves the target as it was.
 /// On any failure the temporary file is removed and an existing target is left untouched —
 /// except with `resume`, where the partial file `<path>.part` is kept on purpose so the next
@@ -77,6 +78,9 @@ public final class FileWriter: SelectiveHandler {
     private var reserved: Int64 = 0
     /// Where the next write lands in the file (a resume's part starts after its bytes).
     private var fileEnd: Int64 = 0
+    /// The file this download replaces, held open from accept to the rename when it is large,
+    /// so that the rename does not wait for its blocks to be freed (FileBackground.swift).
+    private var replaced: Int32 = -1
     /// The file written back window by window while it streams (WriteBehind.swift).
     private var writeBehind = WriteBehind(from: 0, enabled: false)
     /// The digests checked while the bytes stream (Session/Checksum.swift).
@@ -123,6 +127,7 @@ public final class FileWriter: SelectiveHandler {
         verifier = DownloadVerifier(expected: options.digest)
         fileEnd = 0
         writeBehind = WriteBehind(from: 0, enabled: false)
+        closeReplaced()
         if options.resume {
             let part = path + ".part"
             // Read and write: a resumed part is read back once for its digest.
@@ -182,7 +187,7 @@ public final class FileWriter: SelectiveHandler {
         }
         if !head.hasNoBodyByDefinition { reserve(head) }
         fileEnd = resumeFrom
-        writeBehind = WriteBehind(from: fileEnd, enabled: !head.hasNoBodyByDefinition)
+        writeBehind = WriteBehind(from: fileEnd, enabled: !head.hasNoBodyByDefinition, flush: options.fsync)
         if !head.hasNoBodyByDefinition, !options.resume { releaseReplacedCache() }
         if !head.hasNoBodyByDefinition {
             if options.resume { PartValidators(head).write(metaPath) }
@@ -209,14 +214,25 @@ public final class FileWriter: SelectiveHandler {
     /// (bench/README.md: −20 % CPU per byte measured when the old file was cached). The old
     /// file itself is untouched and stays whole until the rename; a failed download leaves it
     /// as it was, only no longer cached. Regular files only, never through a symlink (the
-    /// rename replaces the link, not what it points to).
+    /// rename replaces the link, not what it points to). A file of a window or more stays open
+    /// until after the rename, whose freeing of it then happens in the background.
     private func releaseReplacedCache() {
         let old = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard old >= 0 else { return }
-        defer { close(old) }
         var info = stat()
-        guard fstat(old, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+        guard fstat(old, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(old)
+            return
+        }
         _ = posix_fadvise(old, 0, 0, Int32(POSIX_FADV_DONTNEED))
+        closeReplaced()
+        if Int64(info.st_size) >= WriteBehind.window { replaced = old } else { close(old) }
+    }
+
+    /// Closes the replaced file's descriptor here (it was not replaced: closing frees nothing).
+    private func closeReplaced() {
+        if replaced >= 0 { close(replaced) }
+        replaced = -1
     }
 
     /// Feeds the bytes already in the part (before `resumeFrom`) to `sink`.
@@ -284,6 +300,9 @@ public final class FileWriter: SelectiveHandler {
         // A body shorter than announced fails in libcurl first; should one finish, the blocks
         // reserved past its end go (ext4 frees them on a truncate to the same size).
         if reserved > written { _ = ftruncate(fd, off_t(written)) }
+        if let failure = writeBehind.finish() {
+            throw HTTPContentError(.io, "flushing \"\(tempPath ?? path)\" to disk failed: \(errnoText(failure))", response: head)
+        }
         guard !options.fsync || Glibc.fsync(fd) == 0 else {
             throw HTTPContentError(.io, "fsync of \"\(tempPath ?? path)\" failed: \(errnoText())", response: head)
         }
@@ -315,6 +334,11 @@ public final class FileWriter: SelectiveHandler {
         self.tempPath = nil
         if options.resume { unlink(metaPath) }
         if options.fsync { syncDirectory(directory(of: path)) }
+        if replaced >= 0 {
+            // The old file, unlinked by the rename, is freed when this last descriptor closes.
+            closeInBackground(replaced)
+            replaced = -1
+        }
         return FileDownload(path: path, bytesWritten: written, size: resumeFrom + written, resumed: resumed,
                             digest: verifier.reported)
     }
@@ -331,6 +355,8 @@ public final class FileWriter: SelectiveHandler {
             try? flushPending()
         }
         releasePending()
+        _ = writeBehind.finish()
+        closeReplaced()
         if fd >= 0 {
             close(fd)
             fd = -1

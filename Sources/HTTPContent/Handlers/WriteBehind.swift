@@ -16,6 +16,9 @@ import CFileIO
 /// most two windows are dirty or in flight, the final fsync only has the tail, and the download
 /// reuses the same few pages. It changes nothing in what the final fsync guarantees.
 ///
+/// With `flush` (a fsync'd download), each window waited on also starts a device flush behind
+/// (FlushBehind), so the final fsync's flush has only the tail left.
+///
 /// A writeback error met while waiting is returned: sync_file_range consumes it (the file's
 /// error sequence advances), so the final fsync would not see it again. A file system that does
 /// not support the call (EINVAL, ENOSYS, ESPIPE) just turns the windows off.
@@ -29,12 +32,22 @@ struct WriteBehind {
     private var inFlight: Range<Int64>?
     private var enabled: Bool
     private let window: Int64
+    private let flush: Bool
+    private var flushBehind = FlushBehind()
 
-    /// Windows over the bytes written from `offset` on (a resume's part keeps what it has).
-    init(from offset: Int64, enabled: Bool, window: Int64 = WriteBehind.window) {
+    /// Windows over the bytes written from `offset` on (a resume's part keeps what it has);
+    /// `flush`: flush the device behind them too.
+    init(from offset: Int64, enabled: Bool, flush: Bool = false, window: Int64 = WriteBehind.window) {
         submittedTo = offset
         self.enabled = enabled
+        self.flush = flush
         self.window = window
+    }
+
+    /// Waits for the flush behind in flight: before the final fsync, and before the file is
+    /// closed on any path. Returns the errno of a failed flush, else nil.
+    mutating func finish() -> Int32? {
+        flushBehind.wait()
     }
 
     /// Called after each write, with the file's end: submits the window if it is full, after
@@ -48,6 +61,7 @@ struct WriteBehind {
                 return unsupported(errno)
             }
             _ = posix_fadvise(fd, off_t(done.lowerBound), off_t(done.count), Int32(POSIX_FADV_DONTNEED))
+            if flush, let failure = flushBehind.start(fd: fd) { return failure }
         }
         if sync_file_range(fd, off_t(submittedTo), off_t(end - submittedTo), HC_SYNC_FILE_RANGE_WRITE) != 0 {
             return unsupported(errno)

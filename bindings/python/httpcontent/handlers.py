@@ -503,7 +503,9 @@ class File(Handler):
     cut; `fsync=False` skips the fsyncs, and a crash may then leave a renamed file short),
     renamed over `path` only when complete. At both settings the file is written back while it
     streams, 16 MiB at a time, and written windows leave the page cache (so a large download
-    holds about 32 MiB of it, and is not cached when it finishes). On any failure the temporary
+    holds about 32 MiB of it, and is not cached when it finishes); with fsync the disk's cache
+    is flushed behind the windows too, and a large file replaced is freed in the background after
+    the rename (docs/guides/choosing-a-handler.md). On any failure the temporary
     file is removed and an existing file is left untouched; with `resume=True`, `path + ".part"`
     is kept instead and the next request continues it with a Range request. A response with no
     body by definition (HEAD, 204, 205) leaves the file as it was. An unwritable directory raises
