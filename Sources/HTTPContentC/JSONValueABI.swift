@@ -68,10 +68,13 @@ final class JSONNode {
     /// Swaps `other` in as this borrowed node's value (path streaming lends each item so for one
     /// call, then swaps it back out), dropping what was lent from the value it held: no copy, no
     /// retain or release of the value's storage.
+    /// Inlined into the item callback, which calls it twice per item.
+    @inline(__always)
     func exchange(_ other: inout JSONValue) {
         swap(&value, &other)
         typeCode = JSONNode.typeCode(value)
-        forgetLent()
+        lent = nil
+        if touched { forgetLent() }
     }
 
     /// Drops what was lent or cached from the previous value.

@@ -7,14 +7,18 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
     let builder: JSONTreeBuilder
     private let prefixes: [JSONPrefix]
     private let onItem: ((JSONItem) throws -> Void)?
-    private let lend: JSONItemLender?
+    /// The lender in lending mode (`lends`), a no-op otherwise: not optional, so it is called
+    /// straight from this constant (an optional's binding costs a retain and a release per item).
+    private let lend: JSONItemLender
+    private let lends: Bool
     @exclusivity(unchecked) private var prefixIndex = 0
 
     init(options: JSONOptions, prefixes: [JSONPrefix], onItem: @escaping (JSONItem) throws -> Void) {
         builder = JSONTreeBuilder(options: options, shareShortKeys: false)
         self.prefixes = prefixes
         self.onItem = onItem
-        lend = nil
+        lend = { _, _ in }
+        lends = false
     }
 
     init(options: JSONOptions, prefixes: [JSONPrefix], lend: @escaping JSONItemLender) {
@@ -23,19 +27,18 @@ final class TreeCapture: JSONPrefixMatcher.Capture {
         self.prefixes = prefixes
         onItem = nil
         self.lend = lend
+        lends = true
     }
 
     func begin(prefix: Int) { prefixIndex = prefix }
     func end() throws {
-        if lend != nil, builder.hasClosedContainer {
-            // Called through the property, not a binding of it (which costs a retain and a
-            // release of the closure per item).
+        if lends, builder.hasClosedContainer {
             var value = builder.takeClosedContainer()
-            return try lend.unsafelyUnwrapped(prefixIndex, &value)
+            return try lend(prefixIndex, &value)
         }
         // Taken out with removeLast (not popLast's optional, which costs a copy of the value).
         guard !builder.documents.isEmpty else { return }
-        if let lend {
+        if lends {
             var value = builder.documents.removeLast()
             return try lend(prefixIndex, &value)
         }

@@ -33,6 +33,9 @@ final class JSONPrefixMatcher: JSONEventSink {
     /// to it directly, without the protocol's dynamic dispatch (path streaming's hot path).
     /// Unretained (the capture keeps it): binding a strong reference would retain it per event.
     let tree: Unmanaged<JSONTreeBuilder>?
+    /// The capture itself when it is a `TreeCapture` (unretained, as `tree`): its `begin` and
+    /// `end`, once per value, are called without the protocol's dynamic dispatch.
+    private let treeCapture: Unmanaged<TreeCapture>?
     private let multipleValues: Bool
     private let limit: Int?
     private let stopWhenClosed: Bool
@@ -62,7 +65,8 @@ final class JSONPrefixMatcher: JSONEventSink {
         if let limit, limit < 1 { throw HTTPContentError(.invalidArgument, "the item limit must be at least 1") }
         self.prefixes = prefixes
         self.capture = capture
-        tree = (capture as? TreeCapture).map { Unmanaged.passUnretained($0.builder) }
+        treeCapture = (capture as? TreeCapture).map { Unmanaged.passUnretained($0) }
+        tree = treeCapture.map { Unmanaged.passUnretained($0._withUnsafeGuaranteedRef { $0.builder }) }
         self.multipleValues = multipleValues
         self.limit = limit
         self.stopWhenClosed = stopWhenClosed
@@ -225,6 +229,7 @@ final class JSONPrefixMatcher: JSONEventSink {
         let index = full.trailingZeroBitCount
         seen |= 1 << UInt64(index)
         capturing = true
+        if let treeCapture { return treeCapture._withUnsafeGuaranteedRef { $0.begin(prefix: index) } }
         try capture.begin(prefix: index)
     }
 
@@ -232,7 +237,11 @@ final class JSONPrefixMatcher: JSONEventSink {
         capturing = false
         captureNesting = 0
         delivered += 1
-        try capture.end()
+        if let treeCapture {
+            try treeCapture._withUnsafeGuaranteedRef { try $0.end() }
+        } else {
+            try capture.end()
+        }
         if let limit, delivered >= limit {
             stopped = true
             throw StopTransfer()
