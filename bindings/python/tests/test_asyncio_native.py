@@ -331,6 +331,12 @@ def test_one_client_serves_each_loop_it_is_used_on_in_turn_and_at_once(base_url)
             assert all(r.content == bytes(range(16)) for r in rs)
             return id(asyncio.get_running_loop())
 
+        async def distinct():   # texts of their own, handed over in one call
+            rs = await asyncio.gather(*(c.arequest("HEAD" if i % 3 == 0 else "GET", f"{base_url}/bytes/{i}")
+                                        for i in range(1, 40)))
+            assert [r.content for r in rs] == [b"" if i % 3 == 0 else bytes(range(i)) for i in range(1, 40)]
+
+        run(distinct())
         first = run(some(5))
         second = run(some(5))   # a new loop, possibly at the old one's address
         assert first and second
