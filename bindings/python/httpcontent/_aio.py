@@ -292,7 +292,7 @@ class LoopDriver:
                 if (prepared is None and not error and length < limit and handler._plain_bytes
                         and not handler._may_raise):
                     # `respond`'s small-body case, written out: the usual arequest outcome.
-                    outcome = _new(small)
+                    outcome: Any = _new(small)  # type: ignore[arg-type]  # limit 0 when small is None
                     outcome._ptr = response
                     outcome._url = outcome._media = outcome._headers = None
                     outcome._metrics = outcome._history = None

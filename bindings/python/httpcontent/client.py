@@ -408,9 +408,9 @@ class Client(Handle):
             future: asyncio.Future[Any] = _Future(loop=loop)
         else:
             loop = asyncio.get_running_loop()
-            driver = self._drivers.get(id(loop))
-            if driver is None or driver.loop is not loop or not driver.open:
-                driver = self._loop_driver()
+            found = self._drivers.get(id(loop))
+            driver = (found if found is not None and found.loop is loop and found.open
+                      else self._loop_driver())
             future = loop.create_future()
             self._current = (loop, driver) if _fast_loop(loop) else None
         if kwargs:
