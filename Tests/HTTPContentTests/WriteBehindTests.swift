@@ -52,6 +52,23 @@ import Testing
             && back.withUnsafeBytes { a in expected.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
     }
 
+    /// A FileWriter for `path` that has prepared a GET and accepted a 200.
+    static func accepted(_ path: String, _ options: FileWriter.Options = FileWriter.Options()) throws -> FileWriter {
+        let writer = FileWriter(path: path, options: options)
+        var request = Request("GET", "http://127.0.0.1/")
+        try writer.prepare(&request)
+        #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+        return writer
+    }
+
+    /// Writes `old` to `path` as the file a download will replace (fsync'd when `synced`).
+    static func write(_ old: [UInt8], to path: String, synced: Bool = false) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        _ = old.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if synced { fsync(fd) }
+        close(fd)
+    }
+
     /// Feeds `body` in libcurl's 16 KiB pieces.
     static func feed(_ writer: FileWriter, _ body: [UInt8]) throws {
         try body.withUnsafeBytes { all in
@@ -92,10 +109,7 @@ import Testing
         let path = dir + "/out.bin"
         var options = FileWriter.Options()
         options.fsync = fsync
-        let writer = FileWriter(path: path, options: options)
-        var request = Request("GET", "http://127.0.0.1/")
-        try writer.prepare(&request)
-        #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+        let writer = try Self.accepted(path, options)
         let body = Self.body(Self.total)
         try Self.feed(writer, body)
         let temp = try #require(writer.tempPath)
@@ -115,15 +129,10 @@ import Testing
         defer { rmdir(dir) }
         let path = dir + "/out.bin"
         let old = Array("previous".utf8)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = old.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
+        Self.write(old, to: path)
         var options = FileWriter.Options()
         options.fsync = fsync
-        let writer = FileWriter(path: path, options: options)
-        var request = Request("GET", "http://127.0.0.1/")
-        try writer.prepare(&request)
-        #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+        let writer = try Self.accepted(path, options)
         try Self.feed(writer, Self.body(Self.total))
         writer.cleanup(failed: true)
         let names = try #require(opendir(dir))
@@ -146,10 +155,7 @@ import Testing
         let path = dir + "/out.bin"
         var options = FileWriter.Options()
         options.resume = true
-        let writer = FileWriter(path: path, options: options)
-        var request = Request("GET", "http://127.0.0.1/")
-        try writer.prepare(&request)
-        #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+        let writer = try Self.accepted(path, options)
         let body = Self.body(Self.total - 12345)
         try Self.feed(writer, body)
         writer.cleanup(failed: true)
@@ -169,17 +175,11 @@ import Testing
         let old = Self.body(4 << 20)
         for viaLink in [false, true] {
             let real = dir + "/real.bin", path = viaLink ? dir + "/link.bin" : real
-            let fd = open(real, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            _ = old.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            fsync(fd)
-            close(fd)
+            Self.write(old, to: real, synced: true)
             if viaLink { symlink(real, path) }
             #expect(Self.holds(real, old))  // read back: cached
             #expect(Self.residentPages(real, from: 0, to: old.count) == old.count / 4096)
-            let writer = FileWriter(path: path)
-            var request = Request("GET", "http://127.0.0.1/")
-            try writer.prepare(&request)
-            #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+            let writer = try Self.accepted(path)
             let left = Self.residentPages(real, from: 0, to: old.count)
             #expect(viaLink ? left == old.count / 4096 : left == 0)
             try Self.feed(writer, Self.body(100_000))
@@ -216,13 +216,8 @@ import Testing
         defer { rmdir(dir) }
         let path = dir + "/out.bin"
         let old = Self.body(Self.window + 4096)
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        _ = old.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        let writer = FileWriter(path: path)
-        var request = Request("GET", "http://127.0.0.1/")
-        try writer.prepare(&request)
-        #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
+        Self.write(old, to: path)
+        let writer = try Self.accepted(path)
         #expect(Self.descriptors(on: path) == 1)  // held from accept on
         let body = Self.body(100_000)
         try Self.feed(writer, body)

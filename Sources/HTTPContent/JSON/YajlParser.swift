@@ -201,13 +201,19 @@ package final class YajlParser {
 
     @inline(__always)
     fileprivate func open(_ event: () throws -> Void) -> Int32 {
+        descend() ? deliver(event) : 0
+    }
+
+    /// One level deeper; false (the error set) past the maximum depth.
+    @inline(__always)
+    fileprivate func descend() -> Bool {
         depth += 1
         if depth > options.maxDepth {
             callbackError = HTTPContentError(.decode,
                 "nesting deeper than the maximum depth of \(options.maxDepth)")
-            return 0
+            return false
         }
-        return deliver(event)
+        return true
     }
 
     @inline(__always)
@@ -240,13 +246,7 @@ package final class YajlParser {
 
     @inline(__always)
     fileprivate func openCaptured(_ event: (JSONTreeBuilder) throws -> Void) -> Int32 {
-        depth += 1
-        if depth > options.maxDepth {
-            callbackError = HTTPContentError(.decode,
-                "nesting deeper than the maximum depth of \(options.maxDepth)")
-            return 0
-        }
-        return captured(event)
+        descend() ? captured(event) : 0
     }
 
     /// A container of a captured value closes; when that completes the value, the matcher takes
