@@ -94,6 +94,7 @@ UPLOAD=(
     "raw-c|$TMP/upload_bench raw"
     "raw-tuned-c|env RAW_UPLOAD_BUFFERSIZE=@TUNED@ $TMP/upload_bench raw"
     "hc-c-file|$TMP/upload_bench hc"
+    "hc-c-read|$TMP/upload_bench hc-read"
     "hc-py-file|$PYTHON $HERE/upload_bench.py hc-file"
 )
 if [ "$ITERABLES" != 0 ]; then

@@ -29,6 +29,7 @@ UPLOAD_LABELS = {
     "raw-c": "raw libcurl (C): POST, `POSTFIELDSIZE_LARGE`, `READFUNCTION` = `fread`; libcurl's default upload buffer (64 KiB)",
     "raw-tuned-c": "the anchor: the same with `CURLOPT_UPLOAD_BUFFERSIZE` tuned (see above)",
     "hc-c-file": "httpcontent from C: `hc_request_set_file_body(path)`",
+    "hc-c-read": "httpcontent from C, streamed: `hc_request_set_read_body` with a callback that `fread`s the file (as raw's `READFUNCTION`), its size as length",
     "hc-py-file": "httpcontent from Python: `client.post(url, data=open(path, \"rb\"))`",
     "hc-py-iter-64k": "httpcontent from Python: `data=` a generator of 64 KiB `bytes` (chunked)",
     "hc-py-iter-1m": "httpcontent from Python: `data=` a generator of 1 MiB `bytes` (chunked)",
@@ -42,6 +43,7 @@ FORM_RATIOS = [
 ]
 UPLOAD_RATIOS = [
     ("hc-c-file", "raw-tuned-c", 0.90),
+    ("hc-c-read", "raw-tuned-c", 0.90),
     ("hc-py-file", "raw-tuned-c", 0.90),
     ("hc-c-file", "raw-c", None),
     ("hc-py-file", "raw-c", None),

@@ -1,7 +1,7 @@
 /* upload_bench.c — one streamed upload of a large file, through raw libcurl or through
  * libhttpcontent's C API, with its throughput, CPU time and peak memory growth.
  *
- *   upload_bench raw|hc URL FILE WARMUP_FILE
+ *   upload_bench raw|hc|hc-read URL FILE WARMUP_FILE
  *
  * raw: a minimal libcurl program: POST with CURLOPT_POSTFIELDSIZE_LARGE = the file's size and a
  *      CURLOPT_READFUNCTION that fread()s from the open FILE into libcurl's buffer; the same
@@ -11,6 +11,8 @@
  *      the tuned anchor of bench/bodies.sh, picked there by measurement.
  * hc:  one hc_client; a request with hc_request_set_file_body(path, NULL), sent with
  *      hc_client_send; the response kept as bytes (the default handler).
+ * hc-read: the same with the body streamed from a C read callback that fread()s from the open
+ *      FILE, as raw's READFUNCTION does (hc_request_set_read_body, the file's size as length).
  *
  * WARMUP_FILE (small) is uploaded first over the same handle/client, untimed, so that one-time
  * set-up (the connection, libcurl's buffers, the library's first-use state) is not counted.
@@ -108,16 +110,29 @@ static long long raw_upload(CURL *h, const char *url, const char *path) {
 
 /* ---- httpcontent ------------------------------------------------------------------------------ */
 
-static long long hc_upload(hc_client *client, const char *url, const char *path) {
+/* hc-read's body: fread from the FILE into the library's buffer. */
+static int hc_read(void *userdata, uint8_t *buf, size_t cap, size_t *written) {
+    *written = fread(buf, 1, cap, (FILE *)userdata);
+    return ferror((FILE *)userdata) ? 1 : 0;
+}
+
+static long long hc_upload(hc_client *client, const char *url, const char *path, int streamed) {
     hc_request *req = hc_request_new("POST", url);
-    if (!req || hc_request_set_file_body(req, path, NULL) != HC_OK) {
+    FILE *file = streamed ? fopen(path, "rb") : NULL;
+    if (streamed && !file) { perror(path); return -1; }
+    hc_code set = !req ? HC_EINVALID_ARG
+        : streamed ? hc_request_set_read_body(req, hc_read, file, file_size(path), NULL)
+                   : hc_request_set_file_body(req, path, NULL);
+    if (set != HC_OK) {
         fprintf(stderr, "hc request: %s\n", hc_error_message(hc_error_last()));
+        if (file) fclose(file);
         return -1;
     }
     hc_response *resp = NULL;
     if (hc_client_send(client, req, &resp) != HC_OK) {
         fprintf(stderr, "hc_client_send: %s\n", hc_error_message(hc_error_last()));
         hc_request_free(req);
+        if (file) fclose(file);
         return -1;
     }
     long long got = -1;
@@ -133,15 +148,17 @@ static long long hc_upload(hc_client *client, const char *url, const char *path)
     }
     hc_response_free(resp);
     hc_request_free(req);
+    if (file) fclose(file);
     return got;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5 || (strcmp(argv[1], "raw") != 0 && strcmp(argv[1], "hc") != 0)) {
-        fprintf(stderr, "usage: %s raw|hc URL FILE WARMUP_FILE\n", argv[0]);
+    if (argc != 5 || (strcmp(argv[1], "raw") != 0 && strcmp(argv[1], "hc") != 0 &&
+                      strcmp(argv[1], "hc-read") != 0)) {
+        fprintf(stderr, "usage: %s raw|hc|hc-read URL FILE WARMUP_FILE\n", argv[0]);
         return 2;
     }
-    int raw = strcmp(argv[1], "raw") == 0;
+    int raw = strcmp(argv[1], "raw") == 0, streamed = strcmp(argv[1], "hc-read") == 0;
     const char *url = argv[2], *path = argv[3], *warm = argv[4];
     long long size = file_size(path), warm_size = file_size(warm);
 
@@ -168,7 +185,7 @@ int main(int argc, char **argv) {
         if (!client) return 1;
     }
 
-    long long got = raw ? raw_upload(h, url, warm) : hc_upload(client, url, warm);
+    long long got = raw ? raw_upload(h, url, warm) : hc_upload(client, url, warm, streamed);
     if (got != warm_size) {
         fprintf(stderr, "warm-up: server received %lld of %lld bytes\n", got, warm_size);
         return 1;
@@ -177,7 +194,7 @@ int main(int argc, char **argv) {
     int reset = reset_hwm();
     long base = status_kib("VmRSS");
     double cpu0 = cpu_seconds(), t0 = now();
-    got = raw ? raw_upload(h, url, path) : hc_upload(client, url, path);
+    got = raw ? raw_upload(h, url, path) : hc_upload(client, url, path, streamed);
     double elapsed = now() - t0, cpu = cpu_seconds() - cpu0;
     long hwm = status_kib("VmHWM");
     if (got != size) {
