@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 @testable import HTTPContent
 
-/// Streamed uploads keep memory flat: 1 GiB goes out with no more than a few MiB of growth.
+/// Streamed bodies keep memory flat: 1 GiB goes out, or comes in to a discarding or file
+/// handler, with no more than a few MiB of growth.
 /// XCTest, not Swift Testing, because XCTest runs its tests one at a time, so nothing else
 /// allocates while the peak is measured.
 final class BodyMemoryTests: XCTestCase {
@@ -33,6 +34,32 @@ final class BodyMemoryTests: XCTestCase {
             sent.value += n
             return n
         })
+    }
+
+    func testDiscardedDownloadOf1GiBKeepsMemoryFlat() throws {
+        let response = try assertFlatDownload(handler: Discard())
+        XCTAssertEqual(response.metrics.decodedBytes, Self.size)
+    }
+
+    func testFileDownloadOf1GiBKeepsMemoryFlat() throws {
+        let dir = TempDir()
+        var options = FileWriter.Options()
+        options.fsync = false  // what is measured is the client's memory, not the disk
+        let response = try assertFlatDownload(handler: FileWriter(path: dir.path + "/1GiB.bin", options: options))
+        XCTAssertEqual(response.content.size, Self.size)
+        unlink(response.content.path)
+    }
+
+    private func assertFlatDownload<Handler: ContentHandler>(
+        handler: Handler, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Response<Handler.Content> {
+        let source = try SendingSource(size: Self.size)
+        let client = try Client()
+        let before = try resetPeakRSS()
+        let response = try client.get(source.url, handler: handler)
+        let growth = try peakRSS() - before
+        XCTAssertLessThanOrEqual(growth, Self.allowedGrowth, "peak RSS grew by \(growth >> 10) KiB", file: file, line: line)
+        return response
     }
 
     private func assertFlat(body: RequestBody, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -71,18 +98,9 @@ final class DiscardingSink: @unchecked Sendable {
     private let listener: Int32
 
     init() throws {
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = listener
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        listen(fd, 1)
-        _ = withUnsafeMutablePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        url = "http://127.0.0.1:\(UInt16(bigEndian: addr.sin_port))/sink"
+        let (fd, port) = listenOnLoopback()
+        listener = fd
+        url = "http://127.0.0.1:\(port)/sink"
         Thread { DiscardingSink.serve(fd) }.start()
     }
 
@@ -117,5 +135,60 @@ final class DiscardingSink: @unchecked Sendable {
         let answer = String(body)
         let response = "HTTP/1.1 200 OK\r\nContent-Length: \(answer.utf8.count)\r\nConnection: close\r\n\r\n\(answer)"
         _ = response.withCString { write(conn, $0, strlen($0)) }
+    }
+}
+
+/// A socket listening on 127.0.0.1 on a free port, and the port.
+private func listenOnLoopback() -> (Int32, UInt16) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+    listen(fd, 1)
+    _ = withUnsafeMutablePointer(to: &addr) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+    }
+    return (fd, UInt16(bigEndian: addr.sin_port))
+}
+
+/// A one-request HTTP server that answers any request with `size` bytes (Content-Length), written
+/// from one 256 KiB buffer: the Python server builds bodies in memory and takes at most 1 GiB
+/// slowly.
+final class SendingSource: @unchecked Sendable {
+    let url: String
+    private let listener: Int32
+
+    init(size: Int64) throws {
+        let (fd, port) = listenOnLoopback()
+        listener = fd
+        url = "http://127.0.0.1:\(port)/source"
+        Thread { SendingSource.serve(fd, size: size) }.start()
+    }
+
+    deinit { close(listener) }
+
+    private static func serve(_ listener: Int32, size: Int64) {
+        let conn = accept(listener, nil, nil)
+        guard conn >= 0 else { return }
+        defer { close(conn) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 1)
+        defer { buffer.deallocate() }
+        var head: [UInt8] = []
+        while head.firstRange(of: Array("\r\n\r\n".utf8)) == nil {  // the request's head
+            let n = read(conn, buffer.baseAddress, buffer.count)
+            guard n > 0 else { return }
+            head += buffer[0..<n]
+        }
+        let response = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n"
+        _ = response.withCString { write(conn, $0, strlen($0)) }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0x5A)
+        var sent: Int64 = 0
+        while sent < size {
+            let n = write(conn, buffer.baseAddress, Int(min(Int64(buffer.count), size - sent)))
+            guard n > 0 else { return }
+            sent += Int64(n)
+        }
     }
 }
