@@ -101,17 +101,12 @@ final class DiscardingSink: @unchecked Sendable {
         let (fd, port) = listenOnLoopback()
         listener = fd
         url = "http://127.0.0.1:\(port)/sink"
-        Thread { DiscardingSink.serve(fd) }.start()
+        Thread { serveOne(fd, DiscardingSink.serve) }.start()
     }
 
     deinit { close(listener) }
 
-    private static func serve(_ listener: Int32) {
-        let conn = accept(listener, nil, nil)
-        guard conn >= 0 else { return }
-        defer { close(conn) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 1)
-        defer { buffer.deallocate() }
+    private static func serve(_ conn: Int32, _ buffer: UnsafeMutableRawBufferPointer) {
         var head: [UInt8] = []
         var body = 0
         while true {  // the head, and whatever body bytes came with it
@@ -153,6 +148,16 @@ private func listenOnLoopback() -> (Int32, UInt16) {
     return (fd, UInt16(bigEndian: addr.sin_port))
 }
 
+/// Accepts one connection on `listener` and serves it with a 256 KiB buffer, then closes it.
+private func serveOne(_ listener: Int32, _ serve: (Int32, UnsafeMutableRawBufferPointer) -> Void) {
+    let conn = accept(listener, nil, nil)
+    guard conn >= 0 else { return }
+    defer { close(conn) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 1)
+    defer { buffer.deallocate() }
+    serve(conn, buffer)
+}
+
 /// A one-request HTTP server that answers any request with `size` bytes (Content-Length), written
 /// from one 256 KiB buffer: the Python server builds bodies in memory and takes at most 1 GiB
 /// slowly.
@@ -164,17 +169,12 @@ final class SendingSource: @unchecked Sendable {
         let (fd, port) = listenOnLoopback()
         listener = fd
         url = "http://127.0.0.1:\(port)/source"
-        Thread { SendingSource.serve(fd, size: size) }.start()
+        Thread { serveOne(fd) { SendingSource.serve($0, $1, size: size) } }.start()
     }
 
     deinit { close(listener) }
 
-    private static func serve(_ listener: Int32, size: Int64) {
-        let conn = accept(listener, nil, nil)
-        guard conn >= 0 else { return }
-        defer { close(conn) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 1)
-        defer { buffer.deallocate() }
+    private static func serve(_ conn: Int32, _ buffer: UnsafeMutableRawBufferPointer, size: Int64) {
         var head: [UInt8] = []
         while head.firstRange(of: Array("\r\n\r\n".utf8)) == nil {  // the request's head
             let n = read(conn, buffer.baseAddress, buffer.count)
