@@ -16,17 +16,13 @@ package enum JSONStrings {
         return String(decoding: utf8, as: UTF8.self)
     }
 
-    /// Checks without keeping a string (batches copy the bytes as they are).
+    /// Checks without keeping a string (batches copy the bytes as they are). A string of up to 16
+    /// bytes is first scanned for ASCII inline (no call for the common case); a longer one is
+    /// checked in one pass: `isValidUTF8` skips ASCII eight bytes at a time itself, so a
+    /// separate ASCII scan first would read a non-ASCII string twice.
     @inline(__always)
     package static func validate(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
-        if isASCII(bytes) { return }
-        if !isValidUTF8(bytes) { throw invalid() }
-    }
-
-    /// `validate` for a string past 16 bytes, in one pass: `isValidUTF8` skips ASCII eight bytes
-    /// at a time itself, so a separate ASCII scan first only reads a non-ASCII string twice.
-    @inline(__always)
-    static func validateLong(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
+        if bytes.count <= 16, isASCII(bytes) { return }
         if !isValidUTF8(bytes) { throw invalid() }
     }
 

@@ -134,7 +134,7 @@ final class JSONTreeBuilder: JSONEventSink {
             if strictUTF8, !text.isASCII { try JSONStrings.validate(bytes) }
             try attach(try t.appendShort(.string, text, n))
         } else {
-            if strictUTF8 { try JSONStrings.validateLong(bytes) }
+            if strictUTF8 { try JSONStrings.validate(bytes) }
             try attach(try t.appendBytes(.string, bytes))
         }
     }
@@ -143,7 +143,7 @@ final class JSONTreeBuilder: JSONEventSink {
     func mapKey(_ bytes: UnsafeRawBufferPointer) throws {
         let n = bytes.count
         guard n <= 16 else {
-            if strictUTF8 { try JSONStrings.validateLong(bytes) }
+            if strictUTF8 { try JSONStrings.validate(bytes) }
             key = try t.appendBytes(.string, bytes)
             return
         }

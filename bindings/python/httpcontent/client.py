@@ -13,7 +13,7 @@ import threading
 from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Iterable, Iterator, Mapping, cast
 
 from . import _feed, _ffi, _lib
-from ._aio import _RELEASE_BATCH, LoopDriver, _released, release_now as _release_now
+from ._aio import _RELEASE_BATCH, LoopDriver, _Future, _released, release_now as _release_now
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
 from .bodies import apply_body
@@ -751,7 +751,6 @@ def _fetched(handler: Handler, result: Any) -> Response:
 
 # What LoopDriver makes small-bodied responses of (as `_fetched` does) without calling it.
 _SMALL = (_LoopResponse, _LEND_MIN)
-_Future = asyncio.Future
 _get_ident = threading.get_ident
 
 
