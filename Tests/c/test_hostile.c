@@ -56,9 +56,7 @@ static server server_start(const char *cert, const char *key) {
 
 static void server_stop(server *s) {
     if (s->pid > 0) {
-        close(s->stdin_fd);
-        kill(s->pid, SIGTERM);
-        waitpid(s->pid, NULL, 0);
+        CHECK(hc_test_reap(s->pid, s->stdin_fd));
         s->pid = 0;
     }
 }

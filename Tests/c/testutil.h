@@ -62,11 +62,25 @@ static const char *hc_test_server_start(void) {
     return hc_base;
 }
 
+/* Asks a server child to stop (stdin closed, SIGTERM) and reaps it, bounded: a server that has
+ * not exited within 10 s is killed (and 0 returned), so a stuck server fails the test instead of
+ * holding it until ctest's timeout. Returns 1 when the server exited by itself. */
+static int hc_test_reap(pid_t pid, int stdin_fd) {
+    close(stdin_fd);
+    kill(pid, SIGTERM);
+    for (int i = 0; i < 1000; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) return 1;
+        usleep(10000);
+    }
+    fprintf(stderr, "test server %d ignored SIGTERM for 10 s; killed\n", (int)pid);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    return 0;
+}
+
 static void hc_test_server_stop(void) {
     if (hc_server_pid > 0) {
-        close(hc_server_stdin);
-        kill(hc_server_pid, SIGTERM);
-        waitpid(hc_server_pid, NULL, 0);
+        if (!hc_test_reap(hc_server_pid, hc_server_stdin)) hc_checks_failed++;
         hc_server_pid = 0;
     }
 }

@@ -10,8 +10,17 @@ import time
 
 def serve_until_done(server, port: int, exit_on_stdin_eof: bool, lifetime: float) -> int:
     done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: done.set())
-    signal.signal(signal.SIGINT, lambda *_: done.set())
+    # A handler must not call done.set(): it runs on the main thread between bytecodes, possibly
+    # inside done.wait() with the Event's (non-reentrant) lock held, and set() would then wait on
+    # that lock forever. That happened when stdin closed and SIGTERM came at the same instant.
+    # The handler only flips a flag; the loop below reads it at least every 0.1 s.
+    signalled = [False]
+
+    def on_signal(*_):
+        signalled[0] = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     print(f"PORT {port}", flush=True)
 
     if exit_on_stdin_eof:
@@ -25,9 +34,9 @@ def serve_until_done(server, port: int, exit_on_stdin_eof: bool, lifetime: float
         threading.Thread(target=watch_stdin, daemon=True).start()
 
     deadline = time.monotonic() + lifetime if lifetime > 0 else None
-    while not done.is_set():
+    while not done.is_set() and not signalled[0]:
         if deadline is not None and time.monotonic() >= deadline:
             break
-        done.wait(0.2)
+        done.wait(0.1)
     server.shutdown()
     return 0
