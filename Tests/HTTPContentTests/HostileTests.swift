@@ -26,9 +26,7 @@ final class HostileServer: @unchecked Sendable {
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     func stop() {
-        try? stdin.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
+        stopServerScript(process, stdin: stdin, terminate: true)
     }
 }
 

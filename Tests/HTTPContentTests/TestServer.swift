@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The shared local test server (Tests/server/testserver.py), started once per test process on
 /// 127.0.0.1 and a free port. It exits when this process does (its stdin is our pipe).
@@ -49,6 +50,21 @@ func launchServerScript(_ script: String, _ arguments: [String], stdin: Pipe) th
     return (process, String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
 }
 
+/// Stops a server from `launchServerScript`: closes its stdin (and with `terminate` sends SIGTERM),
+/// then waits at most 20 s. A server still running then is killed and the test fails, rather than
+/// the whole run hanging on it.
+func stopServerScript(_ process: Process, stdin: Pipe, terminate: Bool) {
+    try? stdin.fileHandleForWriting.close()
+    if terminate { process.terminate() }
+    let deadline = Date().addingTimeInterval(20)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+        Issue.record("\(process.arguments?.dropFirst().first ?? "server") did not exit within 20 s; killed")
+    }
+    process.waitUntilExit()
+}
+
 func expectedBytes(_ n: Int) -> [UInt8] { (0..<n).map { UInt8($0 % 251) } }
 
 /// An HTTP/2 server (Tests/server/h2server.py: a real nginx with TLS and ALPN h2, and a
@@ -82,8 +98,7 @@ final class H2Server {
     }
 
     func stop() {
-        try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
+        stopServerScript(process, stdin: stdin, terminate: false)  // h2server.py stops nginx itself
         try? FileManager.default.removeItem(atPath: dir)
     }
 }
