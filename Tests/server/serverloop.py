@@ -14,10 +14,11 @@ def serve_until_done(server, port: int, exit_on_stdin_eof: bool, lifetime: float
     # inside done.wait() with the Event's (non-reentrant) lock held, and set() would then wait on
     # that lock forever. That happened when stdin closed and SIGTERM came at the same instant.
     # The handler only flips a flag; the loop below reads it at least every 0.1 s.
-    signalled = [False]
+    signalled = False
 
     def on_signal(*_):
-        signalled[0] = True
+        nonlocal signalled
+        signalled = True
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -34,7 +35,7 @@ def serve_until_done(server, port: int, exit_on_stdin_eof: bool, lifetime: float
         threading.Thread(target=watch_stdin, daemon=True).start()
 
     deadline = time.monotonic() + lifetime if lifetime > 0 else None
-    while not done.is_set() and not signalled[0]:
+    while not done.is_set() and not signalled:
         if deadline is not None and time.monotonic() >= deadline:
             break
         done.wait(0.1)

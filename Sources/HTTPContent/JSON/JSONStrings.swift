@@ -12,7 +12,7 @@ package enum JSONStrings {
     @inline(__always)
     static func make(_ bytes: UnsafeRawBufferPointer, strict: Bool) throws(HTTPContentError) -> String {
         let utf8 = UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)
-        if strict, !isASCII(bytes), !isValidUTF8(bytes) { throw invalid() }
+        if strict { try validate(bytes) }
         return String(decoding: utf8, as: UTF8.self)
     }
 
