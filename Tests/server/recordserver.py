@@ -11,9 +11,17 @@ mixed into testserver.Handler. Standard library only.
                           response, ?mode=break (default) sends half an event and drops the
                           connection; once all K are sent, 204
     /records/sse-status   ?status=N [&ctype=T] a response that is not an event stream
+    /records/drip         ?b64=<base64 body> sent in parts cut at ?at=K1,K2,... (byte offsets),
+                          each flushed, then ?hold=S seconds (default 3, at most 30) before the
+                          next part: a stream whose items end mid-way through the bytes that
+                          arrive (latency, early close, read timeouts). ?chunked=1 for chunked
+                          encoding (default: Content-Length), ?ctype= (default application/json),
+                          ?hold_last=1 also holds after the last part before ending; the server
+                          stops holding once the client has gone
 """
 
 import base64
+import select
 import socket
 import struct
 import time
@@ -43,6 +51,44 @@ class RecordEndpoints:
             if delay:
                 time.sleep(delay)
         self._end_chunks()
+
+    def _records_drip(self):
+        data = base64.b64decode(self._q("b64", "").replace("-", "+").replace("_", "/"))
+        cuts = sorted({min(len(data), max(0, int(k))) for k in self._q("at", "").split(",") if k.strip()})
+        hold = min(max(float(self._q("hold", "3")), 0.0), 30.0)
+        chunked = self._q("chunked") == "1"
+        self._head(200, self._q("ctype", "application/json"), None if chunked else len(data), chunked=chunked)
+        if self.command == "HEAD":
+            return
+        edges = [0] + cuts + [len(data)]
+        for k in range(len(edges) - 1):  # bounded by the cuts
+            part = data[edges[k]:edges[k + 1]]
+            if part:
+                if chunked:
+                    self._write_chunk(part)
+                else:
+                    self.wfile.write(part)
+            self.wfile.flush()
+            if k < len(edges) - 2 or self._q("hold_last") == "1":
+                if not self._hold(hold):
+                    self.close_connection = True
+                    return
+        if chunked:
+            self._end_chunks()
+
+    def _hold(self, seconds):
+        """Waits `seconds`; False at once when the client has closed its end."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([self.connection], [], [], min(0.05, max(0.0, deadline - time.monotonic())))
+            if readable:
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        return False
+                except OSError:
+                    return False
+                time.sleep(0.05)
+        return True
 
     def _records_sse_resume(self):
         total = int(self._q("total", "9"))
