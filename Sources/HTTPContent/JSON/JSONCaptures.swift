@@ -62,8 +62,9 @@ package typealias JSONBatchDeliver = (_ prefixIndex: Int, _ json: UnsafeRawBuffe
 
 /// Writes matched values straight into a JSON array text (`[v1,v2,...]`) with yajl_gen, with no
 /// tree in between, and hands over the batch when it reaches `batchBytes`, when the prefix
-/// changes, or when `flush` is called (the handler flushes after every chunk). Numbers keep
-/// their text. Values nested deeper than 127 levels cannot be batched (yajl_gen's limit).
+/// changes, or when `flush` is called (the handler flushes after every chunk: the values
+/// completed so far go at once, and one still open is carried into the next batch). Numbers
+/// keep their text. Values nested deeper than 127 levels cannot be batched (yajl_gen's limit).
 final class BatchCapture: JSONBatchWriter {
     typealias Deliver = JSONBatchDeliver
 
@@ -80,8 +81,9 @@ final class BatchCapture: JSONBatchWriter {
     @exclusivity(unchecked) private var inItem = false
     /// Output size at the end of the last complete item (to cut off a broken one).
     @exclusivity(unchecked) private var completedBytes = 0
-    /// A flush was asked for mid-item: done as soon as the item ends.
-    @exclusivity(unchecked) private var flushWhenItemEnds = false
+    /// The start of an item still open when the batch before went (`[` and its text so far):
+    /// the generator's output since then continues it.
+    @exclusivity(unchecked) private var carried: [UInt8] = []
 
     init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) {
         self.batchBytes = max(batchBytes, 1)
@@ -101,38 +103,61 @@ final class BatchCapture: JSONBatchWriter {
         count += 1
         inItem = false
         completedBytes = gen.outputSize
-        if gen.outputSize >= batchBytes || flushWhenItemEnds { try flush() }
+        if gen.outputSize >= batchBytes { try flush() }
     }
 
-    /// Hands over the pending batch, if any (mid-item: once the item ends).
+    /// Hands over the items completed so far; one still open is carried into the next batch.
     func flush() throws {
         if inItem {
-            flushWhenItemEnds = true
-            return
+            guard count > 0 else { return }
+            // The items completed so far go; the open one (it started after them, in the
+            // generator's output) starts the next batch, without the comma before it.
+            var text = batchText(upTo: completedBytes)
+            text.append(UInt8(ascii: "]"))
+            var rest = gen.withOutput { Array($0[completedBytes...]) }
+            if rest.first == UInt8(ascii: ",") { rest.removeFirst() }
+            carried = [UInt8(ascii: "[")] + rest
+            gen.clearOutput()   // the generator's state stays: the item goes on
+            let n = count
+            count = 0
+            completedBytes = 0
+            return try text.withUnsafeBytes { try deliver(batchPrefix, $0, n) }
         }
-        flushWhenItemEnds = false
         guard count > 0 else { return }
         try gen.endArray()
         let n = count
         count = 0
-        try gen.withOutput { try deliver(batchPrefix, $0, n) }
-        gen.reset()
+        defer {
+            gen.reset()
+            carried = []
+        }
+        if carried.isEmpty {
+            try gen.withOutput { try deliver(batchPrefix, $0, n) }
+        } else {
+            let text = carried + gen.withOutput { Array($0) }
+            try text.withUnsafeBytes { try deliver(batchPrefix, $0, n) }
+        }
+    }
+
+    /// The batch's text: the carried start, if any, then the generator's output up to `end`
+    /// (an offset in that output).
+    private func batchText(upTo end: Int) -> [UInt8] {
+        carried + gen.withOutput { Array($0.prefix(end)) }
     }
 
     /// After a parse error: hands over the items completed before it, dropping the broken one.
     func flushCompleted() throws {
         guard inItem else { return try flush() }
         inItem = false
-        flushWhenItemEnds = false
-        guard count > 0 else {
+        defer {
             gen.reset()
-            return
+            carried = []
         }
-        var text = gen.withOutput { Array($0.prefix(completedBytes)) }
+        guard count > 0 else { return }
+        var text = batchText(upTo: completedBytes)
         text.append(UInt8(ascii: "]"))
         let n = count
         count = 0
-        gen.reset()
         try text.withUnsafeBytes { try deliver(batchPrefix, $0, n) }
     }
 

@@ -57,6 +57,12 @@ public final class JSONGenerator {
         depth = 0
     }
 
+    /// Forgets the output but keeps the state: what is written next continues the text.
+    public func clearOutput() {
+        guard let gen else { return }
+        yajl_gen_clear(gen)
+    }
+
     /// Bytes generated so far.
     public var outputSize: Int { withOutput { $0.count } }
 

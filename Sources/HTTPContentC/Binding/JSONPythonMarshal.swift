@@ -285,6 +285,11 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     @exclusivity(unchecked) private var keyAt = -1
     @exclusivity(unchecked) private var keySlot = -1
     private let keys = KeyRefs()
+    /// Where each member name written with the reference flag starts and ends, in reference
+    /// order: a value carried into a new list (`carry`) has them defined again first.
+    @exclusivity(unchecked) private var definitions: [(start: Int, end: Int)] = []
+    /// 1 when the list starts with the tuple of definitions `carry` wrote (not a value).
+    @exclusivity(unchecked) private(set) var carriedNames: Int32 = 0
     private var taken = false
 
     /// - Parameter list: write every top-level value into one list (multiple values; batches).
@@ -319,7 +324,7 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     func null() {
         if inObject, removeNulls, keyAt >= 0 {
             w.count = keyAt
-            if keySlot >= 0 { w.nextRef -= 1; keys.forget(keySlot) }
+            if keySlot >= 0 { undefine() }
             keyAt = -1
             return
         }
@@ -412,6 +417,7 @@ final class JSONPythonMarshalWriter: JSONEventSink {
         if bytes.count <= 16, let slot = keys.slot(for: bytes) {
             if ascii { w.string(bytes: bytes, ascii: true, flag: 0x80) } else { try writeString(bytes, flag: 0x80) }
             keys.remember(slot, bytes, ref: w.nextRef)
+            definitions.append((keyAt, w.count))
             keySlot = slot
             w.nextRef += 1
         } else if ascii {
@@ -462,9 +468,16 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     private func dropPendingKey() {
         if inObject, keyAt >= 0 {
             w.count = keyAt
-            if keySlot >= 0 { w.nextRef -= 1; keys.forget(keySlot) }
+            if keySlot >= 0 { undefine() }
             keyAt = -1
         }
+    }
+
+    /// Takes back the member name just defined (its member was dropped).
+    private func undefine() {
+        w.nextRef -= 1
+        keys.forget(keySlot)
+        definitions.removeLast()
     }
 
     // MARK: List mode, for batches
@@ -489,6 +502,7 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     func rollback(bytes: Int, count: Int32, refs: Int32) {
         w.count = max(bytes, rootCountAt + 4)
         w.nextRef = refs
+        definitions.removeSubrange(min(Int(refs), definitions.count)...)
         documents = count
         frames.removeAll(keepingCapacity: true)
         inObject = false
@@ -501,12 +515,64 @@ final class JSONPythonMarshalWriter: JSONEventSink {
     func resetList() {
         w.count = rootCountAt + 4
         w.nextRef = 0
+        definitions.removeAll(keepingCapacity: true)
+        carriedNames = 0
         documents = 0
         frames.removeAll(keepingCapacity: true)
         inObject = false
         keyAt = -1
         keySlot = -1
         keys.clear()
+    }
+
+    /// After the values before `start` were handed over: starts a new list holding what was
+    /// written from `start` on (a value still open, `open` top-level values in all), so that it
+    /// continues there. The first `refs` member-name references were defined before `start`,
+    /// in the values handed over, and the bytes kept may refer to them: the new list first
+    /// defines them again, in order, in a tuple (`carriedNames` is then 1; the Python side
+    /// skips a batch's leading tuple, which no JSON value is), so every reference keeps its
+    /// number and nothing kept is rewritten. Returns where the kept bytes now start.
+    func carry(from start: Int, refs: Int32, open: Int32) -> Int {
+        let head = rootCountAt + 4
+        let defined = Int(min(refs, Int32(definitions.count)))
+        var tupleBytes = 0
+        if defined > 0 {
+            tupleBytes = 5
+            for d in definitions[..<defined] { tupleBytes += d.end - d.start }
+        }
+        let newStart = head + tupleBytes
+        let kept = w.count - start
+        // The definitions, copied out before the kept bytes may move over them.
+        var tuple = [UInt8]()
+        if defined > 0 {
+            tuple.reserveCapacity(tupleBytes)
+            tuple.append(UInt8(ascii: "("))
+            withUnsafeBytes(of: Int32(defined).littleEndian) { tuple.append(contentsOf: $0) }
+            for d in definitions[..<defined] {
+                tuple.append(contentsOf: UnsafeBufferPointer(start: w.buf + d.start, count: d.end - d.start))
+            }
+        }
+        if newStart + kept > w.count { w.reserve(newStart + kept - w.count) }
+        memmove(w.buf + newStart, w.buf + start, kept)
+        tuple.withUnsafeBytes { t in
+            if let b = t.baseAddress { memcpy(w.buf + head, b, t.count) }
+        }
+        w.count = newStart + kept
+        let delta = newStart - start
+        var moved: [(start: Int, end: Int)] = []
+        moved.reserveCapacity(definitions.count)
+        var at = head + 5
+        for d in definitions[..<defined] {
+            moved.append((at, at + d.end - d.start))
+            at += d.end - d.start
+        }
+        for d in definitions[defined...] { moved.append((d.start + delta, d.end + delta)) }
+        definitions = moved
+        for i in frames.indices where !frames[i].isObject { frames[i].countAt += delta }
+        if keyAt >= 0 { keyAt += delta }
+        carriedNames = defined > 0 ? 1 : 0
+        documents = carriedNames + open
+        return newStart
     }
 
     /// Closes what is open (partial values), finishes the list of documents, and hands the
@@ -677,7 +743,9 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
 /// by hc_handler_json_batches_pymarshal_new): each batch is one marshal list of the values, for one
 /// `marshal.loads` in Python, giving what `json.loads` gives for the JSON text batch (numbers
 /// read from their text as Python's json module does); handed over under the same rules as
-/// `BatchCapture`'s JSON texts.
+/// `BatchCapture`'s JSON texts: at `batchBytes`, when the prefix changes, and at the end of
+/// every received chunk, when the values completed so far go at once even if another one is
+/// still open (it is carried into the next list: `JSONPythonMarshalWriter.carry`).
 final class PythonMarshalBatchCapture: JSONBatchWriter {
     typealias Deliver = JSONBatchDeliver
 
@@ -686,10 +754,10 @@ final class PythonMarshalBatchCapture: JSONBatchWriter {
     private let deliver: Deliver
     @exclusivity(unchecked) private var batchPrefix = -1
     @exclusivity(unchecked) private var inItem = false
-    /// Bytes and values at the end of the last complete item (to cut off a broken one).
+    /// Bytes, list entries and name references at the end of the last complete item.
     @exclusivity(unchecked) private var completedBytes = 0
     @exclusivity(unchecked) private var completedCount: Int32 = 0
-    @exclusivity(unchecked) private var flushWhenItemEnds = false
+    @exclusivity(unchecked) private var completedRefs: Int32 = 0
 
     init(options: JSONOptions, batchBytes: Int, deliver: @escaping Deliver) throws(HTTPContentError) {
         writer = JSONPythonMarshalWriter(options: options, list: true, pythonNumbers: true)
@@ -698,8 +766,11 @@ final class PythonMarshalBatchCapture: JSONBatchWriter {
         completedBytes = writer.byteCount
     }
 
+    /// Items in the list (not the carried names' tuple).
+    private var items: Int32 { writer.listCount - writer.carriedNames }
+
     func begin(prefix: Int) throws {
-        if writer.listCount > 0, prefix != batchPrefix { try flush() }
+        if items > 0, prefix != batchPrefix { try flush() }
         batchPrefix = prefix
         inItem = true
     }
@@ -708,22 +779,32 @@ final class PythonMarshalBatchCapture: JSONBatchWriter {
         inItem = false
         completedBytes = writer.byteCount
         completedCount = writer.listCount
-        if completedBytes >= batchBytes || flushWhenItemEnds { try flush() }
+        completedRefs = writer.refCount
+        if completedBytes >= batchBytes { try flush() }
     }
 
+    /// Hands over the items completed so far; one still open is carried into the next list.
     func flush() throws {
         if inItem {
-            flushWhenItemEnds = true
-            return
+            let n = completedCount - writer.carriedNames
+            guard n > 0 else { return }
+            let bytes = writer.listBytes(count: completedCount, bytes: completedBytes)
+            // Carried over even when the callback stops or fails: nothing is delivered twice.
+            defer {
+                completedBytes = writer.carry(from: completedBytes, refs: completedRefs,
+                                              open: writer.listCount - completedCount)
+                completedCount = writer.carriedNames   // references keep their numbers
+            }
+            return try deliver(batchPrefix, bytes, Int(n))
         }
-        flushWhenItemEnds = false
-        let n = writer.listCount
+        let n = items
         guard n > 0 else { return }
-        let bytes = writer.listBytes(count: n, bytes: writer.byteCount)
+        let bytes = writer.listBytes(count: writer.listCount, bytes: writer.byteCount)
         defer {
             writer.resetList()
             completedBytes = writer.byteCount
             completedCount = 0
+            completedRefs = 0
         }
         try deliver(batchPrefix, bytes, Int(n))
     }
@@ -731,15 +812,16 @@ final class PythonMarshalBatchCapture: JSONBatchWriter {
     func flushCompleted() throws {
         guard inItem else { return try flush() }
         inItem = false
-        flushWhenItemEnds = false
-        let n = completedCount
+        let n = completedCount - writer.carriedNames
+        let all = completedCount
         defer {
             writer.resetList()
             completedBytes = writer.byteCount
             completedCount = 0
+            completedRefs = 0
         }
         guard n > 0 else { return }
-        try deliver(batchPrefix, writer.listBytes(count: n, bytes: completedBytes), Int(n))
+        try deliver(batchPrefix, writer.listBytes(count: all, bytes: completedBytes), Int(n))
     }
 
     func null() throws { writer.null() }

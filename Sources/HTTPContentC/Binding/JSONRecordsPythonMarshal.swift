@@ -30,6 +30,13 @@ private final class MarshalRecordSink: JSONEventSink {
         }
     }
 
+    /// The list was carried on (`JSONPythonMarshalWriter.carry`): the bytes kept moved by
+    /// `delta`, and the `handed` entries before them went (`carried` entries stand first now).
+    func carried(delta: Int, handed: Int32, carried: Int32) {
+        completeBytes += delta
+        completeCount = completeCount - handed + carried
+    }
+
     /// Back to the last complete value (or to a reset list).
     func resetMarks() {
         depth = 0
@@ -71,7 +78,8 @@ private func smallInteger(_ text: UnsafeRawBufferPointer) -> Int64? {
 }
 
 /// Records written into marshal lists (what `json.loads` of each record gives), handed over when
-/// a list reaches `batchBytes` and at the end of each chunk (once no record is half written).
+/// a list reaches `batchBytes` and at the end of each chunk (a record half written then is
+/// carried into the next list).
 private final class MarshalRecordTarget: JSONRecordTarget {
     typealias Deliver = (UnsafeRawBufferPointer, Int) throws -> Void
     private let sink: MarshalRecordSink
@@ -147,16 +155,27 @@ private final class MarshalRecordTarget: JSONRecordTarget {
     }
 
     func flush() throws {
-        // Only whole lists: a record half written stays for the next flush.
-        guard committedCount > 0, sink.writer.byteCount == committedBytes else { return }
-        let n = committedCount
-        let bytes = sink.writer.listBytes(count: n, bytes: committedBytes)
+        let writer = sink.writer
+        let n = committedCount - writer.carriedNames
+        guard n > 0 else { return }
+        let bytes = writer.listBytes(count: committedCount, bytes: committedBytes)
+        // Started over (or carried on) even when the callback stops or fails: a record is
+        // never delivered twice.
         defer {
-            sink.writer.resetList()
-            sink.resetMarks()
-            committedBytes = sink.writer.byteCount
-            committedCount = 0
-            committedRefs = 0
+            if writer.byteCount == committedBytes {
+                writer.resetList()
+                sink.resetMarks()
+                committedBytes = writer.byteCount
+                committedCount = 0
+                committedRefs = 0
+            } else {
+                // A record half written: it goes on in the next list (references keep their numbers).
+                let start = writer.carry(from: committedBytes, refs: committedRefs,
+                                         open: writer.listCount - committedCount)
+                sink.carried(delta: start - committedBytes, handed: committedCount, carried: writer.carriedNames)
+                committedBytes = start
+                committedCount = writer.carriedNames
+            }
         }
         try deliver(bytes, Int(n))
     }

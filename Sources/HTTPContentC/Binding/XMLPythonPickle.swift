@@ -52,7 +52,20 @@ final class XMLPickleWriter: XMLStreamCapture {
     private let batchBytes: Int
 
     /// The memo slots written by `begin`.
-    private enum Slot { static let start = 2, data = 3, end = 4, emptyDict = 5, comment = 6 }
+    private enum Slot { static let start = 2, data = 3, end = 4, emptyDict = 5, comment = 6, first = 7 }
+    /// How to make again what a memo slot past the header's holds: a name (its string opcode's
+    /// bytes), or the argument tuple of `start` or `end` for the name in a slot.
+    private enum Recipe {
+        case name([UInt8])
+        case startArgs(Int)
+        case endArgs(Int)
+    }
+    /// One for each memo slot from `Slot.first` on, in order (an element still open when the
+    /// batch goes is carried into the next pickle, which makes them again first).
+    @exclusivity(unchecked) private var recipes: [Recipe] = []
+    /// Where the last complete element of the batch ended, and the memo slots made by then.
+    @exclusivity(unchecked) private var completedBytes = 0
+    @exclusivity(unchecked) private var completedMemo = 0
     private static let nameCache = 1024
     private static let maxMemoizedNames = 4096
 
@@ -72,8 +85,17 @@ final class XMLPickleWriter: XMLStreamCapture {
         out.removeAll()
         for i in names.indices { names[i].local = nil }
         namesMemoized = 0
+        recipes.removeAll(keepingCapacity: true)
         memo = 0
         count = 0
+        header()
+        completedBytes = out.count
+        completedMemo = memo
+    }
+
+    /// The builder, its methods and the shared objects in memo slots 0 to 6 (and, batched, the
+    /// nameless root and the list's mark).
+    private func header() {
         out.put(0x80, 4)  // PROTO 4
         global("xml.etree.ElementTree", "TreeBuilder")
         out.put(0x29, 0x52)  // EMPTY_TUPLE, REDUCE: TreeBuilder()
@@ -119,23 +141,52 @@ final class XMLPickleWriter: XMLStreamCapture {
         return out.bytes
     }
 
-    /// A flush was asked for while an element was open: the batch goes as soon as it ends.
-    private var flushWhenClosed = false
 
-    /// Hands over the current batch, if it holds any element, and starts the next. While an
-    /// element is open (its bytes follow the complete ones), the batch goes when it ends.
+    /// Hands over the current batch, if it holds any element, and starts the next. An element
+    /// still open (its bytes follow the complete ones) is carried into the next batch.
     func flush() throws {
         guard batched, count > 0 else { return }
         guard stack.isEmpty else {
-            flushWhenClosed = true
-            return
+            let partial = out.slice(from: completedBytes)
+            out.truncate(to: completedBytes)
+            out.put(0x65, 0x2E)  // APPENDS, STOP
+            let n = count
+            // Carried on even when the callback stops or fails: a batch is never delivered twice.
+            defer { carry(partial) }
+            return try out.withUnsafeBytes { try deliver?(path, $0, n) }
         }
-        flushWhenClosed = false
         out.put(0x65, 0x2E)  // APPENDS, STOP
         let n = count
         // Started over even when the callback stops or fails: a batch is never delivered twice.
         defer { begin() }
         try out.withUnsafeBytes { try deliver?(path, $0, n) }
+    }
+
+    /// Starts the next pickle with `partial`, the events of the element still open: after the
+    /// header, the memo slots made before it are made again, in order, so that what it refers
+    /// to keeps its slot (the names cache stays valid).
+    private func carry(_ partial: [UInt8]) {
+        let open = memo
+        out.removeAll()
+        count = 0
+        memo = 0
+        header()
+        for r in recipes[..<(completedMemo - Slot.first)] {
+            switch r {
+            case .name(let bytes): out += bytes
+            case .startArgs(let slot):
+                get(slot)
+                get(Slot.emptyDict)
+                out.append(0x86)  // TUPLE2
+            case .endArgs(let slot):
+                get(slot)
+                out.append(0x85)  // TUPLE1
+            }
+            out.put(0x94, 0x30)  // MEMOIZE, POP
+        }
+        completedBytes = out.count
+        out += partial
+        memo = open
     }
 
     @inline(__always) private func memoize() {
@@ -197,6 +248,7 @@ final class XMLPickleWriter: XMLStreamCapture {
             return names[h].slot
         }
         let l = cString(local)
+        let at = out.count
         if let uri {
             let u = cString(uri)
             stringHeader(u.count + l.count + 2)
@@ -210,6 +262,7 @@ final class XMLPickleWriter: XMLStreamCapture {
         guard namesMemoized < XMLPickleWriter.maxMemoizedNames else { return -1 }
         namesMemoized += 1
         names[h] = NameSlot(local: local, uri: uri, slot: memo)
+        recipes.append(.name(out.slice(from: at)))
         memoize()
         return memo - 1
     }
@@ -248,6 +301,7 @@ final class XMLPickleWriter: XMLStreamCapture {
                 out.append(0x86)  // TUPLE2
                 if cached(h, tag.localname, tag.uri) {
                     names[h].startArgs = memo
+                    recipes.append(.startArgs(names[h].slot))
                     memoize()
                 }
             }
@@ -291,6 +345,7 @@ final class XMLPickleWriter: XMLStreamCapture {
             out.append(0x85)  // TUPLE1
             if cached(h, top.local, top.uri) {
                 names[h].endArgs = memo
+                recipes.append(.endArgs(names[h].slot))
                 memoize()
             }
         }
@@ -303,7 +358,9 @@ final class XMLPickleWriter: XMLStreamCapture {
     func done(path index: Int) throws {
         path = index
         count += 1
-        if out.count >= batchBytes || flushWhenClosed { try flush() }
+        completedBytes = out.count
+        completedMemo = memo
+        if out.count >= batchBytes { try flush() }
     }
 
     /// Streaming (`XMLElements`): the batch goes at the end of every received chunk.
@@ -417,6 +474,14 @@ struct PickleBuffer {
     }
 
     mutating func removeAll() { count = 0 }
+
+    /// Keeps the first `n` bytes.
+    mutating func truncate(to n: Int) { count = min(count, n) }
+
+    /// A copy of the bytes from `start` on.
+    func slice(from start: Int) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: base + start, count: count - start))
+    }
 
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))

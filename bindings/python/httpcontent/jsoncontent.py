@@ -200,7 +200,7 @@ class JSONItems(Handler):
                      _count: int) -> int:
             def run() -> int:
                 # One list in marshal's format per batch (read in place: valid during the call).
-                for value in marshal.loads((ctypes.c_char * size).from_address(data)):
+                for value in batch_values(marshal.loads((ctypes.c_char * size).from_address(data))):
                     stop = (self.on_item(self.prefixes[prefix_index], value) if several
                             else self.on_item(value))
                     if stop is True:
@@ -287,7 +287,17 @@ def loads_iter(batch: Any) -> Iterator[Any]:
     it would trigger a collection that scans the whole batch (the batch's containers are
     counted; once they are consumed and freed the count is back down)."""
     with _GCPaused():
-        return iter(cast("list[Any]", marshal.loads(batch)))
+        return iter(batch_values(cast("list[Any]", marshal.loads(batch))))
+
+
+def batch_values(values: list[Any]) -> list[Any]:
+    """A batch's values. A batch that goes on with a value begun in the one before (the batch
+    went when the bytes read so far ended mid-value) starts with a tuple of the member names
+    that value may refer to, defined again so that marshal's references keep their numbers:
+    no JSON value is a tuple, and it is dropped here."""
+    if values and values[0].__class__ is tuple:
+        del values[0]
+    return values
 
 
 def _pop_options(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -341,7 +351,7 @@ async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
     try:
         async for text in feed.drain(transfer):
             with _GCPaused():   # a batch's values hold no cycles
-                values = marshal.loads(text)
+                values = batch_values(marshal.loads(text))
             for value in values:
                 yield value
         transfer.result()   # raises the request's error
