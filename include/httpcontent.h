@@ -15,6 +15,11 @@
  *    the call. Strings returned are borrowed from the handle they came from, as each comment says.
  *  - Handles may be used from any thread, but one handle by one thread at a time, except where a
  *    comment says a function is safe to call concurrently (hc_cancel_cancel, hc_client_send).
+ *  - Streaming promise: every streaming handler (path items, batches, records, lines, events,
+ *    XML elements, stream and custom callbacks) hands a complete item to its callback before
+ *    the write callback that read the item's last byte returns: batches made for speed are cut
+ *    at the end of every chunk libcurl delivers, and an item still incomplete there goes on in
+ *    the next batch. Nothing waits for more bytes that may not come.
  */
 #ifndef HTTPCONTENT_H
 #define HTTPCONTENT_H
@@ -54,7 +59,7 @@ typedef enum hc_code {
     HC_OK = 0,                          /**< Success. */
     HC_EINVALID_ARG = 1,                /**< Bad argument: NULL handle, bad URL, CR/LF in a header. */
     HC_ETRANSPORT = 2,                  /**< libcurl failed (refused, reset, truncated body...). */
-    HC_ETIMEOUT = 3,                    /**< Total, connect or low-speed time limit hit. */
+    HC_ETIMEOUT = 3,                    /**< Total, connect, read or low-speed time limit hit. */
     HC_ETOO_MANY_REDIRECTS = 4,         /**< More redirects than allowed. */
     HC_EUNACCEPTABLE_STATUS = 5,        /**< The handler does not accept the status code. */
     HC_EUNACCEPTABLE_CONTENT_TYPE = 6,  /**< The handler does not accept the Content-Type. */
@@ -165,8 +170,9 @@ typedef struct hc_cancel hc_cancel;
 /** A new, unset token. The caller owns it and frees it with hc_cancel_free. */
 HC_EXTERN hc_cancel *hc_cancel_new(void);
 
-/** Sets the token: the transfers using it stop with HC_ECANCELLED. Safe from any thread,
- *  including while hc_client_send runs on another. */
+/** Sets the token: the transfers using it stop with HC_ECANCELLED at once, also one waiting
+ *  on an idle connection (its wait is woken). Safe from any thread, including while
+ *  hc_client_send runs on another. */
 HC_EXTERN hc_code hc_cancel_cancel(hc_cancel *token);
 
 /** 1 if the token is set, 0 if not (or token is NULL). */
@@ -383,8 +389,21 @@ HC_EXTERN hc_code hc_request_set_body(hc_request *request, const uint8_t *data, 
  *  `handler` at any time. Without a handler, the body is kept as bytes (hc_handler_bytes_new(0)). */
 HC_EXTERN hc_code hc_request_set_handler(hc_request *request, hc_handler *handler);
 
-/** Total time allowed for this request in milliseconds (0: the client's setting). */
+/** A request's time limit of none: it lifts the client's for this request. */
+#define HC_TIMEOUT_NONE (-1L)
+
+/** Total time allowed for this request in milliseconds (0: the client's setting;
+ *  HC_TIMEOUT_NONE: no limit, whatever the client's). */
 HC_EXTERN hc_code hc_request_set_timeout_ms(hc_request *request, long timeout_ms);
+
+/** Time allowed to connect for this request in milliseconds (0: the client's setting;
+ *  HC_TIMEOUT_NONE: libcurl's own 300 s). */
+HC_EXTERN hc_code hc_request_set_connect_timeout_ms(hc_request *request, long timeout_ms);
+
+/** The longest silence allowed for this request, in milliseconds: no byte received (or sent)
+ *  for that long fails it with HC_ETIMEOUT ("read timeout: ..."). 0: the client's setting;
+ *  HC_TIMEOUT_NONE: none. The limit for streams, which a total timeout would cut. */
+HC_EXTERN hc_code hc_request_set_read_timeout_ms(hc_request *request, long timeout_ms);
 
 /** Whether this request follows redirects (1) or not (0), overriding the client's setting. */
 HC_EXTERN hc_code hc_request_set_follow_redirects(hc_request *request, int follow);
@@ -420,6 +439,11 @@ HC_EXTERN hc_code hc_client_set_timeout_ms(hc_client *client, long timeout_ms);
 
 /** Time allowed to connect, in milliseconds (0: libcurl's own 300 s; default 30000). */
 HC_EXTERN hc_code hc_client_set_connect_timeout_ms(hc_client *client, long timeout_ms);
+
+/** The longest silence allowed while a request runs, in milliseconds: no byte received (or
+ *  sent) for that long fails it with HC_ETIMEOUT (0: none, the default). Checked while the
+ *  transfer waits, so it fires on time on an idle connection. */
+HC_EXTERN hc_code hc_client_set_read_timeout_ms(hc_client *client, long timeout_ms);
 
 /** Fail with HC_ETIMEOUT when fewer than `bytes_per_second` arrive for `seconds` in a row
  *  (0, 0: off, the default). */
@@ -485,7 +509,7 @@ typedef struct hc_fetch_result {
 
 /** hc_client_send in one call for a request with no body and no header of its own: `method`
  *  and `url` (copied), `handler` (borrowed for the call; NULL: the body is kept as bytes),
- *  `timeout_ms` (0: the client's setting) and `follow_redirects` (-1: the client's setting,
+ *  `timeout_ms` (0: the client's setting, HC_TIMEOUT_NONE: none) and `follow_redirects` (-1: the client's setting,
  *  0: no, 1: yes). On HC_OK, *result has the response the caller now owns, its status and, for
  *  a bytes handler, its body; on failure *result is zeroed and hc_error_last() has the details.
  *  Safe to call concurrently on one client, like hc_client_send. */
@@ -996,7 +1020,7 @@ HC_EXTERN hc_handler *hc_handler_json_items_new(const char *const *prefixes, siz
 /** Path streaming in batches (one call per batch, for bindings where each call is costly): values
  *  are written as JSON array texts without building trees, numbers keep their text, and a batch is
  *  delivered at HC_JSON_BATCH_BYTES, when the prefix changes, and at the end of each received
- *  chunk. Values nested deeper than 127 levels fail with HC_EINVALID_ARG. Otherwise as
+ *  chunk (the values complete by then; one still open starts the next batch). Values nested deeper than 127 levels fail with HC_EINVALID_ARG. Otherwise as
  *  hc_handler_json_items_new. The caller owns the result and frees it with hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_json_batches_new(const char *const *prefixes, size_t count,
                                                   const hc_json_options *opts, hc_json_batch_cb cb,

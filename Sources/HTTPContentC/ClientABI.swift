@@ -76,6 +76,12 @@ public func hc_client_set_connect_timeout_ms(_ client: OpaquePointer?, _ ms: Int
     return configure(client) { $0.connectTimeout = ms > 0 ? .milliseconds(ms) : nil }
 }
 
+@_cdecl("hc_client_set_read_timeout_ms")
+public func hc_client_set_read_timeout_ms(_ client: OpaquePointer?, _ ms: Int) -> Int32 {
+    guard ms >= 0 else { return fail(.invalidArgument, "hc_client_set_read_timeout_ms: negative timeout") }
+    return configure(client) { $0.readTimeout = ms > 0 ? .milliseconds(ms) : nil }
+}
+
 @_cdecl("hc_client_set_low_speed")
 public func hc_client_set_low_speed(_ client: OpaquePointer?, _ bytesPerSecond: Int, _ seconds: Int) -> Int32 {
     guard bytesPerSecond >= 0, seconds >= 0 else {
@@ -207,12 +213,12 @@ public func hc_client_fetch(_ client: OpaquePointer?, _ method: UnsafePointer<CC
     out.pointee = FetchResult(response: nil, status: 0, bytes: nil, bytesLen: 0)
     guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
     guard let method, let url else { return nullArgument("method or url") }
-    guard timeoutMs >= 0 else { return fail(.invalidArgument, "hc_client_fetch: negative timeout") }
+    guard timeoutMs >= -1 else { return fail(.invalidArgument, "hc_client_fetch: negative timeout") }
     // GET as a literal: no String made and checked per request.
     let methodName = method[0] == 0x47 && method[1] == 0x45 && method[2] == 0x54 && method[3] == 0
         ? "GET" : String(cString: method)
     var options = RequestOptions()
-    if timeoutMs > 0 { options.timeout = .milliseconds(timeoutMs) }
+    if timeoutMs != 0 { options.timeout = timeoutMs > 0 ? .milliseconds(timeoutMs) : .zero }
     if followRedirects >= 0 { options.followRedirects = followRedirects != 0 }
     let spec = borrowHandle(handler, as: HandlerSpec.self)
     // Made by the send (a handler per attempt); nothing made ahead that a send would replace.

@@ -80,9 +80,30 @@ public func hc_request_set_handler(_ request: OpaquePointer?, _ handler: OpaqueP
 
 @_cdecl("hc_request_set_timeout_ms")
 public func hc_request_set_timeout_ms(_ request: OpaquePointer?, _ ms: Int) -> Int32 {
+    setLimit(request, ms, "hc_request_set_timeout_ms") { $0.timeout = $1 }
+}
+
+@_cdecl("hc_request_set_connect_timeout_ms")
+public func hc_request_set_connect_timeout_ms(_ request: OpaquePointer?, _ ms: Int) -> Int32 {
+    setLimit(request, ms, "hc_request_set_connect_timeout_ms") { $0.connectTimeout = $1 }
+}
+
+@_cdecl("hc_request_set_read_timeout_ms")
+public func hc_request_set_read_timeout_ms(_ request: OpaquePointer?, _ ms: Int) -> Int32 {
+    setLimit(request, ms, "hc_request_set_read_timeout_ms") { $0.readTimeout = $1 }
+}
+
+/// A request's time limit from C: 0 the client's (nil), HC_TIMEOUT_NONE none (`.zero`, which
+/// lifts the client's), else milliseconds.
+func requestLimit(_ ms: Int) -> Duration?? {
+    ms == 0 ? .some(nil) : ms == -1 ? .some(.zero) : ms > 0 ? .some(.milliseconds(ms)) : nil
+}
+
+private func setLimit(_ request: OpaquePointer?, _ ms: Int, _ function: String,
+                      _ set: (inout RequestOptions, Duration?) -> Void) -> Int32 {
     guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
-    guard ms >= 0 else { return fail(.invalidArgument, "hc_request_set_timeout_ms: negative timeout") }
-    box.request.options.timeout = ms > 0 ? .milliseconds(ms) : nil
+    guard let limit = requestLimit(ms) else { return fail(.invalidArgument, "\(function): negative timeout") }
+    set(&box.request.options, limit)
     return HC_OK
 }
 

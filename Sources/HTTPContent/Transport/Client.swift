@@ -91,7 +91,7 @@ public final class Client: Sendable {
                 let transfer = try start(attempt, handler: handler, cancel: cancel, progress: progress, alone: true)
                 defer { handles.put(transfer) }
                 do throws(HTTPContentError) {
-                    return try Client.deliver(transfer, handler: handler, code: curl_easy_perform(transfer.easy.raw))
+                    return try Client.deliver(transfer, handler: handler, code: transfer.perform())
                 } catch {
                     bodyStarted = transfer.decodedBytes > 0
                     throw error
@@ -100,7 +100,7 @@ public final class Client: Sendable {
         }
         let transfer = try start(request, handler: handler, cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
-        return try Client.deliver(transfer, handler: handler, code: curl_easy_perform(transfer.easy.raw))
+        return try Client.deliver(transfer, handler: handler, code: transfer.perform())
     }
 
     /// `send` for a handler known only at run time (the C and Python fronts): the content comes
@@ -115,7 +115,7 @@ public final class Client: Sendable {
         }
         let transfer = try start(request, handler: handler, cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
-        return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
+        return try Client.deliverAny(transfer, code: transfer.perform())
     }
 
     /// `send` with a new handler for each attempt, for requests a retry policy or an auth hook
@@ -131,7 +131,7 @@ public final class Client: Sendable {
         // `send(_:anyHandler:)` without asking needsLayers again.
         let transfer = try start(request, handler: makeHandler(), cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
-        return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
+        return try Client.deliverAny(transfer, code: transfer.perform())
     }
 
     private func send(
@@ -144,7 +144,7 @@ public final class Client: Sendable {
             let transfer = try start(attempt, handler: handler, cancel: cancel, progress: progress, alone: true)
             defer { handles.put(transfer) }
             do throws(HTTPContentError) {
-                return try Client.deliverAny(transfer, code: curl_easy_perform(transfer.easy.raw))
+                return try Client.deliverAny(transfer, code: transfer.perform())
             } catch {
                 bodyStarted = transfer.decodedBytes > 0
                 throw error

@@ -4,6 +4,10 @@ public struct ClientConfiguration: Sendable {
     public var timeout: Duration? = nil
     /// Time allowed to establish the connection. Default: 30 s.
     public var connectTimeout: Duration? = .seconds(30)
+    /// The longest silence allowed while a request runs: no byte received (or sent) for this
+    /// long fails it with `.timeout` (the right limit for streams, which `timeout` would cut
+    /// however healthy). Default: none.
+    public var readTimeout: Duration? = nil
     /// Abort when fewer than `bytesPerSecond` arrive for `seconds` in a row. Default: off.
     public var lowSpeedLimit: LowSpeedLimit? = nil
     /// Follow 3xx redirects (http and https targets only). Default: true.

@@ -34,6 +34,8 @@ final class EasyHandle: @unchecked Sendable {
     /// The cookie jar whose share handle this handle is attached to: kept alive as long as the
     /// handle, so that the share is cleaned up after every handle using it.
     @exclusivity(unchecked) var jar: CookieJar?
+    /// The multi handle watched transfers run on (`watchMulti`), once one has.
+    @exclusivity(unchecked) var ownMulti: UnsafeMutableRawPointer?
     /// The last URL given to the handle, parsed once (`setURL`), and its text.
     @exclusivity(unchecked) private var parsedURL: OpaquePointer?
     @exclusivity(unchecked) private var parsedURLText = ""
@@ -53,6 +55,7 @@ final class EasyHandle: @unchecked Sendable {
     }
 
     deinit {
+        if let ownMulti { curl_multi_cleanup(ownMulti) }
         curl_easy_cleanup(raw)
         curl_url_cleanup(parsedURL)
         curl_slist_free_all(headerList)

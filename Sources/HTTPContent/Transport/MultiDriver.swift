@@ -22,10 +22,11 @@ final class MultiDriver {
     /// alive by the queue while its head advances.
     @exclusivity(unchecked) private var waiting: [Entry?] = []
     @exclusivity(unchecked) private var waitingHead = 0
-    /// How many transfers in `active` have a cancellation token that must be polled: with
-    /// none, `perform`, `wait` and `timeoutMs` look at no token (the usual batch pays nothing
-    /// for them). Unpolled tokens (`CancellationToken.isPolled`) are not counted: `cancelled()`
-    /// says when to look at them.
+    /// How many transfers in `active` are watched (`Transfer.isWatched`: a cancellation token
+    /// that must be polled, or a read timeout): with none, `perform`, `wait` and `timeoutMs`
+    /// look at no token or clock (the usual batch pays nothing for them). Unpolled tokens
+    /// (`CancellationToken.isPolled`) are not counted: `cancelled()` says when to look at them.
+    /// A polled token wakes the driver's `wait` when set (`Transfer.startWatch`).
     @exclusivity(unchecked) private var cancellable = 0
     /// Set by `cancelled()`: the next completion pass looks at every token once.
     @exclusivity(unchecked) private var cancelNoted = false
@@ -125,7 +126,10 @@ final class MultiDriver {
         let code = curl_multi_add_handle(multi, entry.transfer.easy.raw)
         if code == CURLM_OK {
             entry.transfer.driverSlot = active.count
-            if entry.transfer.cancel?.isPolled == true { cancellable += 1 }
+            if entry.transfer.isWatched {
+                cancellable += 1
+                entry.transfer.startWatch(wake: wakeUp(multi))
+            }
             active.append(entry)
         } else {
             entry.done(CURLE_FAILED_INIT)
@@ -187,12 +191,22 @@ final class MultiDriver {
         cancelNoted = false
         var completed = 0
         var i = 0
+        let now = monotonicNanoseconds()
         while i < active.count {
-            guard let cancel = active[i].transfer.cancel, cancel.isCancelled else { i += 1; continue }
-            let easy = active[i].transfer.easy.raw
+            let transfer = active[i].transfer
+            let code: CURLcode
+            if let cancel = transfer.cancel, cancel.isCancelled {
+                code = CURLE_ABORTED_BY_CALLBACK
+            } else if transfer.isWatched, case .stopped(let stopped) = transfer.watchVerdict(now: now) {
+                code = stopped
+            } else {
+                i += 1
+                continue
+            }
+            let easy = transfer.easy.raw
             curl_multi_remove_handle(multi, easy)
             if let entry = removeActive(easy) {
-                entry.done(CURLE_ABORTED_BY_CALLBACK)
+                entry.done(code)
                 completed += 1
             } else {
                 i += 1
@@ -210,7 +224,10 @@ final class MultiDriver {
         let transfer = running.takeUnretainedValue()
         let slot = transfer.driverSlot
         guard slot >= 0, slot < active.count, active[slot].transfer === transfer else { return nil }
-        if transfer.cancel?.isPolled == true { cancellable -= 1 }
+        if transfer.isWatched {
+            cancellable -= 1
+            transfer.endWatch()
+        }
         // The last entry moves into the slot; entries are moved, never copied.
         let last = active.removeLast()
         transfer.driverSlot = -1
@@ -225,6 +242,7 @@ final class MultiDriver {
         var numfds: Int32 = 0
         var wait = hasCancellable ? min(timeoutMs, Int32(Self.cancelCheckMs)) : timeoutMs
         if let due = delayedMs { wait = min(wait, Int32(clamping: due)) }
+        if let due = readDueMs { wait = min(wait, Int32(clamping: due)) }
         curl_multi_poll(multi, nil, 0, wait, &numfds)
     }
 
@@ -236,6 +254,20 @@ final class MultiDriver {
 
     private var hasCancellable: Bool { cancellable > 0 }
 
+    /// Milliseconds until the first read timeout of a watched transfer may pass (nil: none),
+    /// rounded up: the wait ends then, and the next pass fails it if nothing came meanwhile.
+    private var readDueMs: Int? {
+        guard cancellable > 0 else { return nil }
+        let now = monotonicNanoseconds()
+        var first: UInt64?
+        for entry in active where entry.transfer.readTimeoutNs != 0 {
+            let deadline = entry.transfer.lastActivityNs &+ entry.transfer.readTimeoutNs
+            let left = deadline > now ? deadline - now : 0
+            if first.map({ left < $0 }) ?? true { first = left }
+        }
+        return first.map { Int(($0 + 999_999) / 1_000_000) }
+    }
+
     /// How long an event loop may wait before `perform` (-1: no timer): libcurl's timer, but
     /// 0 once a transfer's token is set and at most `cancelCheckMs` while any has one.
     var timeoutMs: Int {
@@ -244,6 +276,7 @@ final class MultiDriver {
         curl_multi_timeout(multi, &ms)
         if let due = delayedMs, ms < 0 || due < ms { ms = due }
         guard cancellable > 0 else { return ms }
+        if let due = readDueMs, ms < 0 || due < ms { ms = due }
         for entry in active where entry.transfer.cancel?.isCancelled == true { return 0 }
         if ms < 0 || ms > Self.cancelCheckMs { ms = Self.cancelCheckMs }
         return ms
@@ -314,6 +347,7 @@ final class MultiDriver {
             ms = left <= .zero ? 0 : max(1, milliseconds(left + .microseconds(999)))
         }
         if let due = delayedMs, ms < 0 || due < ms { ms = due }
+        if let due = readDueMs, ms < 0 || due < ms { ms = due }
         return ms
     }
 
@@ -336,7 +370,7 @@ final class MultiDriver {
         let hadDelayed = !delayed.isEmpty
         curl_multi_socket_action(multi, fd ?? CURL_SOCKET_TIMEOUT, fd == nil ? 0 : events, &running)
         let left = completeFinished()
-        if hadDelayed || !delayed.isEmpty { armTimer() }
+        if hadDelayed || !delayed.isEmpty || cancellable > 0 { armTimer() }
         return left
     }
 
@@ -350,6 +384,7 @@ final class MultiDriver {
         active.removeAll()
         cancellable = 0
         for entry in stopping {
+            entry.transfer.endWatch()
             curl_multi_remove_handle(multi, entry.transfer.easy.raw)
             entry.transfer.driverSlot = -1
             entry.done(CURLE_ABORTED_BY_CALLBACK)

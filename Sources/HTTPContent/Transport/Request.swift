@@ -97,11 +97,15 @@ public struct Request: Sendable {
     }
 }
 
-/// Per-request overrides; nil means "use the client's setting".
+/// Per-request overrides; nil means "use the client's setting". A time limit of `.zero` lifts
+/// the client's (no limit for this request).
 public struct RequestOptions: Sendable {
     /// Total time allowed for the request (connect + transfer).
     public var timeout: Duration?
+    /// Time allowed to establish the connection.
     public var connectTimeout: Duration?
+    /// The longest silence allowed between bytes (`ClientConfiguration.readTimeout`).
+    public var readTimeout: Duration?
     public var followRedirects: Bool?
     public var maxRedirects: Int?
     /// This request's proxy, as `ClientConfiguration.proxy` (`""`: none); nil: the client's.
@@ -116,11 +120,12 @@ public struct RequestOptions: Sendable {
     // Inlinable: the C ABI makes one per fetch, mostly all nil; called out of line, the
     // optional Auth and RetryPolicy arguments were copied and destroyed (~450 instructions).
     @inlinable
-    public init(timeout: Duration? = nil, connectTimeout: Duration? = nil,
+    public init(timeout: Duration? = nil, connectTimeout: Duration? = nil, readTimeout: Duration? = nil,
                 followRedirects: Bool? = nil, maxRedirects: Int? = nil, proxy: String? = nil,
                 cookies: [(String, String)]? = nil, auth: Auth? = nil, retry: RetryPolicy? = nil) {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
+        self.readTimeout = readTimeout
         self.followRedirects = followRedirects
         self.maxRedirects = maxRedirects
         self.proxy = proxy

@@ -50,6 +50,13 @@ final class Transfer {
     @exclusivity(unchecked) private var redirects: Int?
     /// Where a multi driver keeps this transfer while it runs (-1: not in one).
     @exclusivity(unchecked) var driverSlot = -1
+    /// The longest silence allowed between bytes received (or sent), in nanoseconds (0: none),
+    /// and when bytes last moved (`monotonicNanoseconds`): see TransferWatch.swift.
+    @exclusivity(unchecked) var readTimeoutNs: UInt64 = 0
+    @exclusivity(unchecked) var lastActivityNs: UInt64 = 0
+    @exclusivity(unchecked) var lastUploaded: Int64 = 0
+    /// The waker a driver registered on `cancel` while it runs this transfer.
+    @exclusivity(unchecked) var cancelRegistration: CancelRegistration?
 
     init(easy: EasyHandle, request: Request, handler: any ContentHandler,
          cancel: CancellationToken?, progress: ((TransferProgress) -> Void)?,
@@ -127,6 +134,10 @@ final class Transfer {
             ?? defaultConnectTimeoutMs ?? config.connectTimeout.map(milliseconds) ?? 0
         if previous?.connectTimeoutMs ?? 0 != connectTimeout {
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+        }
+        if let read = opts.readTimeout ?? config.readTimeout, read > .zero {
+            readTimeoutNs = UInt64(clamping: read.components.seconds) &* 1_000_000_000
+                &+ UInt64(clamping: read.components.attoseconds / 1_000_000_000)
         }
 
         // Method and body. A plain GET or HEAD can be switched back and forth; anything else
@@ -294,6 +305,7 @@ final class Transfer {
     /// One header line from libcurl (status line, field, or the blank end). Parsed on bytes:
     /// this runs for every header of every response, so it avoids Character-level String work.
     fileprivate func receiveHeader(_ buffer: UnsafeBufferPointer<UInt8>) {
+        if readTimeoutNs != 0 { lastActivityNs = monotonicNanoseconds() }
         guard let line = buffer.baseAddress else { return }
         var end = buffer.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
@@ -370,6 +382,7 @@ final class Transfer {
 
     /// Returns how many bytes were taken; anything else makes libcurl abort the transfer.
     fileprivate func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        if readTimeoutNs != 0 { lastActivityNs = monotonicNanoseconds() }
         if let cancel, cancel.isCancelled {
             failure = cancelledError()
             return 0
@@ -467,7 +480,13 @@ final class Transfer {
         return error
     }
 
-    private func cancelledError() -> HTTPContentError {
+    /// The transfer was stopped from outside libcurl's callbacks (a driver saw its token set,
+    /// or its read timeout pass): `complete` reports `error` unless something failed first.
+    func stop(with error: HTTPContentError) {
+        if failure == nil { failure = attach(error) }
+    }
+
+    func cancelledError() -> HTTPContentError {
         HTTPContentError(.cancelled, "the transfer was cancelled", response: head)
     }
 

@@ -6,8 +6,9 @@ type checking), so any module may import it.
 
 from __future__ import annotations
 
+import enum
 import os
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Tuple, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Callable, Final, Iterable, Mapping, Tuple, TypedDict, Union
 
 if TYPE_CHECKING:
     from .handlers import Handler
@@ -23,6 +24,14 @@ FormInput = Union[Mapping[Any, Any], Iterable[Tuple[Any, Any]]]
 StatusSpec = Union[int, range, Tuple[int, int], str]
 #: A file system path.
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class _Unset(enum.Enum):
+    """A keyword left out (where None means something: `timeout=None` lifts the client's limit)."""
+    token = 0
+
+
+UNSET: Final = _Unset.token
 
 
 class ProgressInfo(TypedDict):
@@ -58,7 +67,9 @@ class SendOptions(TypedDict, total=False):
     multipart: Iterable[Any] | None
     files: Any  # requests' shapes: {"name": file} or {"name": (filename, content, type)}
     arrays: str  # list values in params/form/data: "repeat" (default), "brackets", "indexed"
-    timeout: float | None
+    timeout: float | None  # seconds; None: no limit (lifts the client's); left out: the client's
+    connect_timeout: float | None
+    read_timeout: float | None
     follow_redirects: bool | None
     proxy: str | None
     progress: Progress | None

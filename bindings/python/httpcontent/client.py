@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Iterable, Itera
 from . import _feed, _ffi, _lib
 from ._aio import _RELEASE_BATCH, LoopDriver, _Future, _released, release_now as _release_now
 from ._handle import Handle
-from ._types import REQUEST_OPTION_NAMES, FormInput, HeadersInput, Progress, ProgressInfo
+from ._types import REQUEST_OPTION_NAMES, UNSET, FormInput, HeadersInput, Progress, ProgressInfo, _Unset
 from .bodies import apply_body
 from .errors import CallbackError, InvalidArgument, check, last_error
 from .handlers import _LEND_MIN, Bytes, Handler
@@ -43,7 +43,10 @@ class Client(Handle):
     """Sends requests; keeps connections alive between them. Defaults: no total timeout,
     30 s to connect, redirects followed (at most 10), TLS verified, compressed bodies decoded.
 
-    `timeout` and `connect_timeout` are in seconds; `low_speed=(bytes_per_second, seconds)`
+    Time limits, in seconds (None: none): `timeout` the total for a request, `connect_timeout`
+    to connect, `read_timeout` the longest silence between bytes (the limit for streams, which
+    a total would cut however healthy); each request may set its own or lift the client's
+    (`timeout=None`). `low_speed=(bytes_per_second, seconds)`
     fails a transfer that stays slower than that for that long; `rejected_body_limit` is how
     much of a rejected response's body an error keeps.
 
@@ -62,7 +65,7 @@ class Client(Handle):
         _ffi.lib().hc_client_free(ptr)
 
     def __init__(self, *, timeout: float | None = None, connect_timeout: float | None = 30.0,
-                 low_speed: tuple[int, int] | None = None, follow_redirects: bool = True,
+                 read_timeout: float | None = None, low_speed: tuple[int, int] | None = None, follow_redirects: bool = True,
                  max_redirects: int = 10, user_agent: str | None = None,
                  headers: HeadersInput | None = None,
                  verify: bool = True, ca_file: str | None = None,
@@ -88,6 +91,8 @@ class Client(Handle):
             if timeout is not None:
                 check(lib.hc_client_set_timeout_ms(self, _ms(timeout)))
             check(lib.hc_client_set_connect_timeout_ms(self, _ms(connect_timeout) if connect_timeout else 0))
+            if read_timeout is not None:
+                check(lib.hc_client_set_read_timeout_ms(self, _ms(read_timeout)))
             if low_speed is not None:
                 check(lib.hc_client_set_low_speed(self, int(low_speed[0]), int(low_speed[1])))
             check(lib.hc_client_set_redirects(self, int(follow_redirects), int(max_redirects)))
@@ -127,7 +132,8 @@ class Client(Handle):
                 params: FormInput | None = None, form: FormInput | None = None, json: Any = None,
                 plist: Any = None, plist_format: str = "xml",
                 multipart: Iterable[Any] | None = None, files: Any = None, arrays: str = "repeat",
-                timeout: float | None = None, follow_redirects: bool | None = None,
+                timeout: float | None | _Unset = UNSET, connect_timeout: float | None | _Unset = UNSET,
+                read_timeout: float | None | _Unset = UNSET, follow_redirects: bool | None = None,
                 proxy: str | None = None, schema: Any = None,
                 progress: Progress | None = None, cancel: CancelToken | None = None,
                 cookies: Any = None, auth: Any = None,
@@ -149,6 +155,9 @@ class Client(Handle):
         (`hc.RequestSchemaError`, an `hc.SchemaError` and `hc.InvalidArgument`), and writes
         typed values (datetime, date, UUID, registered transformers) back as text.
 
+        `timeout`, `connect_timeout`, `read_timeout` (seconds) replace the client's for this
+        request; None lifts the client's limit.
+
         `progress` is called with a dict (received, expected, decoded, sent, to_send) as bytes
         move; returning True from it cancels the transfer. `proxy` overrides the client's for
         this request ("": directly). An exception raised by it, by a
@@ -161,15 +170,16 @@ class Client(Handle):
                 and plist is None and multipart is None and files is None
                 and progress is None and cancel is None and proxy is None
                 and cookies is None and auth is None and retries is None
-                and schema is None):
+                and schema is None and connect_timeout is UNSET and read_timeout is UNSET):
             return self._fetch(method, url, handler, timeout, follow_redirects)
         return self._send(Request(method, url, handler=handler, headers=headers, data=data,
                                   content_type=content_type, params=params, form=form,
                                   json=json, plist=plist, plist_format=plist_format,
-                                  multipart=multipart, files=files, arrays=arrays, timeout=timeout,
+                                  multipart=multipart, files=files, arrays=arrays,
                                   follow_redirects=follow_redirects, proxy=proxy,
                                   progress=progress, cancel=cancel, cookies=cookies, auth=auth,
-                                  retries=retries, schema=schema))
+                                  retries=retries, schema=schema,
+                                  **_limits(timeout, connect_timeout, read_timeout)))
 
     @property
     def cookies(self) -> "_session.Cookies":
@@ -187,7 +197,7 @@ class Client(Handle):
             assert isinstance(response, Response)  # errors were raised
             return response
 
-    def _fetch(self, method: str, url: str, handler: Handler | None, timeout: float | None,
+    def _fetch(self, method: str, url: str, handler: Handler | None, timeout: float | None | _Unset,
                follow_redirects: bool | None) -> Response:
         """`request` without a body or headers of its own: one library call (hc_client_fetch)
         instead of building a native request. This is the path of most requests, so it is kept
@@ -197,13 +207,13 @@ class Client(Handle):
         if self._ptr is None:
             raise ValueError("Client is closed")
         if self._auth_hook is not None:  # the hook runs per request, from a native request
-            return self._send(Request(method, url, handler=handler, timeout=timeout,
-                                      follow_redirects=follow_redirects))
+            return self._send(Request(method, url, handler=handler, follow_redirects=follow_redirects,
+                                      **_limits(timeout, UNSET, UNSET)))
         if handler is None:
             handler = self._bytes or self._default_bytes()
         elif handler._shared:  # a native of its own for this request (Handler._native_for)
-            return self._send(Request(method, url, handler=handler, timeout=timeout,
-                                      follow_redirects=follow_redirects))
+            return self._send(Request(method, url, handler=handler, follow_redirects=follow_redirects,
+                                      **_limits(timeout, UNSET, UNSET)))
         native = handler._native or handler._handle()
         last = self._last_url
         if last[0] is url:
@@ -218,7 +228,7 @@ class Client(Handle):
         result, result_ptr = slot
         code = _lib.client_fetch(
             self._arg, _METHODS.get(method) or _ffi.text(method), url_bytes, native.arg,
-            _NO_TIMEOUT if timeout is None else ctypes.c_long(_ms(timeout)),
+            _NO_TIMEOUT if timeout is UNSET else _LIFTED if timeout is None else ctypes.c_long(_ms(timeout)),
             -1 if follow_redirects is None else int(follow_redirects), result_ptr)
         if code or handler._may_raise:
             _raise_fetch_error(handler, code, result)
@@ -694,9 +704,10 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None,
         native_handler = handler._native_for(raised)
         keep.append(native_handler)
         check(lib.hc_request_set_handler(native, native_handler))
-        timeout = o.get("timeout")
-        if timeout is not None:
-            check(lib.hc_request_set_timeout_ms(native, _ms(timeout)))
+        for name, setter in _LIMIT_SETTERS:
+            if name in o:
+                limit = o[name]  # type: ignore[literal-required]
+                check(getattr(lib, setter)(native, _HC_TIMEOUT_NONE if limit is None else _ms(limit) or 1))
         follow = o.get("follow_redirects")
         if follow is not None:
             check(lib.hc_request_set_follow_redirects(native, int(follow)))
@@ -761,6 +772,18 @@ def _fast_loop(loop: Any) -> bool:
     return (isinstance(loop, asyncio.BaseEventLoop)
             and type(loop).create_future is asyncio.BaseEventLoop.create_future)
 _NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
+_HC_TIMEOUT_NONE = -1  # the header's HC_TIMEOUT_NONE: no limit, lifting the client's
+_LIFTED = _ffi.as_arg(ctypes.c_long, _HC_TIMEOUT_NONE)
+_LIMIT_SETTERS = (("timeout", "hc_request_set_timeout_ms"),
+                  ("connect_timeout", "hc_request_set_connect_timeout_ms"),
+                  ("read_timeout", "hc_request_set_read_timeout_ms"))
+
+
+def _limits(timeout: float | None | _Unset, connect_timeout: float | None | _Unset,
+            read_timeout: float | None | _Unset) -> dict[str, Any]:
+    """The time limits given (None included: it lifts the client's), as request options."""
+    given = (("timeout", timeout), ("connect_timeout", connect_timeout), ("read_timeout", read_timeout))
+    return {name: value for name, value in given if value is not UNSET}
 
 
 def _raise_fetch_error(handler: Handler, code: int, result: Any) -> None:

@@ -386,11 +386,21 @@ def _line_batches(client: Any, url: str, method: str, max_line_size: int | None,
             return self._batches_native(lambda lines: 0 if feed.put(lines) else _STOP)
 
     handler = _Fed(_ignore, max_line_size=max_line_size, strict=strict, **_pop_handler_options(kwargs))
-    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
+    stop = _run(feed, client, method, url, handler, kwargs)
     try:
-        yield from feed.batches()
+        yield from feed.batches(before_stop=stop)
     finally:
         handler.close()
+
+
+def _run(feed: ThreadFeed[Any], client: Any, method: str, url: str, handler: Handler,
+         kwargs: dict[str, Any]) -> Callable[[], None]:
+    """Starts the request in the feed's worker, with a cancellation token (the caller's `cancel=`
+    or a new one); returns what stops it at once, also while it waits on an idle connection
+    (leaving the iterator early)."""
+    token: CancelToken = kwargs.pop("cancel", None) or CancelToken()
+    feed.run(lambda: client.request(method, url, handler=handler, cancel=token, **kwargs))
+    return token.cancel
 
 
 def _ignore(_item: Any) -> None:
@@ -427,9 +437,9 @@ def _record_batches(client: Any, url: str, method: str, framing: str, skip_bad: 
 
     handler = _Fed(_ignore, framing=framing, skip_bad=skip_bad, max_record_size=max_record_size, path=path,
                    schema=schema, skip_invalid=skip_invalid, **handler_options)
-    feed.run(lambda: client.request(method, url, handler=handler, **kwargs))
+    stop = _run(feed, client, method, url, handler, kwargs)
     try:
-        for item in feed.batches():
+        for item in feed.batches(before_stop=stop):
             if isinstance(item, Error):
                 if on_skip is not None:
                     on_skip(item)

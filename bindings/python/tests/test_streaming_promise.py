@@ -156,3 +156,90 @@ def test_xml_elements_cut_anywhere_come_out_whole_and_once(base_url, chunk):
         got = [ET.tostring(e) for e in c.iter_xml(echo(base_url, body, chunk, "application/xml"), "feed/entry")]
     expected = [ET.tostring(e) for e in ET.fromstring(body).findall("entry")]
     assert got == expected
+
+
+# -- leaving and cancelling on an idle connection; timeouts for streams
+
+def _drip_parts(base_url: str, parts: int, hold: float) -> str:
+    """A body of `parts` lines, one sent every `hold` seconds."""
+    body = b"".join(b"line %d\n" % i for i in range(parts))
+    cuts = ",".join(str(len(b"line 0\n") * i) for i in range(1, parts))
+    return f"{base_url}/records/drip?b64={_b64(body)}&at={cuts}&hold={hold}&ctype=text/plain"
+
+
+def test_a_token_set_from_another_thread_stops_a_request_on_an_idle_connection(base_url):
+    import threading
+    with hc.Client() as c:
+        token = hc.CancelToken()
+        threading.Timer(0.3, token.cancel).start()
+        start = time.monotonic()
+        with pytest.raises(hc.Cancelled):
+            c.get(f"{base_url}/stall?bytes=100", cancel=token)
+        assert time.monotonic() - start < 0.9   # was ~1.2 s: the wait is woken
+
+
+def test_a_token_stops_a_request_of_a_batch_at_once(base_url):
+    import threading
+    with hc.Client() as c:
+        token = hc.CancelToken()
+        threading.Timer(0.3, token.cancel).start()
+        start = time.monotonic()
+        results = c.map([hc.Request("GET", f"{base_url}/stall?bytes=100", cancel=token),
+                         hc.Request("GET", f"{base_url}/bytes/10")])
+        assert isinstance(results[0], hc.Cancelled) and results[1].content == bytes(range(10))
+        assert time.monotonic() - start < 0.9
+
+
+@pytest.mark.parametrize("front", ["request", "map", "arequest", "iter_lines"])
+def test_read_timeout_fails_a_stalled_response_on_time(base_url, front):
+    url = f"{base_url}/stall?bytes=100"
+    with hc.Client(read_timeout=0.4) as c:
+        start = time.monotonic()
+        with pytest.raises(hc.Timeout) as caught:
+            if front == "request":
+                c.get(url)
+            elif front == "map":
+                raise c.map([hc.Request("GET", url)])[0]
+            elif front == "arequest":
+                asyncio.run(asyncio.wait_for(c.arequest("GET", url), 10))
+            else:
+                list(c.iter_lines(url))
+        took = time.monotonic() - start
+        assert 0.35 < took < 1.5, took
+        assert "read timeout" in caught.value.message
+
+
+@pytest.mark.parametrize("front", ["request", "map", "arequest"])
+def test_a_stream_longer_than_the_read_timeout_but_never_silent_that_long_lives(base_url, front):
+    url = _drip_parts(base_url, 5, 0.3)   # 1.2 s in all, 0.3 s silences
+    with hc.Client(read_timeout=0.8) as c:
+        if front == "request":
+            r = c.get(url)
+        elif front == "map":
+            r = c.map([hc.Request("GET", url)])[0]
+        else:
+            r = asyncio.run(asyncio.wait_for(c.arequest("GET", url), 10))
+        assert r.content.count(b"\n") == 5
+
+
+def test_a_request_lifts_or_sets_the_clients_limits(base_url):
+    url = _drip_parts(base_url, 4, 0.3)   # 0.9 s in all
+    with hc.Client(timeout=0.5) as c:
+        with pytest.raises(hc.Timeout):
+            c.get(url)
+        assert c.get(url, timeout=None).content.count(b"\n") == 4           # lifted
+        assert list(c.iter_lines(url, timeout=None)) == [f"line {i}" for i in range(4)]
+    with hc.Client(read_timeout=0.1) as c:
+        assert c.get(url, read_timeout=None).content.count(b"\n") == 4      # lifted
+        assert c.get(url, read_timeout=1.0).content.count(b"\n") == 4       # set
+        with pytest.raises(hc.Timeout):
+            c.get(url, read_timeout=0.1, connect_timeout=5)
+
+
+def test_leaving_a_line_iterator_early_on_an_idle_stream_is_instant(base_url):
+    with hc.Client() as c:
+        it = c.iter_lines(_drip_parts(base_url, 3, 5.0))
+        assert next(it) == "line 0"
+        start = time.monotonic()
+        it.close()
+        assert time.monotonic() - start < 0.5

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import HTTPContent
+
+private let server = TestServer.shared
+
+/// The streaming promise from Swift: batches hand over what is complete when a chunk ends (an
+/// item cut there goes on in the next batch), a token set from another thread stops a transfer
+/// on an idle connection at once, and the read timeout fails a silent transfer on time, on the
+/// blocking, batch and async paths, while a stream that never goes silent that long lives.
+@Suite(.serialized) struct StreamingPromiseTests {
+    /// `body` cut at `at` (byte offsets), each part held `hold` seconds.
+    private func drip(_ body: String, at: [Int], hold: Double, type: String = "application/json") -> String {
+        let b64 = Data(body.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        return server.url("/records/drip?b64=\(b64)&at=\(at.map(String.init).joined(separator: ","))&hold=\(hold)&ctype=\(type)")
+    }
+
+    /// Five lines, one every 0.3 s.
+    private var lines: String { drip("1\n2\n3\n4\n5\n", at: [2, 4, 6, 8], hold: 0.3, type: "text/plain") }
+
+    @Test func batchesHandOverTheItemsCompleteWhenAChunkEnds() throws {
+        let start = ContinuousClock.now
+        var texts: [String] = []
+        var secondAt: Duration?
+        var items = 0
+        let handler = try JSONItemBatches(prefixes: ["items.item"]) { _, json, n in
+            texts.append(String(decoding: json, as: UTF8.self))
+            items += n
+            if items >= 2, secondAt == nil { secondAt = ContinuousClock.now - start }
+        }
+        let body = #"{"items": [{"a": 1}, {"a": 2}, {"a": 3}]}"#
+        _ = try Client().get(drip(body, at: [35], hold: 2), handler: handler)
+        #expect(texts == [#"[{"a":1},{"a":2}]"#, #"[{"a":3}]"#])
+        #expect(secondAt.map { $0 < .seconds(1) } == true)
+    }
+
+    @Test func aTokenSetElsewhereStopsAnIdleTransferAtOnce() throws {
+        let token = CancellationToken()
+        let client = try Client()
+        let stall = server.url("/stall?bytes=100")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { token.cancel() }
+        let start = ContinuousClock.now
+        #expect(throws: HTTPContentError.self) {
+            _ = try client.send(.get(stall), handler: Discard(), cancel: token)
+        }
+        #expect(ContinuousClock.now - start < .milliseconds(900))
+    }
+
+    @Test func aTokenSetElsewhereStopsATransferOfABatchAtOnce() throws {
+        let token = CancellationToken()
+        let batch = Batch(client: try Client())
+        var outcome: HTTPContentError?
+        let stall = server.url("/stall?bytes=100")
+        batch.add(.get(stall), handler: Discard(), cancel: token) {
+            if case .failure(let e) = $0 { outcome = e }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { token.cancel() }
+        let start = ContinuousClock.now
+        batch.run()
+        #expect(outcome?.code == .cancelled)
+        #expect(ContinuousClock.now - start < .milliseconds(900))
+    }
+
+    private func readTimeoutClient(_ ms: Int) throws -> Client {
+        var config = ClientConfiguration()
+        config.readTimeout = .milliseconds(ms)
+        return try Client(configuration: config)
+    }
+
+    @Test func theReadTimeoutFailsASilentTransferOnTime() async throws {
+        let client = try readTimeoutClient(400)
+        let stall = server.url("/stall?bytes=100")
+        func check(_ error: HTTPContentError?, since start: ContinuousClock.Instant) {
+            #expect(error?.code == .timeout)
+            #expect(error?.message.contains("read timeout") == true)
+            let took = ContinuousClock.now - start
+            #expect(took > .milliseconds(350) && took < .milliseconds(1500), "took \(took)")
+        }
+        var start = ContinuousClock.now
+        do { _ = try client.get(stall, handler: Discard()); Issue.record("no timeout") } catch { check(error, since: start) }
+
+        start = ContinuousClock.now
+        let batch = Batch(client: client)
+        var failure: HTTPContentError?
+        batch.add(.get(stall), handler: Discard()) { if case .failure(let e) = $0 { failure = e } }
+        batch.run()
+        check(failure, since: start)
+
+        start = ContinuousClock.now
+        do { _ = try await client.send(.get(stall), handler: Discard()); Issue.record("no timeout") } catch { check(error, since: start) }
+    }
+
+    @Test func aStreamLongerThanTheReadTimeoutButNeverSilentThatLongLives() async throws {
+        let client = try readTimeoutClient(800)
+        #expect(try client.get(lines, handler: Text()).content == "1\n2\n3\n4\n5\n")
+        #expect(try await client.send(.get(lines), handler: Text()).content == "1\n2\n3\n4\n5\n")
+        let batch = Batch(client: client)
+        var text: String?
+        batch.add(.get(lines), handler: Text()) { text = try? $0.get().content }
+        batch.run()
+        #expect(text == "1\n2\n3\n4\n5\n")
+    }
+
+    @Test func aRequestLiftsOrSetsTheClientsLimits() throws {
+        var config = ClientConfiguration()
+        config.timeout = .milliseconds(500)
+        let client = try Client(configuration: config)
+        #expect(throws: HTTPContentError.self) { _ = try client.get(lines, handler: Text()) }
+        var lifted = Request.get(lines)
+        lifted.options.timeout = .zero
+        lifted.options.readTimeout = .milliseconds(100)
+        #expect(throws: HTTPContentError.self) { _ = try client.send(lifted, handler: Text()) }
+        lifted.options.readTimeout = .seconds(1)
+        #expect(try client.send(lifted, handler: Text()).content == "1\n2\n3\n4\n5\n")
+    }
+}
