@@ -704,10 +704,7 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None,
         native_handler = handler._native_for(raised)
         keep.append(native_handler)
         check(lib.hc_request_set_handler(native, native_handler))
-        for name, setter in _LIMIT_SETTERS:
-            if name in o:
-                limit = o[name]  # type: ignore[literal-required]
-                check(getattr(lib, setter)(native, _HC_TIMEOUT_NONE if limit is None else _ms(limit) or 1))
+        _set_limits(native, o.get("timeout", UNSET), o.get("connect_timeout", UNSET), o.get("read_timeout", UNSET))
         follow = o.get("follow_redirects")
         if follow is not None:
             check(lib.hc_request_set_follow_redirects(native, int(follow)))
@@ -774,9 +771,17 @@ def _fast_loop(loop: Any) -> bool:
 _NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)  # hc_client_fetch: the client's own timeout
 _HC_TIMEOUT_NONE = -1  # the header's HC_TIMEOUT_NONE: no limit, lifting the client's
 _LIFTED = _ffi.as_arg(ctypes.c_long, _HC_TIMEOUT_NONE)
-_LIMIT_SETTERS = (("timeout", "hc_request_set_timeout_ms"),
-                  ("connect_timeout", "hc_request_set_connect_timeout_ms"),
-                  ("read_timeout", "hc_request_set_read_timeout_ms"))
+
+
+def _set_limits(native: Any, *limits: float | None | _Unset) -> None:
+    """A request's total, connect and read time limits, where given (None: no limit, which lifts
+    the client's)."""
+    lib = _ffi.lib()
+    setters = (lib.hc_request_set_timeout_ms, lib.hc_request_set_connect_timeout_ms,
+               lib.hc_request_set_read_timeout_ms)
+    for setter, limit in zip(setters, limits):
+        if limit is not UNSET:
+            check(setter(native, _HC_TIMEOUT_NONE if limit is None else _ms(limit) or 1))
 
 
 def _limits(timeout: float | None | _Unset, connect_timeout: float | None | _Unset,
