@@ -6,7 +6,10 @@ Rounds are interleaved; p50 and p99 per contestant are the figures, with the anc
 httpx, httpx-sse, aiohttp, pycurl, ijson; raw libcurl from C) measured in the same run. Writes
 "## Streaming latency (issue 27)" into BENCHMARKS.md.
 
-    python3 bench/latency.py [--records N] [--rounds R] [--gap-ms G] [--only a,b] [--output FILE]
+    python3 bench/latency.py [--records N] [--rounds R] [--gap-ms G] [--only a,b] [--output FILE] [--swift]
+
+--swift builds the Swift contestants first (bench/swift, a package of its own: a release build of
+the library, minutes); without it they run if already built.
 
 Client and server are pinned to different cores when taskset exists (BENCH_CLIENT_CPU=1,
 BENCH_SERVER_CPU=0)."""
@@ -53,7 +56,12 @@ SETTINGS = {
     "pycurl-ndjson": "pycurl WRITEFUNCTION splitting lines + json.loads",
     "c-hc-items": "C: hc_handler_json_items_new(['items.item']), stamp read with hc_json_get + hc_json_int64",
     "c-raw-lines": "C: libcurl easy, write callback splitting NDJSON lines, stamp parsed with strtoll (the floor)",
+    "swift-items": "Swift: client.get(url, handler: JSONItems(prefixes: [\"items.item\"]) { ... })",
+    "swift-lines-async": "Swift: for try await line in client.lines(.get(url))",
+    "swift-json-lines-async": "Swift: for try await record in client.jsonLines(.get(url))",
+    "swift-json-items-async": "Swift: for try await item in client.jsonItems(for: .get(url), prefix: \"items.item\")",
 }
+SWIFT_BENCH = HERE / "swift" / ".build" / "release" / "LatencyBench"
 
 
 def curl_version() -> str:
@@ -84,6 +92,7 @@ def main() -> int:
     ap.add_argument("--gap-ms", type=float, default=5.0)
     ap.add_argument("--only", default="")
     ap.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"))
+    ap.add_argument("--swift", action="store_true")
     args = ap.parse_args()
     env = dict(os.environ, PYTHONPATH=str(ROOT / "bindings" / "python"))
     server = subprocess.Popen(pinned(os.environ.get("BENCH_SERVER_CPU", "0")) + [sys.executable, str(HERE / "drip_server.py")],
@@ -98,6 +107,10 @@ def main() -> int:
             exe = build_c(Path(tmp))
             if exe is not None:
                 names += ["c-hc-items", "c-raw-lines"]
+            if args.swift:
+                subprocess.run(["swift", "build", "-c", "release", "--package-path", str(HERE / "swift")], check=True)
+            if SWIFT_BENCH.exists():
+                names += [n for n in SETTINGS if n.startswith("swift-")]
             if args.only:
                 names = [n for n in names if n in args.only.split(",")]
             query = f"&gap_ms={args.gap_ms}&split_ms=2"
@@ -106,6 +119,8 @@ def main() -> int:
                 for name in names:   # interleaved: every contestant once per round
                     if name.startswith("c-"):
                         cmd = client + [str(exe), name[2:], base, str(args.records), query]
+                    elif name.startswith("swift-"):
+                        cmd = client + [str(SWIFT_BENCH), name, base, str(args.records), query]
                     else:
                         cmd = client + [sys.executable, str(HERE / "latency_clients.py"), name,
                                         base, str(args.records)]
@@ -150,7 +165,7 @@ def report(rows: list[tuple[str, float, float, int]], args: argparse.Namespace) 
         "| contestant | p50 µs | p99 µs | items | settings |",
         "|---|---:|---:|---:|---|",
     ]
-    for name, p50, p99, n in sorted(rows, key=lambda r: (not r[0].startswith(("hc-", "c-hc")), r[0])):
+    for name, p50, p99, n in sorted(rows, key=lambda r: (not r[0].startswith(("hc-", "c-hc", "swift-")), r[0])):
         lines.append(f"| `{name}` | {p50:.0f} | {p99:.0f} | {n} | {SETTINGS.get(name, '')} |")
     return "\n".join(lines) + "\n"
 
