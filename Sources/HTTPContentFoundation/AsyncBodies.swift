@@ -20,11 +20,13 @@ public struct HTTPBody: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let channel: BodyChannel<Data>
+        let lease: ReaderLease<Data>
         /// The next chunk, nil at the end of the body; throws the transfer's error.
         public mutating func next() async throws -> Data? { try await channel.next() }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel) }
+    /// An iterator; when its last copy goes (a loop left early), the transfer stops.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel, lease: ReaderLease(channel)) }
 
     /// The body byte by byte.
     public var bytes: HTTPBodyBytes { HTTPBodyBytes(body: self) }
@@ -123,10 +125,14 @@ public struct JSONItemSequence: AsyncSequence, Sendable {
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         let channel: BodyChannel<JSONValue>
+        let lease: ReaderLease<JSONValue>
         public mutating func next() async throws -> JSONValue? { try await channel.next() }
     }
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel) }
+    /// An iterator; when its last copy goes (a loop left early), the transfer stops.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(channel: channel, lease: ReaderLease(channel))
+    }
 
     /// Each value decoded as `T` (with the core's Foundation-free `JSONValueDecoder`).
     public func decoded<T: Decodable & Sendable>(as type: T.Type) -> AsyncThrowingMapSequence<JSONItemSequence, T> {
@@ -329,6 +335,16 @@ final class BodyChannel<Element: Sendable>: @unchecked Sendable {
     }
 
     deinit { token.cancel() }
+}
+
+/// Held by an iterator (and its copies): when the last goes, the reader has gone, and the
+/// transfer stops at once instead of running on, blocked on a full channel, until the body ends
+/// (a `for try await` loop left with `break` drops its iterator). The transfer's thread holds
+/// the channel, never a lease.
+final class ReaderLease<Element: Sendable>: Sendable {
+    let channel: BodyChannel<Element>
+    init(_ channel: BodyChannel<Element>) { self.channel = channel }
+    deinit { channel.cancel() }
 }
 
 /// Marks nothing yet: a reader that stopped gets no error for it (see `next`).

@@ -16,9 +16,10 @@ import ctypes
 import functools
 import struct
 import sys
-from typing import Any, Callable, Protocol
+from typing import Any, AsyncGenerator, Awaitable, Callable, Iterable, Protocol, TypeVar
 
-from . import _lib
+from . import _feed, _lib
+from ._feed import LoopFeed
 from ._handle import Handle
 from .errors import check, error_of
 
@@ -446,4 +447,49 @@ def _cancelled() -> BaseException:
     return Cancelled("cancelled: the event loop's batch was closed")
 
 
-__all__ = ["LoopDriver"]
+class Closable(Protocol):
+    """A handler made for one stream (closed when the stream ends)."""
+
+    def close(self) -> None: ...
+
+
+# Runs one request on a driver, the handler given: `send(handler, driver, method=, url=,
+# **request_options)` (Client._loop_send).
+Send = Callable[..., Awaitable[Any]]
+B = TypeVar("B")
+T = TypeVar("T")
+
+
+async def loop_items(client: Any, send: Send, handler_of: Callable[[LoopFeed[B]], Closable],
+                     items: Callable[[B], Iterable[T]], *, buffer: int, method: str, url: str,
+                     options: dict[str, Any], tail: Callable[[], Iterable[T]] | None = None
+                     ) -> AsyncGenerator[T, None]:
+    """The streaming iterators' body on the running loop, with no thread: one transfer on a
+    driver of its own, whose handler (`handler_of(feed)`) puts each batch into `feed` as its
+    callbacks run on the loop; each batch's `items(batch)` are yielded, then `tail()` once the
+    transfer succeeded, then its error, if any. When `buffer` batches wait, the driver stops
+    reading the socket until the consumer catches up. Leaving early (`aclose`, a `break` that
+    drops the iterator, a cancelled task) cancels the transfer and frees the driver's batch,
+    which closes the connection at once, before `aclose` returns."""
+    driver = LoopDriver(client, asyncio.get_running_loop())
+    handler: Closable | None = None
+    transfer: asyncio.Future[Any] | None = None
+    try:
+        feed: LoopFeed[B] = LoopFeed(driver, buffer)
+        handler = handler_of(feed)
+        transfer = asyncio.ensure_future(send(handler, driver, method=method, url=url, **options))
+        async for batch in feed.drain(transfer):
+            for item in items(batch):
+                yield item
+        transfer.result()   # raises the request's error
+        if tail is not None:
+            for item in tail():
+                yield item
+    finally:
+        await _feed.stop(transfer)
+        driver.close()
+        if handler is not None:
+            handler.close()
+
+
+__all__ = ["LoopDriver", "loop_items"]

@@ -10,9 +10,10 @@ import asyncio
 import ctypes
 import functools
 import threading
-from typing import TYPE_CHECKING, Any, AsyncIterator, Generator, Iterable, Iterator, Mapping, cast
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Generator, Iterable, Iterator, Mapping, cast
 
 from . import _feed, _ffi, _lib
+from . import chunks as _chunks
 from ._aio import _RELEASE_BATCH, LoopDriver, _Future, _released, release_now as _release_now
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, UNSET, FormInput, HeadersInput, Progress, ProgressInfo, _Unset
@@ -22,6 +23,7 @@ from .handlers import _LEND_MIN, Bytes, Handler
 from .jsoncontent import aiter_json as _aiter_json
 from .jsoncontent import iter_json as _iter_json
 from . import records as _records
+from .xmlcontent import aiter_xml as _aiter_xml
 from .xmlcontent import iter_xml as _iter_xml
 from .plist import set_plist_body as _set_plist_body
 from .models import CancelToken, Headers, Request, Response
@@ -353,16 +355,17 @@ class Client(Handle):
         arriving, in bounded memory. Stopping early stops the transfer."""
         return _iter_json(self, url, prefix, **kwargs)
 
-    def aiter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> AsyncIterator[Any]:
+    def aiter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> AsyncGenerator[Any, None]:
         """`iter_json` on the running event loop, with no thread: `async for value in
         client.aiter_json(url, "results.item")`. At most `buffer` (4) batches wait for you; the
         loop then stops reading the socket until you catch up. Leaving early stops the transfer."""
         self._check_open()
+        return _aiter_json(self, self._loop_send, url, prefix, **kwargs)
 
-        async def send(handler: Handler, driver: LoopDriver, *, method: str, url: str, **options: Any) -> Any:
-            return await self._await(driver, Request(method, url, handler=handler, **options))
-
-        return _aiter_json(self, send, url, prefix, **kwargs)
+    async def _loop_send(self, handler: Handler, driver: LoopDriver, *, method: str, url: str,
+                         **options: Any) -> Any:
+        """Sends one request of a streaming async iterator on its own driver (_aio.loop_items)."""
+        return await self._await(driver, Request(method, url, handler=handler, **options))
 
     def _prepare_native(self, request: Request, default: Handler) -> "_Prepared":
         """`request` as a native request (for the record streams' hc_client_events)."""
@@ -387,17 +390,43 @@ class Client(Handle):
         on_comment=` and the request options. See `hc.records.iter_events`."""
         return _records.iter_events(self, url, **kwargs)
 
-    def aiter_events(self, url: str, **kwargs: Any) -> AsyncIterator[Any]:
+    def aiter_events(self, url: str, **kwargs: Any) -> AsyncGenerator[Any, None]:
         """`iter_events` on the running event loop, with no thread: `async for event in
         client.aiter_events(url, reconnect=True)`. At most `buffer` (16) events wait for you;
         the loop then stops reading the socket until you catch up. Leaving early, or cancelling
         the task, stops the stream (also during a reconnection wait)."""
         self._check_open()
+        return _records.aiter_events(self, self._loop_send, url, **kwargs)
 
-        async def send(handler: Handler, driver: LoopDriver, *, method: str, url: str, **options: Any) -> Any:
-            return await self._await(driver, Request(method, url, handler=handler, **options))
+    def aiter_lines(self, url: str, **kwargs: Any) -> AsyncGenerator[str, None]:
+        """`iter_lines` on the running event loop, with no thread, the same options: `async for
+        line in client.aiter_lines(url)`. At most `buffer` (4) batches wait for you; the loop
+        then stops reading the socket. Leaving early (`break`, `aclose()`) or cancelling the
+        task stops the transfer."""
+        self._check_open()
+        return _records.aiter_lines(self, self._loop_send, url, **kwargs)
 
-        return _records.aiter_events(self, send, url, **kwargs)
+    def aiter_json_lines(self, url: str, **kwargs: Any) -> AsyncGenerator[Any, None]:
+        """`iter_json_lines` on the running event loop, with no thread, the same options
+        (`framing`, `skip_bad`, `on_skip`, `path`, `schema`, ...); bounded and stopped as
+        `aiter_lines`."""
+        self._check_open()
+        return _records.aiter_json_lines(self, self._loop_send, url, **kwargs)
+
+    def iter_bytes(self, url: str, chunk_size: int | None = None, **kwargs: Any) -> Generator[bytes, None, None]:
+        """Yields the body's chunks as they arrive (requests' `iter_content`, httpx's
+        `iter_bytes`); with `chunk_size`, cut again into chunks of exactly that many bytes, the
+        last one shorter. Stepped on your thread: nothing is read while you hold it. Stopping
+        early stops the transfer. `accept_status=`, `accept_types=`, `max_size=` and the
+        request options."""
+        return _chunks.iter_bytes(self, url, chunk_size, **kwargs)
+
+    def aiter_bytes(self, url: str, chunk_size: int | None = None, **kwargs: Any) -> AsyncGenerator[bytes, None]:
+        """`iter_bytes` on the running event loop, with no thread. At most `buffer` (8) chunks
+        wait for you; the loop then stops reading the socket. Leaving early or cancelling the
+        task stops the transfer."""
+        self._check_open()
+        return _chunks.aiter_bytes(self, self._loop_send, url, chunk_size, **kwargs)
 
     def iter_xml(self, url: str, path: str, **kwargs: Any) -> Iterator[Any]:
         """Yields each `xml.etree.ElementTree.Element` matching `path` ("feed/entry": steps from
@@ -405,6 +434,13 @@ class Client(Handle):
         flat memory however large the document. A generator: closing it stops the transfer.
         Depth and entity limits raise `hc.DecodeError`."""
         return _iter_xml(self, url, path, **kwargs)
+
+    def aiter_xml(self, url: str, path: str, **kwargs: Any) -> AsyncGenerator[Any, None]:
+        """`iter_xml` on the running event loop, with no thread, the same options. At most
+        `buffer` (4) batches wait for you; the loop then stops reading the socket. Leaving early
+        or cancelling the task stops the transfer."""
+        self._check_open()
+        return _aiter_xml(self, self._loop_send, url, path, **kwargs)
 
     async def arequest(self, method: str, url: str, **kwargs: Unpack[RequestOptions]) -> Response:
         """`request` on the running event loop, with no thread: the loop watches the batch's

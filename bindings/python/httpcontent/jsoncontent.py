@@ -3,17 +3,16 @@ prefixes) that yields values one by one in bounded memory."""
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import ctypes
 import decimal
 import gc
 import json as _json
 import marshal
-from typing import Any, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator, cast
+from typing import Any, AsyncGenerator, Callable, Generator, Iterable, Iterator, cast
 
 from . import _feed, _ffi
-from ._aio import LoopDriver
+from ._aio import Send, loop_items
 from ._feed import LoopFeed
 from ._handle import Handle
 from .errors import check
@@ -328,37 +327,25 @@ def _append(waiting: collections.deque[bytes], item: bytes) -> int:
     return 0
 
 
-async def aiter_json(client: Any, send: Callable[..., Awaitable[Any]], url: str,
-                     prefix: str = "item", *, method: str = "GET", buffer: int = 4,
-                     **kwargs: Any) -> AsyncIterator[Any]:
+def aiter_json(client: Any, send: Send, url: str, prefix: str = "item", *, method: str = "GET",
+               buffer: int = 4, **kwargs: Any) -> AsyncGenerator[Any, None]:
     """`iter_json` on the running event loop, with no thread: the transfer's socket is watched
     by the loop (`send(handler, driver)` runs it, see Client.aiter_json). When `buffer` batches
     wait for you, the loop stops reading the socket until you catch up, so memory stays
     bounded. Leaving the loop early cancels the transfer."""
-    driver = LoopDriver(client, asyncio.get_running_loop())
-    feed: LoopFeed[bytes] = LoopFeed(driver, buffer)
     options = _pop_options(kwargs)
 
-    class _Feeder(JSONItems):
-        def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
-            def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
-                         _count: int) -> int:
-                return self._guard(lambda: feed.put(ctypes.string_at(data, size)), sink)
-            return _batches_native(self, on_batch, prefix)
+    def handler_of(feed: LoopFeed[bytes]) -> JSONItems:
+        class _Feeder(JSONItems):
+            def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
+                def on_batch(_userdata: int | None, _prefix_index: int, data: int, size: int,
+                             _count: int) -> int:
+                    return self._guard(lambda: feed.put(ctypes.string_at(data, size)), sink)
+                return _batches_native(self, on_batch, prefix)
+        return _Feeder(prefix, _ignore, **options)
 
-    handler = _Feeder(prefix, _ignore, **options)
-    transfer: asyncio.Future[Any] = asyncio.ensure_future(send(handler, driver, method=method, url=url, **kwargs))
-    try:
-        async for text in feed.drain(transfer):
-            with _GCPaused():   # a batch's values hold no cycles
-                values = batch_values(marshal.loads(text))
-            for value in values:
-                yield value
-        transfer.result()   # raises the request's error
-    finally:
-        await _feed.stop(transfer)
-        driver.close()
-        handler.close()
+    return loop_items(client, send, handler_of, loads_iter, buffer=buffer, method=method, url=url,
+                      options=kwargs)
 
 
 def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer: int, schema: Any,

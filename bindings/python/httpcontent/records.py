@@ -10,11 +10,11 @@ import asyncio
 import ctypes
 import json
 import marshal
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, AsyncGenerator, Awaitable, Callable, Generator, Iterable, Iterator
 
 from . import _feed, _ffi
 from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport] (declares hc_buffer_free)
-from ._aio import LoopDriver
+from ._aio import LoopDriver, Send, loop_items
 from ._feed import LoopFeed, ThreadFeed
 from ._handle import Handle
 from ._types import StatusSpec
@@ -514,6 +514,57 @@ def iter_events(client: Any, url: str, *, method: str = "GET", reconnect: bool =
             yield item
 
 
+# -- on the event loop, no thread: one transfer each (aiter_events, which reconnects, below)
+
+def aiter_lines(client: Any, send: Send, url: str, *, method: str = "GET", max_line_size: int | None = None,
+                strict: bool = True, buffer: int = 4, **kwargs: Any) -> AsyncGenerator[str, None]:
+    """`iter_lines` on the running event loop, with no thread (`send` runs the transfer, see
+    Client.aiter_lines). When `buffer` batches wait for you, the loop stops reading the socket
+    until you catch up. Leaving early, or cancelling the task, stops the transfer."""
+    handler_options = _pop_handler_options(kwargs)
+
+    def handler_of(feed: LoopFeed[list[str]]) -> Lines:
+        class _Fed(Lines):
+            def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+                return self._batches_native(lambda lines: self._guard(lambda: feed.put(lines), sink))
+        return _Fed(_ignore, max_line_size=max_line_size, strict=strict, **handler_options)
+
+    return loop_items(client, send, handler_of, iter, buffer=buffer, method=method, url=url, options=kwargs)
+
+
+def aiter_json_lines(client: Any, send: Send, url: str, *, method: str = "GET", framing: str = "lines",
+                     skip_bad: bool = False, on_skip: Callable[[Error], Any] | None = None,
+                     max_record_size: int | None = None, path: str | None = None, schema: Schema | None = None,
+                     skip_invalid: bool = False, buffer: int = 4, **kwargs: Any) -> AsyncGenerator[Any, None]:
+    """`iter_json_lines` on the running event loop, with no thread (see `aiter_lines`): the same
+    options, bad or invalid records skipped going to `on_skip(error)` in order."""
+    handler_options = _pop_handler_options(kwargs)
+    per_record = path is not None or schema is not None
+    value: Callable[[bytes], Any] = json.loads if schema is None else schema.transform_text
+
+    def handler_of(feed: LoopFeed[bytes | Error]) -> JSONLines:
+        class _Fed(JSONLines):
+            def _new_native(self, sink: list[BaseException] | None = None) -> int | None:
+                def put(item: bytes | Error) -> int:
+                    return self._guard(lambda: feed.put(item), sink)
+                if per_record:
+                    return self._records_native(put, put)
+                return self._batches_native(lambda data, size: put(ctypes.string_at(data, size)), put)
+        return _Fed(_ignore, framing=framing, skip_bad=skip_bad, max_record_size=max_record_size, path=path,
+                    schema=schema, skip_invalid=skip_invalid, **handler_options)
+
+    def records_of(item: bytes | Error) -> Iterable[Any]:
+        if isinstance(item, Error):   # a record skipped, in its place among the others
+            if on_skip is not None:
+                on_skip(item)
+            return ()
+        return (value(item),) if per_record else _loads_iter(item)
+
+    # Records one by one (a path or a schema) wait in larger numbers than batches.
+    return loop_items(client, send, handler_of, records_of, buffer=buffer * 64 if per_record else buffer,
+                      method=method, url=url, options=kwargs)
+
+
 # -- aiter_events: the connections on the event loop, no thread
 
 class _EventSource(Handle):
@@ -547,7 +598,7 @@ async def aiter_events(client: Any, send: Callable[..., Awaitable[Any]], url: st
                        reconnect: bool = False, max_reconnects: int = 10, max_line_size: int | None = None,
                        max_event_size: int | None = None, retry: float = 3.0, max_retry: float = 30.0,
                        on_comment: Callable[[str], Any] | None = None, buffer: int = 16,
-                       **kwargs: Any) -> AsyncIterator[ServerSentEvent]:
+                       **kwargs: Any) -> AsyncGenerator[ServerSentEvent, None]:
     """`iter_events` on the running event loop, with no thread: each connection's socket is
     watched by the loop (`send(handler, driver, ...)` runs one, see Client.aiter_events), and
     the library's event source decides when to reconnect (as hc_client_events does). When
@@ -590,4 +641,4 @@ async def aiter_events(client: Any, send: Callable[..., Awaitable[Any]], url: st
 
 
 __all__ = ["Lines", "JSONLines", "SSE", "ServerSentEvent", "iter_lines", "iter_json_lines", "iter_events",
-           "aiter_events"]
+           "aiter_lines", "aiter_json_lines", "aiter_events"]

@@ -12,9 +12,11 @@ import collections
 import ctypes
 import pickle
 import xml.etree.ElementTree as ET
-from typing import Any, Callable, Generator, Iterable, Iterator
+from typing import Any, AsyncGenerator, Callable, Generator, Iterable, Iterator
 
 from . import _feed, _ffi
+from ._aio import Send, loop_items
+from ._feed import LoopFeed
 from ._handle import Handle
 from .errors import check
 from .handlers import Handler
@@ -253,32 +255,60 @@ def iter_xml(client: Any, url: str, path: str, *, method: str = "GET", buffer: i
     (kept for compatibility). Closing the iterator (or leaving the loop) stops the transfer."""
     del buffer
     waiting: collections.deque[bytes] = collections.deque()
-    options = {k: kwargs.pop(k) for k in list(kwargs) if k in (
+    handler = _batches_handler(path, waiting.append, _pop_options(kwargs), watched=True)
+    return _feed.chained(_element_batches(client._stepped(Request(method, url, handler=handler, **kwargs)),
+                                          waiting, handler))
+
+
+def aiter_xml(client: Any, send: Send, url: str, path: str, *, method: str = "GET", buffer: int = 4,
+              **kwargs: Any) -> AsyncGenerator[ET.Element, None]:
+    """`iter_xml` on the running event loop, with no thread (`send` runs the transfer, see
+    Client.aiter_xml). When `buffer` batches wait for you, the loop stops reading the socket
+    until you catch up. Leaving early, or cancelling the task, stops the transfer."""
+    options = _pop_options(kwargs)
+
+    def handler_of(feed: LoopFeed[bytes]) -> XMLElements:
+        return _batches_handler(path, feed.put, options, watched=False)
+
+    return loop_items(client, send, handler_of, pickle.loads, buffer=buffer, method=method, url=url,
+                      options=kwargs)
+
+
+def _pop_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The XMLElements options among a streaming iterator's keyword arguments (the rest are the
+    request's)."""
+    return {k: kwargs.pop(k) for k in list(kwargs) if k in (
         "limit", "keep_comments", "max_depth", "max_entity_expansion", "max_size",
         "accept_status", "accept_types")}
 
+
+def _batches_handler(path: str, put: Callable[[bytes], object], options: dict[str, Any], *,
+                     watched: bool) -> XMLElements:
+    """An XMLElements for one `path` whose batches, each a pickled list of elements, go to
+    `put` as the library writes them. `watched`: its callback runs on the consumer's thread
+    (stepped), where a signal's exception may come at its first instruction (_feed.watch)."""
     class _Collector(XMLElements):
         def _new_native(self, sink: list[BaseException] | None = None) -> int | None:  # never raises
             def on_batch(_userdata: int | None, _path_index: int, data: int, size: int, _count: int) -> int:
                 def run() -> int:
-                    waiting.append(ctypes.string_at(data, size))
+                    put(ctypes.string_at(data, size))
                     return 0
-                # Guarded: on this thread, a signal's exception (KeyboardInterrupt) may be
-                # raised here; it stops the transfer and is raised by the next step.
+                # Guarded: a signal's exception (KeyboardInterrupt) raised here stops the
+                # transfer and is raised by the iterator.
                 return self._guard(run, sink)
-            _feed.watch(on_batch, sink)   # and before the guard's `try`
+            if watched:
+                _feed.watch(on_batch, sink)   # and before the guard's `try`
             self._keep = _BATCH_CB(on_batch)
             names = (ctypes.c_char_p * 1)(path.encode())
             with _Options(**self._options) as opts:
                 native: int | None = _ffi.lib().hc_handler_xml_batches_pickle_new(names, 1, opts, self._keep, None)
                 return native
 
-    def ignore(_element: ET.Element) -> None:
-        return None
+    return _Collector(path, _ignore, **options)
 
-    handler = _Collector(path, ignore, **options)
-    return _feed.chained(_element_batches(client._stepped(Request(method, url, handler=handler, **kwargs)),
-                                          waiting, handler))
+
+def _ignore(_element: ET.Element) -> None:
+    return None
 
 
 def _element_batches(steps: Generator[None, None, Any], waiting: collections.deque[bytes],
@@ -292,4 +322,4 @@ def _element_batches(steps: Generator[None, None, Any], waiting: collections.deq
         handler.close()
 
 
-__all__ = ["XML", "XMLElements", "XMLEvents", "iter_xml"]
+__all__ = ["XML", "XMLElements", "XMLEvents", "iter_xml", "aiter_xml"]
