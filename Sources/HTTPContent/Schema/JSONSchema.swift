@@ -84,46 +84,21 @@ public final class JSONSchema: @unchecked Sendable {
         return fullViolations(of: value, allErrors: allErrors, plistDataPaths: plistDataPaths)
     }
 
-    /// Whether the root applies `items` or `prefixItems` (elements can be checked one by one).
-    var rootHasElementSchemas: Bool {
-        root.keywords.contains { k in
-            switch k {
-            case .items, .prefixItems: return true
-            default: return false
-            }
-        }
-    }
+    /// The root subschema (where a streaming check starts).
+    var rootNode: SchemaNode { root }
 
-    /// The violations the whole document's validation reports for its element `index` (the
-    /// root's items / prefixItems on `element`), with their full paths.
-    func elementViolations(_ element: JSONValue, index: Int, allErrors: Bool) -> [SchemaViolation] {
+    /// The violations of `value` against the subschema `node` alone, with paths relative to
+    /// both (a streaming check prefixes them with the value's place).
+    func violations(of value: JSONValue, at node: SchemaNode, allErrors: Bool) -> [SchemaViolation] {
         let run = SchemaEvaluation(allErrors: allErrors)
-        for keyword in root.keywords {
-            let mark = run.violations.count
-            switch keyword {
-            case .prefixItems(let list) where index < list.count:
-                if !run.evaluate(list[index], element) {
-                    run.wrap(mark, schema: "prefixItems", String(index), instance: String(index))
-                }
-            case .items(let node, let prefix) where index >= prefix:
-                if !run.evaluate(node, element) { run.wrap(mark, schema: "items", instance: String(index)) }
-            default:
-                continue
-            }
-            if !allErrors && !run.violations.isEmpty { break }
-        }
+        if run.evaluate(node, value) { return [] }
         let found = run.violations.map(\.violation)
-        if found.isEmpty {
-            return [SchemaViolation(instancePath: "/\(index)", schemaPath: "", keyword: "",
-                                    message: "the value is not valid under the schema")]
-        }
-        return allErrors ? found : [found[0]]
+        return allErrors ? found : Array(found.prefix(1))
     }
 
-    /// `validate`, leaving out the root's items and prefixItems when `skippingProvenElements`
-    /// (each element was proven valid while the tree was built; `SchemaStreamingCheck`).
-    func validate(_ value: JSONValue, allErrors: Bool, skippingProvenElements: Bool) throws(HTTPContentError) {
-        if skippingProvenElements, let tapeProgram, tapeProgram.verdict(value, tapeProgram.makeScratch(), skipRootElements: true) == .valid {
+    /// `validate`, trusting the containers a streaming check proved on the document's tape.
+    func validate(_ value: JSONValue, allErrors: Bool, proven: SchemaTapeProven) throws(HTTPContentError) {
+        if !proven.isEmpty, let tapeProgram, tapeProgram.verdict(value, tapeProgram.makeScratch(), proven: proven) == .valid {
             return
         }
         try validate(value, allErrors: allErrors)

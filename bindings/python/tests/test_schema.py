@@ -270,6 +270,26 @@ def test_json_handler_checks_array_elements_as_they_arrive_with_jsonschemas_loca
     assert client.get(_doc_url(base_url, doc[:7]), handler=hc.JSON(schema=schema)).content == doc[:7]
 
 
+def test_json_handler_fails_on_a_nested_invalid_item_before_the_rest_is_sent(client, base_url):
+    # {"count": N, "items": [...]}: the items' schema is known from the root, so the second item
+    # fails the transfer while the server still holds the rest (8 s).
+    raw = {"type": "object", "properties": {
+        "count": {"type": "integer"},
+        "items": {"type": "array", "items": {"$ref": "#/$defs/item"}}},
+        "$defs": {"item": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 0}}}}}
+    head, tail = '{"count": 3, "items": [{"id": 1}, {"id": -5}, ', '{"id": 3}]}'
+    url = f"{base_url}/json-hold?hold=8&head={urllib.parse.quote(head)}&tail={urllib.parse.quote(tail)}"
+    started = time.monotonic()
+    with pytest.raises(hc.SchemaError) as info:
+        client.get(url, handler=hc.JSON(schema=hc.Schema(raw)))
+    assert time.monotonic() - started < 4
+    expected = next(jsonschema.Draft202012Validator(raw).iter_errors(json.loads(head[:-2] + "]}")))
+    err = info.value
+    assert err.instance_path == "/" + "/".join(str(p) for p in expected.path) == "/items/1/id"
+    assert err.keyword == expected.validator == "minimum"
+    assert err.schema_path == "/properties/items/items/$ref/properties/id/minimum"
+
+
 def test_transformers_convert_formatted_values_on_responses(client, base_url):
     schema = hc.Schema({
         "type": "object",
