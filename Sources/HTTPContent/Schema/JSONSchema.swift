@@ -126,7 +126,8 @@ public final class JSONSchema: @unchecked Sendable {
         return allErrors ? found : [found[0]]
     }
 
-    /// Where `value` holds strings whose `format` has a transformer: (instance path tokens,
+    /// Where `value` holds scalars whose `format` has a transformer for them (strings for the
+    /// built-in ones, any scalar for those made so): (instance path tokens,
     /// format name) for every `format` keyword of a passing subschema (failed `anyOf` branches
     /// and the like contribute nothing). Empty when `value` is not valid.
     public func formatAnnotations(of value: JSONValue) -> [(path: [String], format: String)] {
@@ -140,7 +141,7 @@ public final class JSONSchema: @unchecked Sendable {
         run.collectingFormats = true
         run.trackPath = true
         run.plistDataPaths = plistDataPaths
-        run.formatNames = Set(transformers.keys)
+        run.formatScalars = transformers.mapValues(\.scalars)
         var ann = SchemaAnnotations()
         guard run.eval(root, value, &ann, true) else { return [] }
         return run.formatHits
@@ -149,22 +150,12 @@ public final class JSONSchema: @unchecked Sendable {
     /// Whether the schema names any format with a transformer (else annotations are skipped).
     private var hasTransformableFormats: Bool { compiler.formatNamesUsed.contains { transformers[$0] != nil } }
 
-    /// `value` with the strings at its format annotations decoded by their transformers: the
+    /// `value` with the scalars at its format annotations decoded by their transformers: the
     /// typed values by instance path ("/when" → `SchemaDateTime`, ...).
     /// - Throws: `.decode` (sub-kind "schema") when `value` is not valid; `.callback` when a
     ///   transformer fails.
     public func transformedValues(of value: JSONValue) throws(HTTPContentError) -> [(path: String, value: any Sendable)] {
-        try validate(value)
-        var out: [(path: String, value: any Sendable)] = []
-        for hit in formatAnnotations(of: value) {
-            guard let transformer = transformers[hit.format], case .string(let text)? = value[path: hit.path] else { continue }
-            do {
-                out.append((SchemaPointer.join(hit.path), try transformer.decode(text)))
-            } catch {
-                throw HTTPContentError(.callback, "the \(hit.format) transformer failed on \"\(text)\": \(error)", underlying: error)
-            }
-        }
-        return out
+        try transformed(value).map { ($0.path, $0.value) }
     }
 
     /// Whether `value` is valid.

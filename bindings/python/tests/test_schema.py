@@ -10,6 +10,7 @@ import threading
 import time
 import urllib.parse
 import uuid
+from decimal import Decimal
 
 import jsonschema
 import pytest
@@ -369,3 +370,30 @@ def test_request_body_is_validated_before_anything_is_sent(client, base_url):
     assert sent == {"name": "x", "at": "2024-01-02T03:04:05Z", "id": "00000000-0000-0000-0000-000000000001"}
     with pytest.raises(hc.InvalidArgument):
         client.post(f"{base_url}/echo", data=b"x", schema=schema)
+
+
+def test_transformers_take_numbers_and_booleans_and_encode_any_json_value(client, base_url):
+    # The library lists where each format applies: yours on any scalar, the built-in ones on
+    # strings; an encoder may return an int, validated with the rest of the body.
+    utc = dt.timezone.utc
+    cents = (lambda v: Decimal(v) / 100, lambda d: int(d * 100) if isinstance(d, Decimal) else None)
+    unix_time = (lambda v: dt.datetime.fromtimestamp(v, utc), lambda d: int(d.timestamp()))
+    schema = hc.Schema({"type": "object", "properties": {
+        "price": {"type": "integer", "format": "cents"}, "at": {"type": "integer", "format": "unix-time"},
+        "on": {"type": "boolean", "format": "yes-no"}, "when": {"format": "date-time"}}},
+        transformers={"cents": cents, "unix-time": unix_time, "yes-no": lambda b: "yes" if b else "no"})
+    doc = {"price": 1999, "at": 1700000000, "on": True, "when": 5}
+    value = client.get(_doc_url(base_url, doc), handler=hc.JSON(schema=schema)).content
+    assert value["price"] == Decimal("19.99") and isinstance(value["price"], Decimal)
+    assert value["at"] == dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=utc)
+    assert value["on"] == "yes"
+    assert value["when"] == 5  # date-time takes strings only
+    assert schema.transform(doc) == value
+    r = client.post(f"{base_url}/echo", json={"price": Decimal("19.99"), "at": value["at"], "on": False},
+                    schema=schema, handler=hc.JSON())
+    assert json.loads(bytes.fromhex(r.content["body_hex"])) == {"price": 1999, "at": 1700000000, "on": False}
+    # What an encoder writes is validated: an int where the schema wants a string is refused.
+    strings = hc.Schema({"properties": {"price": {"type": "string", "format": "cents"}}}, transformers={"cents": cents})
+    with pytest.raises(hc.RequestSchemaError) as info:
+        client.post(f"{base_url}/echo", json={"price": Decimal("1.50")}, schema=strings)
+    assert info.value.keyword == "type" and info.value.instance_path == "/price"
