@@ -107,8 +107,8 @@ struct SchemaConformanceTests {
 @Suite("JSON-Schema-Test-Suite draft 2020-12, optional", .enabled(if: SchemaSuite.optionalRoot != nil,
        "the suite's optional/ folder is absent (the shared copy holds the required tests only; point $HC_CONFORMANCE at a full checkout)"))
 struct SchemaOptionalConformanceTests {
-    /// The share passed when last measured (see the commit that set it).
-    static let floor = 0.85
+    /// The share passed when last measured: 907 of 926 with the suite at 44401e0c.
+    static let floor = 0.97
 
     @Test func optionalTestsPassAtTheFloorAndTheRegexFilesWhole() throws {
         var failures: [String: [String]] = [:]

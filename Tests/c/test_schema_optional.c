@@ -3,8 +3,8 @@
  * Skipped, saying why, when the suite copy has no optional/ folder. */
 #include "schemasuite.h"
 
-/* The share passed when last measured (the suite at 44401e0c). */
-#define OPTIONAL_FLOOR 0.85
+/* The share passed when last measured: 907 of 926 with the suite at 44401e0c. */
+#define OPTIONAL_FLOOR 0.97
 
 int main(void) {
     (void)hc_test_server_start; /* no server needed */
