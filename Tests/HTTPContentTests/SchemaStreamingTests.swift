@@ -14,7 +14,8 @@ struct SchemaStreamingTests {
 
     /// Feeds `text` in chunks of `chunk` bytes; returns the index of the chunk that threw (nil:
     /// none; chunks.count: finish) and the error.
-    static func run(_ text: String, chunk: Int = 64, allErrors: Bool = false) throws -> (Int?, HTTPContentError?) {
+    static func run(_ text: String, schema: JSONSchema = schema, chunk: Int = 64,
+                    allErrors: Bool = false) throws -> (Int?, HTTPContentError?) {
         let handler = JSON(validator: JSONSchemaCheck(schema, allErrors: allErrors))
         _ = try handler.accept(head)
         let bytes = Array(text.utf8)
@@ -69,16 +70,8 @@ struct SchemaStreamingTests {
                       "tags":{"type":"array","items":{"type":"string"}}}}}}
     """#.utf8))
 
-    static func runNested(_ text: String, chunk: Int = 64, allErrors: Bool = false) throws -> (Int?, HTTPContentError?) {
-        let handler = JSON(validator: JSONSchemaCheck(nested, allErrors: allErrors))
-        _ = try handler.accept(head)
-        let bytes = Array(text.utf8)
-        let chunks = stride(from: 0, to: bytes.count, by: chunk).map { Array(bytes[$0..<min($0 + chunk, bytes.count)]) }
-        for (i, c) in chunks.enumerated() {
-            do { try c.withUnsafeBytes { try handler.consume($0) } } catch let e as HTTPContentError { return (i, e) }
-        }
-        do { _ = try handler.finish() } catch let e as HTTPContentError { return (chunks.count, e) }
-        return (nil, nil)
+    static func runNested(_ text: String, allErrors: Bool = false) throws -> (Int?, HTTPContentError?) {
+        try run(text, schema: nested, allErrors: allErrors)
     }
 
     static func page(_ n: Int, bad: Int? = nil, badText: String = #"{"id":-1}"#) -> String {
