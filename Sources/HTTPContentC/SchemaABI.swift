@@ -78,11 +78,12 @@ public func hc_schema_new_from_json(_ data: UnsafePointer<UInt8>?, _ len: Int, _
 }
 
 /// The caller's transformers: names only (Python's run on its side: here they only mark the
-/// format as one whose values the format annotations list; built-in ones keep their own), then
+/// format as one whose scalars the format annotations list; built-in ones keep their own), then
 /// those with C callbacks, which replace any other of their format.
 private func callerTransformers(_ options: SchemaOptionsBox?) -> [SchemaTransformer] {
     let named = (options?.transformerNames ?? []).filter { SchemaTransformer.builtin[$0] == nil }.map { name in
-        SchemaTransformer(format: name, decode: { $0 }, encode: { $0 as? String })
+        // Any scalar: Python decides nothing here, it converts what the annotations list.
+        SchemaTransformer(format: name, decodeValue: { $0 }, encodeValue: { $0 as? JSONValue })
     }
     let withCallbacks = (options?.callbacks ?? [:]).keys.sorted().compactMap { options?.callbacks[$0]?.transformer }
     return named + withCallbacks

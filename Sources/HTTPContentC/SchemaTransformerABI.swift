@@ -18,21 +18,17 @@ struct CSchemaTransformer: @unchecked Sendable {
     let freeValue: SchemaFreeCallback?
     let userdata: UnsafeMutableRawPointer?
 
+    /// The callbacks speak JSON text both ways (hc_schema_options_set_transformer_json_cb)
+    /// rather than a scalar's text and a string.
+    let json: Bool
+
     var transformer: SchemaTransformer {
         let c = self
-        return SchemaTransformer(format: format, decode: { text in
-            var copy = text
-            let made = copy.withUTF8 { utf8 in
-                // NUL-terminated for the callback's convenience; `len` counts the bytes.
-                let buf = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count + 1)
-                defer { buf.deallocate() }
-                if let base = utf8.baseAddress { memcpy(buf, base, utf8.count) }
-                buf[utf8.count] = 0
-                return c.decode(c.userdata, buf, utf8.count)
-            }
-            guard let made else { throw CTransformerRefused(format: c.format, text: text) }
+        return SchemaTransformer(format: format, decodeValue: { value in
+            let text = c.json ? String(decoding: (try? value.serialized()) ?? [], as: UTF8.self) : SchemaTransformer.text(of: value)
+            guard let made = c.callDecode(text) else { throw CTransformerRefused(format: c.format, text: text) }
             return CTransformedValue(made, c)
-        }, encode: { value in
+        }, encodeValue: { value in
             guard let encode = c.encode else { return nil }
             let pointer: UnsafeRawPointer?
             if let v = value as? CTransformedValue { pointer = UnsafeRawPointer(v.pointer) }
@@ -40,8 +36,22 @@ struct CSchemaTransformer: @unchecked Sendable {
             else { return nil }
             guard let text = encode(c.userdata, pointer) else { return nil }
             defer { free(text) }
-            return String(cString: text)
+            guard c.json else { return .string(String(cString: text)) }
+            let bytes = UnsafeRawBufferPointer(start: text, count: strlen(text))
+            return try? JSONValue(parsing: bytes)
         })
+    }
+
+    /// The decode callback on `text`, NUL-terminated for its convenience (`len` counts the bytes).
+    private func callDecode(_ text: String) -> UnsafeMutableRawPointer? {
+        var copy = text
+        return copy.withUTF8 { utf8 in
+            let buf = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count + 1)
+            defer { buf.deallocate() }
+            if let base = utf8.baseAddress { memcpy(buf, base, utf8.count) }
+            buf[utf8.count] = 0
+            return decode(userdata, buf, utf8.count)
+        }
     }
 }
 
@@ -71,11 +81,24 @@ struct CValuePointer: @unchecked Sendable {
 public func hc_schema_options_set_transformer_cb(_ opts: OpaquePointer?, _ format: UnsafePointer<CChar>?,
                                                  _ decode: SchemaDecodeCallback?, _ encode: SchemaEncodeCallback?,
                                                  _ freeValue: SchemaFreeCallback?, _ userdata: UnsafeMutableRawPointer?) -> Int32 {
-    guard let box = borrowHandle(opts, as: SchemaOptionsBox.self) else { return nullArgument("opts") }
-    guard let format = string(format) else { return nullArgument("format") }
-    guard let decode else { return nullArgument("decode") }
+    setTransformer(opts, format, decode, encode, freeValue, userdata, json: false)
+}
+
+@_cdecl("hc_schema_options_set_transformer_json_cb")
+public func hc_schema_options_set_transformer_json_cb(_ opts: OpaquePointer?, _ format: UnsafePointer<CChar>?,
+                                                      _ decode: SchemaDecodeCallback?, _ encode: SchemaEncodeCallback?,
+                                                      _ freeValue: SchemaFreeCallback?, _ userdata: UnsafeMutableRawPointer?) -> Int32 {
+    setTransformer(opts, format, decode, encode, freeValue, userdata, json: true)
+}
+
+private func setTransformer(_ opts: OpaquePointer?, _ format: UnsafePointer<CChar>?, _ decode: SchemaDecodeCallback?,
+                            _ encode: SchemaEncodeCallback?, _ freeValue: SchemaFreeCallback?,
+                            _ userdata: UnsafeMutableRawPointer?, json: Bool, function: String = #function) -> Int32 {
+    guard let box = borrowHandle(opts, as: SchemaOptionsBox.self) else { return nullArgument("opts", in: function) }
+    guard let format = string(format) else { return nullArgument("format", in: function) }
+    guard let decode else { return nullArgument("decode", in: function) }
     box.callbacks[format] = CSchemaTransformer(format: format, decode: decode, encode: encode, freeValue: freeValue,
-                                               userdata: userdata)
+                                               userdata: userdata, json: json)
     return HC_OK
 }
 
@@ -180,15 +203,29 @@ public func hc_schema_values_find(_ values: OpaquePointer?, _ pointer: UnsafePoi
 public func hc_schema_encode(_ schema: OpaquePointer?, _ format: UnsafePointer<CChar>?, _ value: UnsafeRawPointer?,
                              _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
                              _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
-    guard let out, let outLen else { return nullArgument("out or out_len") }
+    encode(schema, format, value, out, outLen, json: false)
+}
+
+@_cdecl("hc_schema_encode_json")
+public func hc_schema_encode_json(_ schema: OpaquePointer?, _ format: UnsafePointer<CChar>?, _ value: UnsafeRawPointer?,
+                                  _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                                  _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+    encode(schema, format, value, out, outLen, json: true)
+}
+
+private func encode(_ schema: OpaquePointer?, _ format: UnsafePointer<CChar>?, _ value: UnsafeRawPointer?,
+                    _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?, _ outLen: UnsafeMutablePointer<Int>?,
+                    json: Bool, function: String = #function) -> Int32 {
+    guard let out, let outLen else { return nullArgument("out or out_len", in: function) }
     out.pointee = nil
     outLen.pointee = 0
-    guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema") }
-    guard let format = string(format) else { return nullArgument("format") }
+    guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema", in: function) }
+    guard let format = string(format) else { return nullArgument("format", in: function) }
     do {
-        let text = Array(try box.schema.encode(CValuePointer(pointer: value), format: format).utf8)
+        let encoded = try box.schema.encodeValue(CValuePointer(pointer: value), format: format)
+        let text = json ? try encoded.serialized() : Array(SchemaTransformer.text(of: encoded).utf8)
         // NUL-terminated for convenience; *out_len counts the text only.
-        guard let copy = mallocCopy(text + [0]) else { return fail(.invalidArgument, "hc_schema_encode: out of memory") }
+        guard let copy = mallocCopy(text + [0]) else { return fail(.invalidArgument, "\(function): out of memory") }
         out.pointee = copy
         outLen.pointee = text.count
         return HC_OK

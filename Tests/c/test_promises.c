@@ -2073,6 +2073,11 @@ static void test_schemas_keep_their_promises(void) {
     NULL_CODE(hc_schema_options_set_transformer_cb(o, NULL, decode_nothing, NULL, NULL, NULL));
     NULL_CODE(hc_schema_options_set_transformer_cb(o, "f", NULL, NULL, NULL, NULL));
     OPTIONAL_OK(hc_schema_options_set_transformer_cb(o, "f", decode_nothing, NULL, NULL, NULL));  /* encode, free_value, userdata */
+    cover("hc_schema_options_set_transformer_json_cb(");
+    NULL_CODE(hc_schema_options_set_transformer_json_cb(NULL, "g", decode_nothing, NULL, NULL, NULL));
+    NULL_CODE(hc_schema_options_set_transformer_json_cb(o, NULL, decode_nothing, NULL, NULL, NULL));
+    NULL_CODE(hc_schema_options_set_transformer_json_cb(o, "g", NULL, NULL, NULL, NULL));
+    OPTIONAL_OK(hc_schema_options_set_transformer_json_cb(o, "g", decode_nothing, NULL, NULL, NULL));
     hc_schema_values *vals = (hc_schema_values *)&n;
     NULL_CODE(hc_schema_transform(NULL, obj, 2, &vals));
     CHECK(vals == NULL);                                        /* "On failure *out is NULL" */
@@ -2096,6 +2101,10 @@ static void test_schemas_keep_their_promises(void) {
     NULL_CODE(hc_schema_encode(sch, NULL, "x", &out, &n));
     NULL_CODE(hc_schema_encode(sch, "date", "x", NULL, &n));
     NULL_CODE(hc_schema_encode(sch, "date", "x", &out, NULL));
+    NULL_CODE(hc_schema_encode_json(NULL, "date", "x", &out, &n));
+    NULL_CODE(hc_schema_encode_json(sch, NULL, "x", &out, &n));
+    NULL_CODE(hc_schema_encode_json(sch, "date", "x", NULL, &n));
+    NULL_CODE(hc_schema_encode_json(sch, "date", "x", &out, NULL));
     NULL_PTR(hc_error_sub_kind(NULL));
     NULL_VALUE(hc_error_schema_count(NULL), 0);
     NULL_PTR(hc_error_schema_instance_path(NULL, 0));

@@ -1,139 +1,18 @@
 /* JSON Schema from C: the official JSON-Schema-Test-Suite (draft 2020-12) through the C ABI,
  * violations on errors, a schema on the JSON tree and items handlers, and request bodies. */
-#include "testutil.h"
-#include <dirent.h>
-#include <ftw.h>
-
-static hc_schema_options *suite_opts;
-static char remotes_root[4096];
-
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; *len = (size_t)n; }
-    return buf;
-}
-
-static int add_remote(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-    (void)st; (void)ftw;
-    size_t n = strlen(path);
-    if (type != FTW_F || n < 5 || strcmp(path + n - 5, ".json") != 0) return 0;
-    size_t len = 0;
-    char *text = read_file(path, &len);
-    if (!text) return 0;
-    char uri[8192];
-    snprintf(uri, sizeof uri, "http://localhost:1234/%s", path + strlen(remotes_root) + 1);
-    CHECK_CODE(hc_schema_options_add_remote(suite_opts, uri, (const uint8_t *)text, len), HC_OK);
-    free(text);
-    return 0;
-}
-
-/* The suite folder: ../shared/conformance beside the checkout, then $HC_CONFORMANCE, then
- * /work/shared/conformance. Returns 0 when absent. */
-static int find_suite(char *out, size_t size) {
-    if (size < 3072) return 0;
-    char src[512];
-    snprintf(src, sizeof src, "%s", HC_TEST_SERVER);
-    char *cut = strstr(src, "/Tests/server/");
-    if (cut) *cut = 0;
-    const char *env = getenv("HC_CONFORMANCE");
-    char candidates[3][900];
-    snprintf(candidates[0], sizeof candidates[0], "%s/../shared/conformance", src);
-    snprintf(candidates[1], sizeof candidates[1], "%s", env ? env : "");
-    snprintf(candidates[2], sizeof candidates[2], "/work/shared/conformance");
-    for (int i = 0; i < 3; i++) {
-        if (!candidates[i][0]) continue;
-        char probe[1024];
-        if (snprintf(probe, sizeof probe, "%s/JSON-Schema-Test-Suite/tests/draft2020-12", candidates[i]) >= (int)sizeof probe) continue;
-        DIR *d = opendir(probe);
-        if (d) {
-            closedir(d);
-            if (snprintf(out, size, "%s/JSON-Schema-Test-Suite", candidates[i]) >= (int)size) return 0;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+#include "schemasuite.h"
 
 static void run_suite(void) {
     char suite[3072];
-    if (!find_suite(suite, sizeof suite)) {
+    if (!find_suite(suite, sizeof suite, "tests/draft2020-12", 0)) {
         printf("SKIP JSON-Schema-Test-Suite: absent (../shared/conformance, $HC_CONFORMANCE, /work/shared/conformance)\n");
         return;
     }
-    suite_opts = hc_schema_options_new();
-    snprintf(remotes_root, sizeof remotes_root, "%s/remotes", suite);
-    nftw(remotes_root, add_remote, 16, FTW_PHYS);
-
+    suite_begin(suite, 0);
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/tests/draft2020-12", suite);
-    DIR *d = opendir(dir);
-    char *names[256];
-    int count = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)) && count < 256) {
-        size_t n = strlen(e->d_name);
-        if (n > 5 && strcmp(e->d_name + n - 5, ".json") == 0) names[count++] = strdup(e->d_name);
-    }
-    if (d) closedir(d);
-    qsort(names, (size_t)count, sizeof names[0], cmp_names);
-
     int total = 0, passed = 0;
-    for (int f = 0; f < count; f++) {
-        char path[8192];
-        snprintf(path, sizeof path, "%s/%s", dir, names[f]);
-        size_t len = 0;
-        char *text = read_file(path, &len);
-        hc_json *groups = NULL;
-        if (!text || hc_json_parse((const uint8_t *)text, len, NULL, &groups) != HC_OK) {
-            fprintf(stderr, "cannot read %s\n", path);
-            hc_checks_failed++;
-            free(text);
-            continue;
-        }
-        for (size_t g = 0; g < hc_json_array_length(groups); g++) {
-            const hc_json *group = hc_json_array_at(groups, g);
-            uint8_t *schema_text = NULL;
-            size_t schema_len = 0;
-            hc_json_serialize(hc_json_get(group, "schema"), 0, &schema_text, &schema_len);
-            hc_schema *schema = hc_schema_new_from_json(schema_text, schema_len, suite_opts);
-            const hc_json *tests = hc_json_get(group, "tests");
-            for (size_t t = 0; t < hc_json_array_length(tests); t++) {
-                const hc_json *test = hc_json_array_at(tests, t);
-                const char *keys[] = {"data"};
-                uint8_t *data = NULL;
-                size_t data_len = 0;
-                hc_json_serialize(hc_json_get_path(test, keys, 1), 0, &data, &data_len);
-                int valid = 0;
-                hc_json_bool(hc_json_get(test, "valid"), &valid);
-                hc_code rc = schema ? hc_schema_validate(schema, data, data_len, HC_SCHEMA_ALL_ERRORS) : HC_EINVALID_ARG;
-                int ok = valid ? rc == HC_OK
-                               : (rc == HC_EDECODE && hc_error_schema_count(hc_error_last()) > 0);
-                total++;
-                if (ok) passed++;
-                else {
-                    const char *desc = NULL;
-                    size_t dl = 0;
-                    hc_json_string(hc_json_get(test, "description"), &desc, &dl);
-                    fprintf(stderr, "suite: %s group %zu: %.*s: got %s\n", names[f], g, (int)dl, desc, hc_code_name(rc));
-                }
-                hc_buffer_free(data);
-            }
-            hc_schema_free(schema);
-            hc_buffer_free(schema_text);
-        }
-        hc_json_free(groups);
-        free(text);
-        free(names[f]);
-    }
+    run_folder(dir, NULL, "", 0, 0, &total, &passed);
     hc_schema_options_free(suite_opts);
     printf("JSON-Schema-Test-Suite draft2020-12 via C: %d of %d passed\n", passed, total);
     CHECK(total > 1200);
@@ -429,127 +308,12 @@ static void test_plist_handler_and_body_are_validated(hc_client *client) {
     hc_schema_free(s);
 }
 
-/* Transformers from C: a decode callback per format (text -> value, freed by free_value with
- * the values), encode back to text for a request body; built-in formats give their text. */
-struct money { long cents; };
-struct transformer_log { int decoded, freed, refused; };
-
-static void *decode_money(void *userdata, const char *text, size_t len) {
-    struct transformer_log *log = userdata;
-    char *end = NULL;
-    double v = strtod(text, &end);
-    if (len == 0 || end != text + len || len != strlen(text)) { log->refused++; return NULL; }
-    struct money *m = malloc(sizeof *m);
-    if (!m) return NULL;
-    m->cents = (long)(v * 100 + (v < 0 ? -0.5 : 0.5));
-    log->decoded++;
-    return m;
-}
-
-static char *encode_money(void *userdata, const void *value) {
-    (void)userdata;
-    const struct money *m = value;
-    if (!m || m->cents < 0) return NULL;
-    char *out = malloc(32);
-    if (out) snprintf(out, 32, "%ld.%02ld", m->cents / 100, m->cents % 100);
-    return out;
-}
-
-static void free_money(void *userdata, void *value) {
-    struct transformer_log *log = userdata;
-    log->freed++;
-    free(value);
-}
-
-static void test_c_transformers_both_directions(void) {
-    struct transformer_log log = {0, 0, 0};
-    hc_schema_options *o = hc_schema_options_new();
-    CHECK_CODE(hc_schema_options_set_transformer_cb(o, "money", decode_money, encode_money, free_money, &log), HC_OK);
-    CHECK_CODE(hc_schema_options_set_transformer_cb(o, "money", NULL, NULL, NULL, NULL), HC_EINVALID_ARG);
-    const char *text = "{\"type\":\"object\",\"properties\":{\"price\":{\"type\":\"string\",\"format\":\"money\"},"
-                       "\"items\":{\"type\":\"array\",\"items\":{\"format\":\"money\"}},"
-                       "\"when\":{\"format\":\"date-time\"},\"note\":{\"anyOf\":[{\"type\":\"integer\",\"format\":\"money\"},{\"type\":\"string\"}]}}}";
-    hc_schema *s = hc_schema_new_from_json((const uint8_t *)text, strlen(text), o);
-    hc_schema_options_free(o); /* the schema keeps its callbacks */
-    CHECK(s != NULL);
-    if (!s) return;
-
-    const char *doc = "{\"price\":\"12.34\",\"items\":[\"1.5\",\"0.25\"],\"when\":\"2024-05-01T12:00:00+02:00\",\"note\":\"7\"}";
-    hc_schema_values *v = NULL;
-    CHECK_CODE(hc_schema_transform(s, (const uint8_t *)doc, strlen(doc), &v), HC_OK);
-    CHECK(hc_schema_values_count(v) == 4);   /* note: its money branch fails, so no annotation */
-    CHECK(log.decoded == 3);
-    ptrdiff_t i = hc_schema_values_find(v, "/price");
-    CHECK(i >= 0);
-    if (i >= 0) {
-        const struct money *m = hc_schema_values_value(v, (size_t)i);
-        CHECK(m && m->cents == 1234);
-        CHECK(strcmp(hc_schema_values_format(v, (size_t)i), "money") == 0);
-        CHECK(strcmp(hc_schema_values_text(v, (size_t)i), "12.34") == 0);
-    }
-    i = hc_schema_values_find(v, "/items/1");
-    CHECK(i >= 0 && ((const struct money *)hc_schema_values_value(v, (size_t)i))->cents == 25);
-    /* A built-in format: no value of ours, its text parsed by hc_schema_date_time. */
-    i = hc_schema_values_find(v, "/when");
-    CHECK(i >= 0);
-    if (i >= 0) {
-        CHECK(hc_schema_values_value(v, (size_t)i) == NULL);
-        int64_t secs = 0;
-        CHECK_CODE(hc_schema_date_time(hc_schema_values_text(v, (size_t)i), &secs, NULL, NULL), HC_OK);
-        CHECK(secs == 1714557600);
-    }
-    CHECK(hc_schema_values_find(v, "/note") == -1);
-    CHECK(hc_schema_values_path(v, 4) == NULL && hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
-    CHECK(hc_schema_values_value(v, 99) == NULL);
-    CHECK(log.freed == 0);
-    hc_schema_values_free(v);
-    CHECK(log.freed == 3);
-
-    /* Refused text: HC_ECALLBACK, and what was made is freed. Invalid: HC_EDECODE, nothing made. */
-    const char *refused = "{\"price\":\"1\",\"items\":[\"2\",\"lots\"]}";
-    v = (hc_schema_values *)&log;
-    CHECK_CODE(hc_schema_transform(s, (const uint8_t *)refused, strlen(refused), &v), HC_ECALLBACK);
-    CHECK(v == NULL);
-    CHECK(log.refused == 1 && log.freed == log.decoded);
-    const char *invalid = "{\"price\":5}";
-    CHECK_CODE(hc_schema_transform(s, (const uint8_t *)invalid, strlen(invalid), &v), HC_EDECODE);
-    CHECK(hc_error_schema_count(hc_error_last()) == 1);
-
-    /* From a parsed value. */
-    hc_json *parsed = NULL;
-    CHECK_CODE(hc_json_parse((const uint8_t *)doc, strlen(doc), NULL, &parsed), HC_OK);
-    CHECK_CODE(hc_schema_transform_json(s, parsed, &v), HC_OK);
-    CHECK(hc_schema_values_count(v) == 4);
-    hc_schema_values_free(v);
-    hc_json_free(parsed);
-
-    /* The request direction: a value back to text, then sent in a validated body. */
-    struct money m = {4207};
-    uint8_t *out = NULL;
-    size_t out_len = 0;
-    CHECK_CODE(hc_schema_encode(s, "money", &m, &out, &out_len), HC_OK);
-    CHECK(out && out_len == 5 && strcmp((const char *)out, "42.07") == 0);
-    char body[64];
-    snprintf(body, sizeof body, "{\"price\":\"%s\"}", (const char *)out);
-    hc_buffer_free(out);
-    hc_request *req = hc_request_new("POST", hc_url("/echo"));
-    CHECK_CODE(hc_request_set_json_body_schema(req, (const uint8_t *)body, strlen(body), s, 0), HC_OK);
-    hc_request_free(req);
-    struct money negative = {-1};
-    CHECK_CODE(hc_schema_encode(s, "money", &negative, &out, &out_len), HC_EINVALID_ARG);
-    CHECK(out == NULL);
-    CHECK_CODE(hc_schema_encode(s, "nope", &m, &out, &out_len), HC_EINVALID_ARG);
-    hc_schema_free(s);
-    CHECK(log.freed == log.decoded);
-}
-
 int main(void) {
     run_suite();
     test_violations_name_the_place();
     test_format_assertion_is_an_option();
     test_plist_values_match_schemas();
     hc_test_server_start();
-    test_c_transformers_both_directions();
     hc_client *client = hc_client_new();
     test_json_handler_validates_the_body(client);
     test_items_are_validated_before_the_callback(client);

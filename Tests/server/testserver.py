@@ -29,6 +29,8 @@ Endpoints (GET/HEAD/POST/PUT/DELETE/PATCH/OPTIONS; HEAD sends headers only):
     /redirect-loop        302 -> itself
     /slow                 ?bytes=N&delay=S&chunk=C: C bytes every S seconds
     /stall                ?bytes=N: headers only, then silence (max 60 s)
+    /json-hold            ?head=<text>&tail=<text>&hold=S: JSON, chunked: head, then silence for S
+                          seconds (default 10; ends early when the client goes away), then tail
     /truncated            ?bytes=N&declared=M: declares M (default 2N), sends N, closes
     /echo                 JSON {method, path, target, query, args, headers, body_hex, body_len}
     /echo/raw             request body back verbatim, X-Request-Content-Type header
@@ -463,6 +465,33 @@ class Handler(SessionRoutes, ProxyRoutes, XMLRoutes, RecordEndpoints, http.serve
                 except OSError:
                     break
                 time.sleep(0.1)  # client sent more data: keep ignoring it
+
+    def h_json_hold(self, args):
+        hold = to_float(self._q("hold", "10"), "hold")
+        self._head(200, "application/json", chunked=True)
+        if self.command == "HEAD":
+            return
+        self._write_chunk(self._q("head", "[").encode())
+        self.wfile.flush()
+        if self._wait_for_client_gone(hold):
+            self.close_connection = True
+            return
+        self._write_chunk(self._q("tail", "]").encode())
+        self._end_chunks()
+
+    def _wait_for_client_gone(self, seconds):
+        """Waits up to `seconds`; True as soon as the client has closed the connection."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not self._stopping():
+            readable, _, _ = select.select([self.connection], [], [], 0.05)
+            if readable:
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        return True
+                except OSError:
+                    return True
+                time.sleep(0.05)
+        return False
 
     def h_truncated(self, args):
         n = to_int(self._q("bytes", "100"), "bytes")

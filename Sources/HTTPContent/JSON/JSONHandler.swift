@@ -67,7 +67,7 @@ public final class JSON: SelectiveHandler {
             self.parser = parser
             if !options.allowMultipleValues, let check = (validator as? any JSONStreamingValidator)?.streamingCheck() {
                 streaming = check
-                parser.watchRootElements(check)  // not retained there: `streaming` keeps it
+                parser.watch(check)  // not retained there: `streaming` keeps it
             }
         }
         if validator != nil {
@@ -148,12 +148,20 @@ protocol JSONStreamingValidator: JSONValueValidator {
     func streamingCheck() -> (any JSONStreamingCheck)?
 }
 
-/// One document's check while its tree is built (see `JSON`).
+/// One document's check while its tree is built (see `JSON`), told of the containers it
+/// follows as they open and close and of the elements of those that are arrays as they
+/// complete. Storage and nodes are valid only during a call; throwing fails the parse at once.
 protocol JSONStreamingCheck: AnyObject {
-    /// Element `index` of a top-level array is complete at `node` of `storage` (valid only
-    /// during the call). Throws to fail the parse at once.
+    /// A container opens: the top-level one, or a child of a container this check follows
+    /// (`key`: its member name's node when `parentIsObject`, else `index` in the parent array;
+    /// -1 for the top-level container).
+    /// Returns whether to follow it (then `leave` is called when it closes).
+    func enter(_ storage: JSONTapeStorage, isObject: Bool, key: UInt32, index: Int, parentIsObject: Bool) -> Bool
+    /// A followed container closed at `node`, complete.
+    func leave(_ storage: JSONTapeStorage, _ node: UInt32) throws(HTTPContentError)
+    /// A scalar element `index` of a followed array is complete at `node`.
     func element(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int) throws(HTTPContentError)
-    /// Validates the finished document (what the elements' checks left to do).
+    /// Validates the finished document (what the checks while streaming left to do).
     func finish(_ value: JSONValue) throws(HTTPContentError)
 }
 

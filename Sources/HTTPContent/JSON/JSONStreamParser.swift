@@ -17,11 +17,11 @@ public final class JSONStreamParser {
         parser = YajlParser(options: options, sink: builder)
     }
 
-    /// Tells `check` of each element of a top-level array as soon as it is complete (see
-    /// `JSONTreeBuilder.watchRootElements`: not retained, the caller keeps it alive); throwing
-    /// fails the parse.
-    func watchRootElements(_ check: (any JSONStreamingCheck)?) {
-        builder.watchRootElements(check)
+    /// Tells `check` of the containers and array elements it follows as they complete (see
+    /// `JSONTreeBuilder.watch`: not retained, the caller keeps it alive); throwing fails the
+    /// parse.
+    func watch(_ check: (any JSONStreamingCheck)?) {
+        builder.watch(check)
     }
 
     /// Bytes fed so far.

@@ -14,6 +14,8 @@ final class JSONTreeBuilder: JSONEventSink {
         /// Where this container's entries start on the pending stack.
         var start: Int
         var isObject: Bool
+        /// `check` follows this container.
+        var watched = false
     }
 
     private let removeNulls: Bool
@@ -58,17 +60,18 @@ final class JSONTreeBuilder: JSONEventSink {
     @exclusivity(unchecked) private var closedNode: UInt32 = 0
     @exclusivity(unchecked) private var closedIsObject = false
 
-    /// Told of each element of a top-level array as soon as it is complete: the tape being
-    /// built (its buffers are only valid during the call), the element's node and its index.
-    /// For checks made while the tree is built (a schema's, see `JSON`); throwing stops the
-    /// parse with that error. Not retained (no retain and release per element): whoever sets
-    /// it keeps it alive for as long as this builder parses (the `JSON` handler does).
-    @exclusivity(unchecked) private unowned(unsafe) var rootCheck: (any JSONStreamingCheck)?
-    @exclusivity(unchecked) private var watchRoot = false
+    /// Told of the containers it follows as they open and close, and of the scalar elements of
+    /// those that are arrays, at any depth (a schema's check while the tree is built, see
+    /// `JSON`): the tape being built (its buffers are only valid during the call), the node,
+    /// where it is in its parent. Throwing stops the parse with that error. Not retained (no
+    /// retain and release per value): whoever sets it keeps it alive for as long as this
+    /// builder parses (the `JSON` handler does).
+    @exclusivity(unchecked) private unowned(unsafe) var check: (any JSONStreamingCheck)?
+    @exclusivity(unchecked) private var watching = false
 
-    func watchRootElements(_ check: (any JSONStreamingCheck)?) {
-        rootCheck = check
-        watchRoot = check != nil
+    func watch(_ check: (any JSONStreamingCheck)?) {
+        self.check = check
+        watching = check != nil
     }
 
     init(options: JSONOptions, shareShortKeys: Bool = true) {
@@ -177,13 +180,26 @@ final class JSONTreeBuilder: JSONEventSink {
     @inline(__always)
     private func attach(_ node: UInt32) throws {
         attachChild(node)
-        if watchRoot && depth == 1 { try rootElementDone(node) }
+        if watching && !inObject && frames[depth - 1].watched { try elementDone(node) }
     }
 
-    /// A child of the top-level container is complete: tell `rootCheck` when that is an array.
-    private func rootElementDone(_ node: UInt32) throws {
-        guard !frames[0].isObject, let check = rootCheck else { return }
-        try check.element(t, node, pendingCount - frames[0].start - 1)
+    /// A scalar element of a followed array is complete.
+    private func elementDone(_ node: UInt32) throws {
+        try check.unsafelyUnwrapped.element(t, node, pendingCount - frames[depth - 1].start - 1)
+    }
+
+    /// Whether `check` follows the container just opened at `depth` (its node attached to its
+    /// parent, when it has one).
+    private func follows(_ isObject: Bool) -> Bool {
+        guard depth == 0 || frames[depth - 1].watched else { return false }
+        let check = check.unsafelyUnwrapped
+        guard depth > 0 else { return check.enter(t, isObject: isObject, key: 0, index: -1, parentIsObject: false) }
+        let parent = frames[depth - 1]
+        if parent.isObject {
+            return check.enter(t, isObject: isObject, key: pending[pendingCount - 2], index: (pendingCount - parent.start) / 2 - 1,
+                               parentIsObject: true)
+        }
+        return check.enter(t, isObject: isObject, key: 0, index: pendingCount - parent.start - 1, parentIsObject: false)
     }
 
     /// Records a value node as the next child of the innermost container.
@@ -217,7 +233,8 @@ final class JSONTreeBuilder: JSONEventSink {
         let node = try t.append(kind, 0, 0)
         if depth > 0 { attachChild(node) }
         if depth == frameCapacity { growFrames() }
-        frames[depth] = Frame(node: node, start: pendingCount, isObject: kind == .object)
+        let watched = watching && follows(kind == .object)
+        frames[depth] = Frame(node: node, start: pendingCount, isObject: kind == .object, watched: watched)
         depth += 1
         inObject = kind == .object
     }
@@ -234,7 +251,7 @@ final class JSONTreeBuilder: JSONEventSink {
                     pending + frame.start, entries: entries)
         pendingCount = frame.start
         inObject = depth > 0 && frames[depth - 1].isObject
-        if watchRoot && depth == 1 { try rootElementDone(frame.node) }
+        if frame.watched { try check.unsafelyUnwrapped.leave(t, frame.node) }
         if depth == 0 { documentClosed(frame.node, isObject: frame.isObject) }
     }
 

@@ -84,46 +84,21 @@ public final class JSONSchema: @unchecked Sendable {
         return fullViolations(of: value, allErrors: allErrors, plistDataPaths: plistDataPaths)
     }
 
-    /// Whether the root applies `items` or `prefixItems` (elements can be checked one by one).
-    var rootHasElementSchemas: Bool {
-        root.keywords.contains { k in
-            switch k {
-            case .items, .prefixItems: return true
-            default: return false
-            }
-        }
-    }
+    /// The root subschema (where a streaming check starts).
+    var rootNode: SchemaNode { root }
 
-    /// The violations the whole document's validation reports for its element `index` (the
-    /// root's items / prefixItems on `element`), with their full paths.
-    func elementViolations(_ element: JSONValue, index: Int, allErrors: Bool) -> [SchemaViolation] {
+    /// The violations of `value` against the subschema `node` alone, with paths relative to
+    /// both (a streaming check prefixes them with the value's place).
+    func violations(of value: JSONValue, at node: SchemaNode, allErrors: Bool) -> [SchemaViolation] {
         let run = SchemaEvaluation(allErrors: allErrors)
-        for keyword in root.keywords {
-            let mark = run.violations.count
-            switch keyword {
-            case .prefixItems(let list) where index < list.count:
-                if !run.evaluate(list[index], element) {
-                    run.wrap(mark, schema: "prefixItems", String(index), instance: String(index))
-                }
-            case .items(let node, let prefix) where index >= prefix:
-                if !run.evaluate(node, element) { run.wrap(mark, schema: "items", instance: String(index)) }
-            default:
-                continue
-            }
-            if !allErrors && !run.violations.isEmpty { break }
-        }
+        if run.evaluate(node, value) { return [] }
         let found = run.violations.map(\.violation)
-        if found.isEmpty {
-            return [SchemaViolation(instancePath: "/\(index)", schemaPath: "", keyword: "",
-                                    message: "the value is not valid under the schema")]
-        }
-        return allErrors ? found : [found[0]]
+        return allErrors ? found : Array(found.prefix(1))
     }
 
-    /// `validate`, leaving out the root's items and prefixItems when `skippingProvenElements`
-    /// (each element was proven valid while the tree was built; `SchemaStreamingCheck`).
-    func validate(_ value: JSONValue, allErrors: Bool, skippingProvenElements: Bool) throws(HTTPContentError) {
-        if skippingProvenElements, let tapeProgram, tapeProgram.verdict(value, tapeProgram.makeScratch(), skipRootElements: true) == .valid {
+    /// `validate`, trusting the containers a streaming check proved on the document's tape.
+    func validate(_ value: JSONValue, allErrors: Bool, proven: SchemaTapeProven) throws(HTTPContentError) {
+        if !proven.isEmpty, let tapeProgram, tapeProgram.verdict(value, tapeProgram.makeScratch(), proven: proven) == .valid {
             return
         }
         try validate(value, allErrors: allErrors)
@@ -151,7 +126,8 @@ public final class JSONSchema: @unchecked Sendable {
         return allErrors ? found : [found[0]]
     }
 
-    /// Where `value` holds strings whose `format` has a transformer: (instance path tokens,
+    /// Where `value` holds scalars whose `format` has a transformer for them (strings for the
+    /// built-in ones, any scalar for those made so): (instance path tokens,
     /// format name) for every `format` keyword of a passing subschema (failed `anyOf` branches
     /// and the like contribute nothing). Empty when `value` is not valid.
     public func formatAnnotations(of value: JSONValue) -> [(path: [String], format: String)] {
@@ -165,7 +141,7 @@ public final class JSONSchema: @unchecked Sendable {
         run.collectingFormats = true
         run.trackPath = true
         run.plistDataPaths = plistDataPaths
-        run.formatNames = Set(transformers.keys)
+        run.formatScalars = transformers.mapValues(\.scalars)
         var ann = SchemaAnnotations()
         guard run.eval(root, value, &ann, true) else { return [] }
         return run.formatHits
@@ -174,22 +150,12 @@ public final class JSONSchema: @unchecked Sendable {
     /// Whether the schema names any format with a transformer (else annotations are skipped).
     private var hasTransformableFormats: Bool { compiler.formatNamesUsed.contains { transformers[$0] != nil } }
 
-    /// `value` with the strings at its format annotations decoded by their transformers: the
+    /// `value` with the scalars at its format annotations decoded by their transformers: the
     /// typed values by instance path ("/when" → `SchemaDateTime`, ...).
     /// - Throws: `.decode` (sub-kind "schema") when `value` is not valid; `.callback` when a
     ///   transformer fails.
     public func transformedValues(of value: JSONValue) throws(HTTPContentError) -> [(path: String, value: any Sendable)] {
-        try validate(value)
-        var out: [(path: String, value: any Sendable)] = []
-        for hit in formatAnnotations(of: value) {
-            guard let transformer = transformers[hit.format], case .string(let text)? = value[path: hit.path] else { continue }
-            do {
-                out.append((SchemaPointer.join(hit.path), try transformer.decode(text)))
-            } catch {
-                throw HTTPContentError(.callback, "the \(hit.format) transformer failed on \"\(text)\": \(error)", underlying: error)
-            }
-        }
-        return out
+        try transformed(value).map { ($0.path, $0.value) }
     }
 
     /// Whether `value` is valid.

@@ -13,8 +13,9 @@ public struct SchemaFormat: Sendable {
         self.check = check
     }
 
-    /// The formats the validator knows: date-time, date, time, duration, email, hostname, ipv4,
-    /// ipv6, uri, uri-reference, uuid, regex, json-pointer.
+    /// The formats the validator knows: date-time, date, time, duration, email, idn-email,
+    /// hostname, idn-hostname (IDNA2008 by libidn2), ipv4, ipv6, uri, uri-reference, iri,
+    /// iri-reference, uri-template, uuid, regex, json-pointer, relative-json-pointer.
     public static let builtin: [String: SchemaFormat] = {
         var out: [String: SchemaFormat] = [:]
         func add(_ name: String, _ check: @escaping @Sendable (String) -> Bool) { out[name] = SchemaFormat(name: name, check: check) }
@@ -23,14 +24,20 @@ public struct SchemaFormat: Sendable {
         add("time") { SchemaDates.time(Array($0.utf8)[...]) != nil }
         add("duration") { SchemaFormatChecks.duration($0) }
         add("email") { SchemaFormatChecks.email($0) }
-        add("hostname") { SchemaFormatChecks.hostname($0) }
+        add("idn-email") { SchemaIDNA.idnEmail($0) }
+        add("hostname") { SchemaIDNA.hostname($0) }
+        add("idn-hostname") { SchemaIDNA.idnHostname($0) }
         add("ipv4") { SchemaFormatChecks.ipv4($0) }
         add("ipv6") { SchemaFormatChecks.ipv6($0) }
         add("uri") { SchemaFormatChecks.uri($0, requireScheme: true) }
         add("uri-reference") { SchemaFormatChecks.uri($0, requireScheme: false) }
+        add("iri") { SchemaTemplateFormats.iri($0, requireScheme: true) }
+        add("iri-reference") { SchemaTemplateFormats.iri($0, requireScheme: false) }
         add("uuid") { SchemaFormatChecks.uuid($0) }
         add("regex") { (try? SchemaRegex($0)) != nil }
         add("json-pointer") { SchemaFormatChecks.jsonPointer($0) }
+        add("relative-json-pointer") { SchemaTemplateFormats.relativeJSONPointer($0) }
+        add("uri-template") { SchemaTemplateFormats.uriTemplate($0) }
         return out
     }()
 }
@@ -160,18 +167,8 @@ enum SchemaFormatChecks {
         return it.isEmpty && !(dateUnits.isEmpty && timeUnits.isEmpty)
     }
 
-    static func hostname(_ s: String) -> Bool {
-        let b = Array(s.utf8)
-        guard !b.isEmpty, b.count <= 253 else { return false }
-        for label in b.split(separator: 0x2E, omittingEmptySubsequences: false) {
-            guard !label.isEmpty, label.count <= 63, label.first != 0x2D, label.last != 0x2D else { return false }
-            for c in label {
-                let ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || c == 0x2D
-                if !ok { return false }
-            }
-        }
-        return true
-    }
+    /// RFC 1123 host names, A-labels checked by IDNA2008 (`SchemaIDNA`).
+    static func hostname(_ s: String) -> Bool { SchemaIDNA.hostname(s) }
 
     static func ipv4(_ s: String) -> Bool {
         let parts = Array(s.utf8).split(separator: 0x2E, omittingEmptySubsequences: false)
@@ -276,7 +273,8 @@ enum SchemaFormatChecks {
             if host.hasPrefix("[") {
                 guard let close = host.firstIndex(of: "]") else { return false }
                 let literal = String(host[host.index(after: host.startIndex)..<close])
-                guard ipv6(literal) || literal.hasPrefix("v") else { return false }
+                // IPvFuture: "v" is case-insensitive, as ABNF strings are.
+                guard ipv6(literal) || literal.hasPrefix("v") || literal.hasPrefix("V") else { return false }
                 let rest = host[host.index(after: close)...]
                 guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isNumber)) else { return false }
             } else if host.contains("[") || host.contains("]") {

@@ -3,19 +3,17 @@ import CPCRE2
 /// A compiled `pattern` / `patternProperties` regular expression.
 ///
 /// JSON Schema asks for ECMA-262 regular expressions. We use PCRE2 10.4x (a real, maintained
-/// backtracking engine with a JIT, packaged everywhere as libpcre2) and configure it as close to
-/// ECMA-262 as it allows (see `Sources/CPCRE2/shim.h`):
+/// backtracking engine with a JIT, packaged everywhere as libpcre2), given the pattern as
+/// `SchemaRegexECMA` rewrites it (ECMA's `\s`, `.`, `\v`, `\cX`, classes; ECMA's refusals) and
+/// configured as close to ECMA-262 as it allows (see `Sources/CPCRE2/shim.h`):
 /// - `PCRE2_UTF`: patterns and subjects are Unicode text; `.` and classes work on code points.
 /// - no `PCRE2_UCP`: `\d`, `\w`, `\b` stay ASCII, as in ECMA-262.
 /// - `PCRE2_ALT_BSUX` + `PCRE2_EXTRA_ALT_BSUX`: `\uXXXX`, `\u{...}` and `\xHH` as ECMA writes them.
 /// - `PCRE2_DOLLAR_ENDONLY`: `$` matches only at the very end (Perl also before a final newline).
 /// - `PCRE2_MATCH_UNSET_BACKREF`: a reference to a group that did not take part matches empty.
 /// - `PCRE2_ALLOW_EMPTY_CLASS`: `[]` matches nothing and `[^]` anything, as in ECMA-262.
-/// - newline convention ANYCRLF, so `.` does not match CR or LF.
-/// Where it still differs from ECMA-262: `\s` is ASCII whitespace only (ECMA includes the Unicode
-/// space separators, NBSP, U+FEFF, U+2028/9); `.` matches U+2028/U+2029 (ECMA does not); PCRE2
-/// accepts syntax ECMA rejects (possessive quantifiers, atomic groups, `\A`, `\z`, `(?i)`
-/// inline flags, POSIX classes) rather than refusing the schema; `\c` is refused. Matching is
+/// Where it still differs from ECMA-262: a lookbehind must have a bounded length (ES2018 allows
+/// any); case-insensitive matching and other flags do not arise (patterns have none). Matching is
 /// bounded (match and depth limits): a pathological pattern fails the value with a clear message
 /// instead of running for minutes.
 final class SchemaRegex: @unchecked Sendable {
@@ -27,7 +25,14 @@ final class SchemaRegex: @unchecked Sendable {
         self.source = source
         var errorCode: Int32 = 0
         var errorOffset = 0
-        let compiled: OpaquePointer? = Array(SchemaRegex.translate(source).utf8).withUnsafeBufferPointer { buf in
+        let translated: String
+        do {
+            translated = try SchemaRegexECMA.translate(source)
+        } catch {
+            throw HTTPContentError(.invalidArgument,
+                                   "invalid regular expression \"\(source)\" at offset \(error.offset): \(error.reason)")
+        }
+        let compiled: OpaquePointer? = Array(translated.utf8).withUnsafeBufferPointer { buf in
             hc_pcre2_compile_ecma(buf.baseAddress ?? UnsafePointer(bitPattern: 1), buf.count, &errorCode, &errorOffset)
         }
         guard let compiled else {
@@ -39,28 +44,15 @@ final class SchemaRegex: @unchecked Sendable {
 
     deinit { hc_pcre2_code_free(code) }
 
-    /// ECMA-262 Unicode property escapes PCRE2 10.42 does not spell the same way: long
-    /// General_Category names (`\p{Letter}`), `gc=`/`General_Category=` and `sc=`/`Script=`
-    /// prefixes become PCRE2's short forms (`\p{L}`, `\p{Greek}`).
-    static func translate(_ pattern: String) -> String {
-        guard pattern.contains("\\p{") || pattern.contains("\\P{") else { return pattern }
-        var out = ""
-        var chars = Array(pattern)[...]
-        while let c = chars.first {
-            chars = chars.dropFirst()
-            guard c == "\\", let next = chars.first else { out.append(c); continue }
-            chars = chars.dropFirst()
-            guard next == "p" || next == "P", chars.first == "{", let close = chars.firstIndex(of: "}") else {
-                out.append(c); out.append(next); continue
-            }
-            var name = String(chars[chars.index(after: chars.startIndex)..<close])
-            chars = chars[chars.index(after: close)...]
-            for prefix in ["General_Category=", "gc=", "Script=", "sc=", "Script_Extensions=", "scx="] where name.hasPrefix(prefix) {
-                name = String(name.dropFirst(prefix.count))
-            }
-            out += "\\\(next){\(generalCategories[name] ?? name)}"
+    /// An ECMA-262 Unicode property name as PCRE2 10.42 spells it: long General_Category names
+    /// (`Letter`), `gc=`/`General_Category=` and `sc=`/`Script=` prefixes become PCRE2's short
+    /// forms (`L`, `Greek`).
+    static func translateProperty(_ property: String) -> String {
+        var name = property
+        for prefix in ["General_Category=", "gc=", "Script=", "sc=", "Script_Extensions=", "scx="] where name.hasPrefix(prefix) {
+            name = String(name.dropFirst(prefix.count))
         }
-        return out
+        return generalCategories[name] ?? name
     }
 
     private static let generalCategories: [String: String] = [

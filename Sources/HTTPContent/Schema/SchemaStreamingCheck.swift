@@ -1,58 +1,150 @@
-/// A schema's check while the `JSON` handler builds the tree: each element of a top-level array
-/// is checked on the tape as soon as it is complete, against the root's `items` and
-/// `prefixItems`, so an invalid document fails at its first invalid element instead of after
-/// the whole body. Its error lists that element's violations, as the whole document's
-/// validation would report them (instance path "/i/...", schema path "/items/..." or
-/// "/prefixItems/i/..."); with all errors, those of that element only, since the rest has not
-/// arrived. The finished document is then validated as usual, less the elements already proven
-/// valid. Schemas without a tape program (or without items / prefixItems at the root) and
-/// documents that are not arrays are validated once complete.
+/// A schema's check while the `JSON` handler builds the tree, at any depth: each element of an
+/// array whose subschemas are known (`SchemaStreamingPlace`: properties / items / prefixItems
+/// chains, allOf and $ref) is checked on the tape as soon as it is complete, and so is each
+/// object or array there when it closes (its scalar members with it). An invalid item of
+/// `{"count": N, "items": [...]}` thus fails the parse at the chunk that carries it instead of
+/// after the whole body.
+///
+/// Its error lists that value's violations as the whole document's validation would report
+/// them (full instance and schema paths); with all errors, those of that value only, since the
+/// rest has not arrived. The finished document is then validated as usual, the containers
+/// already proven valid being taken as such (`SchemaTapeProven`). Schemas without a tape program
+/// are validated once the document is complete.
 final class SchemaStreamingCheck: JSONStreamingCheck {
     private let schema: JSONSchema
     private let program: SchemaTapeProgram
+    private let tables: SchemaTapeProgram.Tables
     private let allErrors: Bool
     private let scratch: SchemaRegexScratch?
-    /// The root's items / prefixItems subschemas (nil: every element undecided).
-    private let elementSchemas: SchemaTapeProgram.ElementSchemas?
-    /// The tape run the elements are checked with, made at the first element, in memory of its
-    /// own so it is only ever used in place (an optional run was copied, with its references
-    /// retained, at each element).
+    /// For member names against patternProperties while finding places (PCRE2 is needed then
+    /// even when the tape program matches every pattern as a literal).
+    private lazy var keyScratch = scratch ?? SchemaRegexScratch()
+    private let proven = SchemaTapeProven()
+    private let root: SchemaStreamingChild
+
+    /// One open container the check follows.
+    private struct Open {
+        let child: SchemaStreamingChild
+        /// What applies to its children (nil: nothing known).
+        let place: SchemaStreamingPlace?
+        let isObject: Bool
+        /// Where it is in its parent: a member name's node, or an index.
+        let key: UInt32
+        let index: Int
+        let parentIsObject: Bool
+    }
+
+    private var stack: [Open] = []
+    /// The tape run values are checked with, made at the first check, in memory of its own so it
+    /// is only ever used in place (an optional run was copied, with its references retained, at
+    /// each check).
     @exclusivity(unchecked) private var run: UnsafeMutablePointer<SchemaTapeRun>?
-    /// Every element seen so far was proven valid on the tape.
-    private var allProven = true
-    private var elements = 0
 
     init?(_ schema: JSONSchema, allErrors: Bool) {
-        guard let program = schema.tapeProgram, schema.rootHasElementSchemas else { return nil }
+        guard let program = schema.tapeProgram, let tables = program.tables, let root = program.programNode(schema.rootNode)
+        else { return nil }
         self.schema = schema
         self.program = program
+        self.tables = tables
         self.allErrors = allErrors
         scratch = program.makeScratch()
-        elementSchemas = program.elementSchemas()
+        self.root = SchemaStreamingChild([SchemaStreamingTarget(node: schema.rootNode, program: root, schemaPath: [])])
+    }
+
+    // MARK: - Events from the tree builder
+
+    func enter(_ storage: JSONTapeStorage, isObject: Bool, key: UInt32, index: Int, parentIsObject: Bool) -> Bool {
+        let child: SchemaStreamingChild
+        if index < 0 {
+            stack.removeAll(keepingCapacity: true)
+            child = root
+        } else if let parent = stack.last {
+            guard let place = parent.place else { return false }
+            child = parentIsObject ? place.child(key: String(decoding: storage.text(key), as: UTF8.self), keyScratch)
+                : place.child(index: index)
+            if child.targets.isEmpty { return false }
+        } else {
+            return false
+        }
+        stack.append(Open(child: child, place: child.place(program), isObject: isObject, key: key, index: index,
+                          parentIsObject: parentIsObject))
+        return true
+    }
+
+    func leave(_ storage: JSONTapeStorage, _ node: UInt32) throws(HTTPContentError) {
+        guard let open = stack.popLast() else { return }
+        // The document itself is validated by `finish`, with the rest.
+        if stack.isEmpty { return }
+        try check(storage, node, open.child, last: (open.key, open.index, open.parentIsObject), container: true)
     }
 
     func element(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int) throws(HTTPContentError) {
-        elements += 1
-        guard let elementSchemas else {
-            allProven = false
-            return
+        guard let place = stack.last?.place else { return }
+        let child = place.child(index: index)
+        if child.targets.isEmpty { return }
+        try check(storage, node, child, last: (0, index, false), container: false)
+    }
+
+    func finish(_ value: JSONValue) throws(HTTPContentError) {
+        stack.removeAll(keepingCapacity: true)
+        dropRun()
+        defer { proven.removeAll() }
+        try schema.validate(value, allErrors: allErrors, proven: proven)
+    }
+
+    // MARK: - Checking
+
+    /// Checks `node` (complete on `storage`) against what applies at its place; containers
+    /// proven valid are remembered for the checks around them.
+    private func check(_ storage: JSONTapeStorage, _ node: UInt32, _ child: SchemaStreamingChild,
+                       last: (key: UInt32, index: Int, parentIsObject: Bool), container: Bool) throws(HTTPContentError) {
+        let run = tapeRun(storage)
+        var failed: [SchemaStreamingTarget] = []
+        targets: for target in child.targets {
+            run.pointee.depth = stack.count
+            switch run.pointee.eval(target.program, node) {
+            case .valid:
+                if container { proven.insert(target.program, node) }
+            case .undecided:
+                continue
+            case .invalid:
+                failed.append(target)
+                if !allErrors { break targets }
+            }
         }
-        let run: UnsafeMutablePointer<SchemaTapeRun>
-        if let r = self.run {
-            run = r
+        if failed.isEmpty { return }
+        let value = JSONTape.valueOf(storage, node)
+        var path = instancePath(storage)
+        path.append(last.parentIsObject ? String(decoding: storage.text(last.key), as: UTF8.self) : String(last.index))
+        let prefix = SchemaPointer.join(path)
+        var found: [SchemaViolation] = []
+        for target in failed {
+            let schemaPrefix = SchemaPointer.join(target.schemaPath)
+            for v in schema.violations(of: value, at: target.node, allErrors: allErrors) {
+                found.append(SchemaViolation(instancePath: prefix + v.instancePath, schemaPath: schemaPrefix + v.schemaPath,
+                                             keyword: v.keyword, message: v.message))
+            }
+            if !allErrors && !found.isEmpty { break }
+        }
+        // The full validator alone decides: should it disagree, the document's end will tell.
+        if found.isEmpty { return }
+        throw JSONSchema.error(found)
+    }
+
+    /// The instance path of the innermost open container, as tokens.
+    private func instancePath(_ storage: JSONTapeStorage) -> [String] {
+        stack.dropFirst().map { $0.parentIsObject ? String(decoding: storage.text($0.key), as: UTF8.self) : String($0.index) }
+    }
+
+    private func tapeRun(_ storage: JSONTapeStorage) -> UnsafeMutablePointer<SchemaTapeRun> {
+        if let run {
             run.pointee.tape = storage
-        } else {
-            run = .allocate(capacity: 1)
-            run.initialize(to: SchemaTapeRun(t: elementSchemas.tables, program: program, tape: storage, scratch: scratch))
-            self.run = run
+            return run
         }
-        switch program.elementVerdict(&run.pointee, node, index, elementSchemas) {
-        case .valid: return
-        case .undecided: allProven = false
-        case .invalid:
-            let found = schema.elementViolations(JSONTape.valueOf(storage, node), index: index, allErrors: allErrors)
-            throw JSONSchema.error(found)
-        }
+        let r = UnsafeMutablePointer<SchemaTapeRun>.allocate(capacity: 1)
+        r.initialize(to: SchemaTapeRun(t: tables, program: program, tape: storage, scratch: scratch, proven: proven))
+        run = r
+        return r
     }
 
     private func dropRun() {
@@ -63,14 +155,6 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
     }
 
     deinit { dropRun() }
-
-    func finish(_ value: JSONValue) throws(HTTPContentError) {
-        let proven = allProven && elements > 0
-        allProven = true
-        elements = 0
-        dropRun()
-        try schema.validate(value, allErrors: allErrors, skippingProvenElements: proven)
-    }
 }
 
 extension JSONSchema: JSONStreamingValidator {

@@ -72,6 +72,8 @@ final class SchemaTapeProgram: @unchecked Sendable {
     /// dependentSchemas: (key index, node).
     private(set) var dependentSchemas: [(key: Int32, node: Int32)] = []
 
+    /// The program node of each compiled schema node (kept: a streaming check evaluates the
+    /// subschemas it finds along a document's path, see `SchemaStreamingCheck`).
     private var index: [ObjectIdentifier: Int32] = [:]
     private var queue: [(SchemaNode, Int32)] = []
 
@@ -87,7 +89,6 @@ final class SchemaTapeProgram: @unchecked Sendable {
         } catch {
             return nil
         }
-        p.index = [:]
         p.tables = Tables(p)
         p.needsRegexEngine = p.matchers.contains { $0.kind == .regex }
         return p
@@ -127,6 +128,9 @@ final class SchemaTapeProgram: @unchecked Sendable {
     }
 
     private(set) var tables: Tables?
+
+    /// The program node of `node` (a node of the schema this program was made from).
+    func programNode(_ node: SchemaNode) -> Int32? { index[ObjectIdentifier(node)] }
     /// Some pattern is matched by PCRE2 (not a plain literal): runs need its match state.
     private(set) var needsRegexEngine = false
 

@@ -27,6 +27,9 @@ struct SchemaTapeRun {
     /// PCRE2's match state (nil when no pattern needs the regex engine).
     let scratch: SchemaRegexScratch?
     var depth = 0
+    /// Containers already proven valid under a program node while the tree was built (a
+    /// streaming check's): their verdict is not computed again. Nil for other runs.
+    var proven: SchemaTapeProven?
 
     typealias Tag = JSONTape.Tag
     typealias Verdict = SchemaTapeVerdict
@@ -37,6 +40,7 @@ struct SchemaTapeRun {
     mutating func eval(_ p: Int32, _ v: UInt32) -> Verdict {
         let n = t.nodes[Int(p)]
         if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
+        if let proven, proven.contains(p, v) { return .valid }
         // The full validator fails past this depth: leave it the case.
         if depth >= SchemaEvaluation.maxDepth { return .undecided }
         depth += 1
@@ -49,26 +53,6 @@ struct SchemaTapeRun {
             if r == .invalid { return .invalid }
             if r == .undecided { result = .undecided }
             i += 1
-        }
-        return result
-    }
-
-    /// `eval` of the root node on the document, leaving out its items and prefixItems (every
-    /// element was proven valid while the tree was built).
-    mutating func evalSkippingElements(_ v: UInt32) -> Verdict {
-        let n = t.nodes[0]
-        if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
-        depth += 1
-        defer { depth -= 1 }
-        var result = Verdict.valid
-        for i in Int(n.first)..<Int(n.first + n.count) {
-            switch t.ops[i] {
-            case .items, .prefixItems: continue
-            default: break
-            }
-            let r = op(t.ops[i], v)
-            if r == .invalid { return .invalid }
-            result = max(result, r)
         }
         return result
     }
@@ -475,73 +459,39 @@ extension SchemaTapeProgram {
         needsRegexEngine ? SchemaRegexScratch() : nil
     }
 
-    /// The verdict on a parsed document's node.
+    /// The verdict on a parsed document's node (`proven`: containers a streaming check
+    /// already proved).
     func verdict(_ tape: JSONTape, _ node: UInt32, _ scratch: SchemaRegexScratch?,
-                 skipRootElements: Bool = false) -> SchemaTapeVerdict {
+                 proven: SchemaTapeProven? = nil) -> SchemaTapeVerdict {
         guard let tables else { return .undecided }
-        var run = SchemaTapeRun(t: tables, program: self, tape: tape.storage, scratch: scratch)
-        return skipRootElements ? run.evalSkippingElements(node) : run.eval(0, node)
-    }
-
-    /// The root's `items` / `prefixItems`, found once per document (`SchemaStreamingCheck`) so
-    /// each element's check goes straight to its subschema.
-    struct ElementSchemas {
-        let tables: Tables
-        /// The program node of `items` (-1 without) and the first index it applies to.
-        var items: Int32 = -1
-        var itemsFrom = 0
-        /// The program nodes of `prefixItems`, by index.
-        var prefix: ContiguousArray<Int32> = []
-    }
-
-    /// The root's element schemas; nil without tables or for a boolean root.
-    func elementSchemas() -> ElementSchemas? {
-        guard let tables, tables.nodes[0].always < 0 else { return nil }
-        var s = ElementSchemas(tables: tables)
-        let root = tables.nodes[0]
-        for i in Int(root.first)..<Int(root.first + root.count) {
-            switch tables.ops[i] {
-            case .items(let item, let from):
-                s.items = item
-                s.itemsFrom = Int(from)
-            case .prefixItems(let first, let count):
-                s.prefix = ContiguousArray((0..<Int(count)).map { tables.lists[Int(first) + $0] })
-            default:
-                continue
-            }
-        }
-        return s
-    }
-
-    /// The verdict of the root's `items` / `prefixItems` (`schemas`) on element `index` of a
-    /// top-level array still being built (its subtree complete on `run.tape`). `run` is kept by
-    /// the caller across elements (no run made, retained and released per element).
-    func elementVerdict(_ run: inout SchemaTapeRun, _ node: UInt32, _ index: Int,
-                        _ schemas: ElementSchemas) -> SchemaTapeVerdict {
-        run.depth = 1
-        var result = SchemaTapeVerdict.valid
-        if index < schemas.prefix.count {
-            result = run.eval(schemas.prefix[index], node)
-            if result == .invalid { return .invalid }
-        }
-        if schemas.items >= 0 && index >= schemas.itemsFrom {
-            result = max(result, run.eval(schemas.items, node))
-        }
-        return result
+        var run = SchemaTapeRun(t: tables, program: self, tape: tape.storage, scratch: scratch, proven: proven)
+        return run.eval(0, node)
     }
 
     /// The verdict on `value` when it is a container of a parsed document; nil otherwise (values
     /// built in Swift, scalars at the root: the full validator alone).
-    func verdict(_ value: JSONValue, _ scratch: SchemaRegexScratch?, skipRootElements: Bool = false) -> SchemaTapeVerdict? {
+    func verdict(_ value: JSONValue, _ scratch: SchemaRegexScratch?, proven: SchemaTapeProven? = nil) -> SchemaTapeVerdict? {
         switch value {
         case .array(let a):
             guard let t = a.tape else { return nil }
-            return withExtendedLifetime(t) { verdict(t, a.node, scratch, skipRootElements: skipRootElements) }
+            return withExtendedLifetime(t) { verdict(t, a.node, scratch, proven: proven) }
         case .object(let o):
             guard let t = o.tape else { return nil }
-            return withExtendedLifetime(t) { verdict(t, o.node, scratch) }
+            return withExtendedLifetime(t) { verdict(t, o.node, scratch, proven: proven) }
         default:
             return nil
         }
     }
+}
+
+/// The (program node, tape node) pairs a streaming check proved valid: containers only (a
+/// scalar is quicker to check again than to look up), for the runs over the same tape after.
+final class SchemaTapeProven {
+    private var pairs: Set<UInt64> = []
+    var isEmpty: Bool { pairs.isEmpty }
+    func insert(_ p: Int32, _ v: UInt32) { pairs.insert(UInt64(UInt32(bitPattern: p)) << 32 | UInt64(v)) }
+    @inline(__always) func contains(_ p: Int32, _ v: UInt32) -> Bool {
+        !pairs.isEmpty && pairs.contains(UInt64(UInt32(bitPattern: p)) << 32 | UInt64(v))
+    }
+    func removeAll() { pairs.removeAll(keepingCapacity: true) }
 }

@@ -1,17 +1,77 @@
-/// Turns a string with a given `format` into a typed value after validation, and a typed value
-/// back into its text for a request body.
+/// Turns a JSON scalar with a given `format` into a typed value after validation, and a typed
+/// value back into JSON for a request body.
+///
+/// A transformer made from text functions (`init(format:decode:encode:)`, the built-in ones)
+/// applies to strings only; one made with `init(format:scalars:decodeValue:encodeValue:)`
+/// applies to the scalars it names (by default any: `{"type": "integer", "format": "cents"}`,
+/// Unix times...), and its encoder may write any JSON value, which the schema then validates
+/// like the rest of the body.
 public struct SchemaTransformer: Sendable {
-    public let format: String
-    /// Text → value; throws when the text does not hold such a value.
-    public let decode: @Sendable (String) throws -> any Sendable
-    /// Value → text; nil when the value is not one this transformer makes.
-    public let encode: @Sendable (any Sendable) -> String?
+    /// The kinds of JSON scalar a transformer applies to.
+    public struct Scalars: OptionSet, Sendable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public static let strings = Scalars(rawValue: 1)
+        public static let numbers = Scalars(rawValue: 2)
+        public static let booleans = Scalars(rawValue: 4)
+        public static let nulls = Scalars(rawValue: 8)
+        public static let any: Scalars = [.strings, .numbers, .booleans, .nulls]
 
+        /// Whether `value` is of one of these kinds (containers never are).
+        public func accepts(_ value: JSONValue) -> Bool {
+            switch value {
+            case .string: return contains(.strings)
+            case .int, .double, .number: return contains(.numbers)
+            case .bool: return contains(.booleans)
+            case .null: return contains(.nulls)
+            case .array, .object: return false
+            }
+        }
+    }
+
+    public let format: String
+    /// What the transformer applies to.
+    public let scalars: Scalars
+    /// Value → typed value; throws when the value does not hold such a value.
+    public let decodeValue: @Sendable (JSONValue) throws -> any Sendable
+    /// Typed value → JSON; nil when the value is not one this transformer makes.
+    public let encodeValue: @Sendable (any Sendable) -> JSONValue?
+
+    /// A transformer of any JSON scalars (`scalars`, default all of them).
+    public init(format: String, scalars: Scalars = .any,
+                decodeValue: @escaping @Sendable (JSONValue) throws -> any Sendable,
+                encodeValue: @escaping @Sendable (any Sendable) -> JSONValue?) {
+        self.format = format
+        self.scalars = scalars
+        self.decodeValue = decodeValue
+        self.encodeValue = encodeValue
+    }
+
+    /// A transformer of strings: text → value, value → text.
     public init(format: String, decode: @escaping @Sendable (String) throws -> any Sendable,
                 encode: @escaping @Sendable (any Sendable) -> String?) {
-        self.format = format
-        self.decode = decode
-        self.encode = encode
+        self.init(format: format, scalars: .strings, decodeValue: { value in
+            guard case .string(let text) = value else { throw SchemaTransformError.notA(format, SchemaTransformer.text(of: value)) }
+            return try decode(text)
+        }, encodeValue: { encode($0).map(JSONValue.string) })
+    }
+
+    /// Text → value (a string's text; a number, boolean or null as its JSON text).
+    public var decode: @Sendable (String) throws -> any Sendable {
+        let f = decodeValue
+        return { try f(.string($0)) }
+    }
+
+    /// Value → text: a string as it is, any other value as its JSON text.
+    public var encode: @Sendable (any Sendable) -> String? {
+        let f = encodeValue
+        return { v in f(v).map(SchemaTransformer.text(of:)) }
+    }
+
+    /// A scalar's text: a string's own, or the JSON text of anything else.
+    public static func text(of value: JSONValue) -> String {
+        if case .string(let s) = value { return s }
+        return String(decoding: (try? value.serialized()) ?? [], as: UTF8.self)
     }
 
     /// date-time → `SchemaDateTime`, date → `SchemaDate`, uuid → `SchemaUUID`, uri → `String`

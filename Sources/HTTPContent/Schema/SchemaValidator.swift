@@ -70,7 +70,8 @@ final class SchemaEvaluation {
     /// When collecting format annotations (`JSONSchema.formatAnnotations`): the instance path
     /// being evaluated, and the (path, format) pairs of passing `format` keywords.
     @exclusivity(unchecked) var collectingFormats = false
-    @exclusivity(unchecked) var formatNames: Set<String> = []
+    /// The formats with a transformer, and the scalars each applies to.
+    @exclusivity(unchecked) var formatScalars: [String: SchemaTransformer.Scalars] = [:]
     @exclusivity(unchecked) var path: [String] = []
     @exclusivity(unchecked) var formatHits: [(path: [String], format: String)] = []
     /// When validating a property list's view (`SchemaPlistView`): the instance paths of its
@@ -494,7 +495,7 @@ final class SchemaEvaluation {
             return false
 
         case .format(let name, let checker):
-            if collectingFormats, case .string = value, formatNames.contains(name) { formatHits.append((path, name)) }
+            if collectingFormats, let scalars = formatScalars[name], scalars.accepts(value) { formatHits.append((path, name)) }
             guard let checker, case .string(let s) = value, !checker.check(s) else { return true }
             fail("format", "\(SchemaEvaluation.show(value)) is not a \(SchemaEvaluation.quote(name))")
             return false

@@ -71,12 +71,22 @@ def _encode_builtin(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-BUILTIN_TRANSFORMERS: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
+def _encode_uuid(value: Any) -> Any:
+    if isinstance(value, _uuid.UUID):
+        return str(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not a UUID")
+
+
+# Decoders of strings (the library lists built-in formats on strings only); encoders back to text.
+# uri has no encoder: its values are the strings themselves.
+BUILTIN_TRANSFORMERS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any] | None]] = {
     "date-time": (_parse_date_time, _encode_builtin),
     "date": (_dt.date.fromisoformat, _encode_builtin),
-    "uuid": (_uuid.UUID, str),
-    "uri": (str, str),
+    "uuid": (_uuid.UUID, _encode_uuid),
+    "uri": (str, None),
 }
+
+Transformer = Callable[[Any], Any] | tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
 
 class Schema(Handle):
@@ -88,7 +98,15 @@ class Schema(Handle):
     are annotations, as the specification says). `transformers`: {format name: decode or
     (decode, encode)}; with a schema on a response handler, string values with a format that
     has a transformer come back converted (date-time: aware `datetime`, date: `date`, uuid:
-    `uuid.UUID`, uri: str), and typed values in a `json=` body are encoded back to text."""
+    `uuid.UUID`, uri: str), and typed values in a `json=` body are encoded back.
+
+    A transformer of yours applies to any JSON scalar whose schema gives it its format, numbers
+    and booleans too (`{"type": "integer", "format": "cents"}` -> `Decimal`, Unix times ->
+    `datetime`); the built-in ones to strings. Its encoder may return any JSON value (`int`,
+    `str`, `bool`...): the body is then validated against the schema with it. Encoders are tried
+    on a value that `json` cannot write, yours first (the last registered first), then the
+    built-in ones; one that does not take the value raises TypeError or ValueError, or returns
+    None."""
 
     __slots__ = ("document", "transformers", "_encoders")
 
@@ -98,7 +116,7 @@ class Schema(Handle):
 
     def __init__(self, schema: Any, *, remotes: Mapping[str, Any] | None = None,
                  assert_format: bool = False,
-                 transformers: Mapping[str, Callable[[str], Any] | tuple[Callable[[str], Any], Callable[[Any], str]]] | None = None) -> None:
+                 transformers: Mapping[str, Transformer] | None = None) -> None:
         plist_text: bytes | None = None
         if isinstance(schema, (str, os.PathLike)):
             with open(cast("str | os.PathLike[str]", schema), "rb") as f:
@@ -111,11 +129,14 @@ class Schema(Handle):
         if not isinstance(schema, (dict, bool)):
             raise TypeError("a schema is a dict, a bool, or a path to a JSON or property-list file")
         self.document: dict[str, Any] | bool = cast("dict[str, Any] | bool", schema)
-        table = dict(BUILTIN_TRANSFORMERS)
+        table: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any] | None]] = dict(BUILTIN_TRANSFORMERS)
         for name, fn in (transformers or {}).items():
-            table[name] = fn if isinstance(fn, tuple) else (fn, str)
+            table[name] = fn if isinstance(fn, tuple) else (fn, None)
         self.transformers = table
-        self._encoders = [enc for _dec, enc in table.values()]
+        # Yours first, the last registered first; then the built-in ones not replaced.
+        mine = [table[name][1] for name in reversed(list(transformers or {}))]
+        builtin = [enc for name, (_dec, enc) in BUILTIN_TRANSFORMERS.items() if name not in (transformers or {})]
+        self._encoders = [enc for enc in mine + builtin if enc is not None]
         lib = _ffi.lib()
         opts = lib.hc_schema_options_new()
         try:
@@ -134,13 +155,14 @@ class Schema(Handle):
             lib.hc_schema_options_free(opts)
 
     def _encode(self, value: Any) -> Any:
-        """json.dumps' `default`: typed values back to their text (request bodies)."""
+        """json.dumps' `default`: typed values back to JSON values (request bodies), which the
+        library then validates with the rest of the body."""
         for enc in self._encoders:
             try:
                 out: Any = enc(value)
-            except (TypeError, ValueError, AttributeError):
+            except (TypeError, ValueError, AttributeError, ArithmeticError):
                 continue
-            if isinstance(out, str):
+            if out is not None:
                 return out
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
@@ -196,12 +218,13 @@ class Schema(Handle):
         return self._apply(value, annotations)
 
     def _apply(self, value: Any, annotations: bytes) -> Any:
-        """Converts the values at the pointers of `annotations` ([[pointer, format], ...]):
-        strings by their transformer; a property list's (naive UTC) date under "date-time"
-        becomes aware, as a transformed date-time string would be."""
+        """Converts the values at the pointers of `annotations` ([[pointer, format], ...]), which
+        the library lists where a format's transformer applies (strings for the built-in ones,
+        any scalar for yours); a property list's (naive UTC) date under "date-time" becomes
+        aware, as a transformed date-time string would be."""
         for pointer, fmt in _json.loads(annotations):
             decode: Callable[[Any], Any] = self.transformers[fmt][0]
-            kinds: tuple[type, ...] = (str,)
+            kinds: tuple[type, ...] = (str, int, float, bool, type(None))
             if fmt == "date-time":
                 decode = _aware_or(decode)
                 kinds = (str, _dt.datetime)

@@ -210,7 +210,7 @@ def swift_link_flags(modules: Path) -> list[str]:
             assert built.exists(), f"{built} is missing: run swift build"
             objects.append(str(built))
     libraries = subprocess.run(["pkg-config", "--libs", "libcurl", "yajl", "libxml-2.0", "libplist-2.0",
-                                "libcrypto", "libpcre2-8"], capture_output=True, text=True, check=True)
+                                "libcrypto", "libpcre2-8", "libidn2"], capture_output=True, text=True, check=True)
     return objects + libraries.stdout.split() + ["-lpng16", "-ljpeg", "-lgif", "-lwebp"]
 
 
