@@ -487,6 +487,14 @@ HC_EXTERN hc_code hc_client_set_verify_tls(hc_client *client, int verify);
 /** Trust the CA certificates in this PEM file instead of the system's (NULL: the system's). */
 HC_EXTERN hc_code hc_client_set_ca_file(hc_client *client, const char *path);
 
+/** A client certificate (PEM file) sent when a server asks for one, and its private key (PEM
+ *  file; NULL: in the certificate's file). Both copied; NULL `cert` removes it. */
+HC_EXTERN hc_code hc_client_set_client_cert(hc_client *client, const char *cert, const char *key);
+
+/** Whether to ask for compressed bodies and decode them (1, the default) or take bodies as the
+ *  server sends them, Content-Encoding and all (0: for a caller that decodes them itself). */
+HC_EXTERN hc_code hc_client_set_compressed(hc_client *client, int on);
+
 /** How much of a rejected response's body the error keeps, in bytes (default 65536). */
 HC_EXTERN hc_code hc_client_set_rejected_body_limit(hc_client *client, size_t bytes);
 
@@ -534,6 +542,15 @@ HC_EXTERN int hc_response_status(const hc_response *response);
 
 /** The URL of the final response. Borrowed: valid until the response is freed. */
 HC_EXTERN const char *hc_response_url(const hc_response *response);
+
+/** The final response's reason phrase ("Not Found"; "" for HTTP/2 and later, which have none).
+ *  Borrowed: valid until the response is freed. NULL if response is NULL. Also valid on the
+ *  response a handler's accept callback is given. */
+HC_EXTERN const char *hc_response_reason(const hc_response *response);
+
+/** The final response's protocol version as its status line gave it ("HTTP/1.1", "HTTP/2"). Borrowed:
+ *  valid until the response is freed. NULL if response is NULL. */
+HC_EXTERN const char *hc_response_http_version(const hc_response *response);
 
 /** The first value of header `name`, compared case-insensitively, or NULL.
  *  Borrowed: valid until the response is freed. */

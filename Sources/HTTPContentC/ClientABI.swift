@@ -153,6 +153,21 @@ public func hc_client_set_ca_file(_ client: OpaquePointer?, _ path: UnsafePointe
     return configure(client) { $0.caFile = path }
 }
 
+@_cdecl("hc_client_set_client_cert")
+public func hc_client_set_client_cert(_ client: OpaquePointer?, _ cert: UnsafePointer<CChar>?,
+                                      _ key: UnsafePointer<CChar>?) -> Int32 {
+    let cert = string(cert), key = string(key)
+    return configure(client) {
+        $0.clientCertificate = cert
+        $0.clientKey = cert == nil ? nil : key
+    }
+}
+
+@_cdecl("hc_client_set_compressed")
+public func hc_client_set_compressed(_ client: OpaquePointer?, _ on: Int32) -> Int32 {
+    configure(client) { $0.acceptCompressed = on != 0 }
+}
+
 @_cdecl("hc_client_set_rejected_body_limit")
 public func hc_client_set_rejected_body_limit(_ client: OpaquePointer?, _ bytes: Int) -> Int32 {
     guard bytes >= 0 else { return fail(.invalidArgument, "hc_client_set_rejected_body_limit: negative limit") }

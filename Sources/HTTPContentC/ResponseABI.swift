@@ -50,6 +50,18 @@ public func hc_response_url(_ response: OpaquePointer?) -> UnsafePointer<CChar>?
     return box.strings.get("url") { box.response.url }
 }
 
+@_cdecl("hc_response_reason")
+public func hc_response_reason(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
+    return box.strings.get("reason") { box.response.head.reason }
+}
+
+@_cdecl("hc_response_http_version")
+public func hc_response_http_version(_ response: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }
+    return box.strings.get("httpversion") { box.response.head.httpVersion }
+}
+
 @_cdecl("hc_response_header")
 public func hc_response_header(_ response: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let box = borrowHandle(response, as: ResponseBox.self) else { nullArgument("response"); return nil }

@@ -22,6 +22,10 @@ public struct ClientConfiguration: Sendable {
     public var verifyTLS = true
     /// A PEM file of CA certificates to trust instead of the system's. Default: nil (system's).
     public var caFile: String? = nil
+    /// A client certificate (PEM file, CURLOPT_SSLCERT) sent when a server asks for one, and its
+    /// private key (PEM file, CURLOPT_SSLKEY; nil: in the certificate's file). Default: none.
+    public var clientCertificate: String? = nil
+    public var clientKey: String? = nil
     /// The proxy for every request, as a URL: `http://host:port`, `https://…` (TLS to the
     /// proxy), `socks4://`, `socks4a://`, `socks5://`, `socks5h://` (the proxy resolves names);
     /// credentials as `scheme://user:password@host:port`. `""` sends directly, whatever the

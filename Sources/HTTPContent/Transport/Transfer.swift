@@ -215,6 +215,10 @@ final class Transfer {
         try easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS)
         try easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
+        if let cert = config.clientCertificate {
+            try easy.set(CURLOPT_SSLCERT, cert)
+            if let key = config.clientKey { try easy.set(CURLOPT_SSLKEY, key) }
+        }
         if config.acceptCompressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
         // The User-Agent as libcurl's option, not a line of the header list: a request with no

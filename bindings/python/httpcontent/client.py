@@ -28,6 +28,7 @@ from .xmlcontent import iter_xml as _iter_xml
 from .plist import set_plist_body as _set_plist_body
 from .models import CancelToken, Headers, Request, Response
 from . import session as _session
+from . import streaming as _streaming
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -52,6 +53,10 @@ class Client(Handle):
     fails a transfer that stays slower than that for that long; `rejected_body_limit` is how
     much of a rejected response's body an error keeps.
 
+    `compressed=False` takes bodies as the server sends them (Content-Encoding and all) instead
+    of asking for compressed ones and decoding them; `cert` is a client certificate (PEM file,
+    or (certificate, key) files) sent when a server asks for one.
+
     `proxy` is a proxy URL for every request (http://, https://, socks4://, socks4a://,
     socks5://, socks5h://; credentials as scheme://user:password@host:port); "" sends
     directly whatever the environment says; None (the default) follows the environment's
@@ -75,7 +80,8 @@ class Client(Handle):
                  proxy: str | None = None, no_proxy: str | None = None,
                  buffer_size: int | None = None, upload_buffer_size: int | None = None,
                  cookies: bool = True, cookie_file: str | None = None, auth: Any = None,
-                 retries: "_session.Retry | None" = None, trust_env: bool = True) -> None:
+                 retries: "_session.Retry | None" = None, trust_env: bool = True,
+                 compressed: bool = True, cert: str | tuple[str, str] | None = None) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -105,6 +111,11 @@ class Client(Handle):
             check(lib.hc_client_set_verify_tls(self, int(verify)))
             if ca_file is not None:
                 check(lib.hc_client_set_ca_file(self, _ffi.text(ca_file)))
+            if cert is not None:
+                cert_file, key_file = (cert, None) if isinstance(cert, str) else cert
+                check(lib.hc_client_set_client_cert(self, _ffi.text(cert_file), _ffi.text(key_file)))
+            if not compressed:
+                check(lib.hc_client_set_compressed(self, 0))
             check(lib.hc_client_set_rejected_body_limit(self, int(rejected_body_limit)))
             if buffer_size is not None or upload_buffer_size is not None:
                 check(lib.hc_client_set_buffer_sizes(self, int(buffer_size or 0), int(upload_buffer_size or 0)))
@@ -347,6 +358,16 @@ class Client(Handle):
             raise result
         assert isinstance(result, Response)
         return result
+
+    def stream(self, method: str, url: str, **kwargs: Any) -> "_streaming.StreamedResponse":
+        """Sends a request and returns as soon as its head is in (httpx's `client.stream`,
+        requests' `stream=True`): `with client.stream("GET", url) as r: for chunk in
+        r.iter_bytes(): ...`. Every status is returned (`r.status`, `r.reason`, `r.headers`);
+        the body is read, stepped on your thread, as you take it. Leaving the `with` block
+        stops a transfer not yet done. The options of `request`, and `accept_status=`,
+        `accept_types=`, `max_size=`."""
+        self._check_open()
+        return _streaming.stream(self, method, url, **kwargs)
 
     def iter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> Iterator[Any]:
         """Yields each JSON value under the ijson `prefix` ("item": each element of a top-level

@@ -116,10 +116,13 @@ class _NativeHandler(Handle):
 
 @dataclass(frozen=True)
 class ResponseHead:
-    """What a handler's `accept` sees: the final response's status, headers and URL."""
+    """What a handler's `accept` sees: the final response's status, headers and URL, and its
+    status line's reason phrase and protocol version ("HTTP/1.1")."""
     status: int
     headers: Any
     url: str
+    reason: str = ""
+    http_version: str = ""
 
 
 class Handler:
@@ -266,9 +269,12 @@ class Handler:
             def run() -> int:
                 self._result = None
                 self._raised = []
-                raw = _ffi.borrowed_bytes(_ffi.lib().hc_response_headers_raw, head_ptr)
-                head = ResponseHead(_ffi.lib().hc_response_status(head_ptr), Headers.parse(raw),
-                                    (_ffi.lib().hc_response_url(head_ptr) or b"").decode())
+                lib = _ffi.lib()
+                raw = _ffi.borrowed_bytes(lib.hc_response_headers_raw, head_ptr)
+                head = ResponseHead(lib.hc_response_status(head_ptr), Headers.parse(raw),
+                                    (lib.hc_response_url(head_ptr) or b"").decode(),
+                                    (lib.hc_response_reason(head_ptr) or b"").decode("latin-1"),
+                                    (lib.hc_response_http_version(head_ptr) or b"").decode("latin-1"))
                 return 0 if self.accept(head) else 5  # HC_EUNACCEPTABLE_STATUS
             return self._guard(run)
 

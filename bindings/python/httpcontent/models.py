@@ -86,6 +86,16 @@ class Response(Handle):
         return url
 
     @property
+    def reason(self) -> str:
+        """The reason phrase of the status line ("" for HTTP/2 and later)."""
+        return (_ffi.lib().hc_response_reason(self._native()) or b"").decode("latin-1")
+
+    @property
+    def http_version(self) -> str:
+        """The protocol version of the status line: "HTTP/1.1", "HTTP/2"."""
+        return (_ffi.lib().hc_response_http_version(self._native()) or b"").decode("latin-1")
+
+    @property
     def headers(self) -> Headers:
         headers = self._headers
         if headers is None:

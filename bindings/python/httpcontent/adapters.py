@@ -1,0 +1,400 @@
+"""httpcontent underneath code written for requests and httpx, in one line:
+
+    session.mount("https://", RequestsAdapter()); session.mount("http://", RequestsAdapter())
+    httpx.Client(transport=HTTPXTransport())
+
+Each request goes through libcurl as one `client.stream()` (the body read as it arrives when the
+caller streams it, in one call when it does not); what the peer does above the transport stays
+with it: requests' and httpx's redirects, cookies, auth, retries and hooks. Errors become the
+peer's own exceptions. Neither requests nor httpx is imported until an adapter is made."""
+
+from __future__ import annotations
+
+import datetime
+import http.client
+from typing import Any, Iterable, Iterator
+
+from .client import Client
+from .errors import DecodeError, Error, InvalidArgument, Timeout, TransportError
+from .handlers import Bytes
+from .streaming import StreamedResponse
+
+# libcurl's codes, by what the peers call them.
+_TLS_CODES = frozenset({35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 98})
+_PROXY_CODES = frozenset({5, 97})
+_BODY_CODES = frozenset({18, 56})   # the body cut short: a partial file, a receive failure
+_DECODING_CODES = frozenset({61})
+
+
+class _Clients:
+    """One `Client` per TLS setting the peer asks for (verify, CA bundle, client certificate),
+    made on first use: redirects, cookies and the environment's proxies stay with the peer."""
+
+    def __init__(self, client: Client | None, options: dict[str, Any]) -> None:
+        self._given = client
+        self._options = options
+        self._made: dict[tuple[Any, ...], Client] = {}
+
+    def get(self, verify: Any = True, cert: Any = None, http2: bool = False) -> Client:
+        if self._given is not None and verify is True and cert is None:
+            return self._given
+        key = (verify, cert if not isinstance(cert, list) else tuple(cert))
+        client = self._made.get(key)
+        if client is None:
+            options = dict(follow_redirects=False, cookies=False, trust_env=False,
+                           connect_timeout=None)
+            options.update(self._options)
+            if verify is False:
+                options["verify"] = False
+            elif isinstance(verify, str):
+                options["ca_file"] = verify
+            if cert is not None:
+                options["cert"] = tuple(cert) if not isinstance(cert, str) else cert
+            client = self._made[key] = Client(**options)
+        return client
+
+    def close(self) -> None:
+        for client in self._made.values():
+            client.close()
+        self._made.clear()
+
+
+def _header_pairs(headers: Any) -> list[tuple[str, str]]:
+    items = headers.items() if hasattr(headers, "items") else headers
+    out = []
+    for name, value in items:
+        name = name.decode("latin-1") if isinstance(name, bytes) else str(name)
+        value = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+        out.append((name, value))
+    return out
+
+
+def _joined(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """Header fields by name, repeated ones joined with ", " (what urllib3 gives requests)."""
+    out: dict[str, str] = {}
+    lower: dict[str, str] = {}
+    for name, value in headers:
+        key = lower.setdefault(name.lower(), name)
+        out[key] = f"{out[key]}, {value}" if key in out else value
+    return out
+
+
+def _message(headers: Iterable[tuple[str, str]]) -> http.client.HTTPMessage:
+    msg = http.client.HTTPMessage()
+    for name, value in headers:
+        msg[name] = value
+    return msg
+
+
+# -- requests -------------------------------------------------------------------------------
+
+def _requests_error(exc: Error, request: Any, *, reading: bool = False) -> Exception:
+    from requests import exceptions as rex
+    code = getattr(exc, "curl_code", 0) or 0
+    # A response had begun: requests would have met the error reading the body.
+    reading = reading or getattr(exc, "headers", None) is not None
+    if isinstance(exc, InvalidArgument):
+        text = exc.message.lower()
+        if "scheme" in text:
+            return rex.InvalidSchema(exc.message, request=request)
+        if "url" in text:
+            return rex.InvalidURL(exc.message, request=request)
+        if "header" in text:
+            return rex.InvalidHeader(exc.message, request=request)
+        return rex.RequestException(exc.message, request=request)
+    if isinstance(exc, Timeout):
+        if reading:
+            return rex.ConnectionError(exc.message, request=request)
+        connecting = getattr(exc, "headers", None) is None and "connect" in exc.message.lower()
+        return (rex.ConnectTimeout if connecting else rex.ReadTimeout)(exc.message, request=request)
+    if isinstance(exc, DecodeError) or code in _DECODING_CODES:
+        return rex.ContentDecodingError(exc.message, request=request)
+    if code in _TLS_CODES:
+        return rex.SSLError(exc.message, request=request)
+    if code in _PROXY_CODES:
+        return rex.ProxyError(exc.message, request=request)
+    if reading and code in _BODY_CODES:
+        return rex.ChunkedEncodingError(exc.message, request=request)
+    return rex.ConnectionError(exc.message, request=request)
+
+
+class _RequestsRaw:
+    """What requests reads a body from (its `Response.raw`): `stream()`, `read()`, `close()`,
+    `release_conn()`, `headers`, `status`, `reason`, and `_original_response.msg` for the
+    cookie jar. Bodies come decoded (gzip, deflate, br), as urllib3's `decode_content=True`."""
+
+    def __init__(self, streamed: StreamedResponse | None, body: bytes | None, status: int, reason: str,
+                 pairs: list[tuple[str, str]], request: Any, version: str) -> None:
+        self._streamed = streamed
+        self._body = body
+        self.status = status
+        self.reason = reason
+        self.headers = _joined(pairs)
+        self.version = 20 if version.startswith("HTTP/2") else 11 if version == "HTTP/1.1" else 10
+        self.decode_content = True
+        self._request = request
+        self._original_response = type("_Original", (), {"msg": _message(pairs)})()
+        self._pending = b""
+        self.closed = False
+
+    def _chunks(self) -> Iterator[bytes]:
+        if self._body is not None:
+            body, self._body = self._body, b""
+            if body:
+                yield body
+            return
+        if self._streamed is None:
+            return
+        try:
+            yield from self._streamed.iter_bytes()
+        except Error as exc:
+            raise _requests_error(exc, self._request, reading=True) from exc
+
+    def stream(self, amt: int | None = 2 ** 16, decode_content: bool | None = None) -> Iterator[bytes]:
+        if amt is None:
+            if self._pending:
+                pending, self._pending = self._pending, b""
+                yield pending
+            yield from self._chunks()
+            return
+        while True:
+            data = self.read(amt)
+            if not data:
+                return
+            yield data
+
+    def read(self, amt: int | None = None, decode_content: bool | None = None,
+             cache_content: bool = False) -> bytes:
+        if amt is None:
+            data = self._pending + b"".join(self._chunks())
+            self._pending = b""
+            return data
+        chunks = self._chunks()
+        buf = bytearray(self._pending)
+        while len(buf) < amt:
+            chunk = next(chunks, None)
+            if chunk is None:
+                break
+            buf += chunk
+        data, self._pending = bytes(buf[:amt]), bytes(buf[amt:])
+        return data
+
+    def close(self) -> None:
+        self.closed = True
+        if self._streamed is not None:
+            self._streamed.close()
+
+    def release_conn(self) -> None:
+        self.close()
+
+
+class RequestsAdapter:
+    """A `requests` transport adapter: `session.mount("https://", RequestsAdapter())`. Takes a
+    `Client` of yours, or options to make one (`hc.Client`'s; redirects, cookies and the
+    environment stay with requests, whatever they say). `send` honours `timeout` (a float, a
+    (connect, read) pair, or urllib3's Timeout: a read timeout is the longest silence, as
+    urllib3's), `verify` (bool or a CA bundle path), `cert`, `proxies` and `stream` (the body
+    read as requests reads it). Bodies come decoded (gzip, deflate, br): reading `raw` with
+    `decode_content=False` still gives the decoded bytes."""
+
+    def __new__(cls, client: Client | None = None, **client_options: Any) -> Any:
+        import requests.adapters
+
+        class _Adapter(requests.adapters.BaseAdapter):
+            def __init__(self) -> None:
+                super().__init__()
+                self._clients = _Clients(client, client_options)
+
+            def send(self, request: Any, stream: bool = False, timeout: Any = None, verify: Any = True,
+                     cert: Any = None, proxies: Any = None) -> Any:
+                return _requests_send(self, request, stream, timeout, verify, cert, proxies)
+
+            def close(self) -> None:
+                self._clients.close()
+
+        _Adapter.__name__ = _Adapter.__qualname__ = "RequestsAdapter"
+        return _Adapter()
+
+
+def _requests_timeouts(timeout: Any) -> tuple[Any, Any]:
+    if isinstance(timeout, tuple):
+        try:
+            connect, read = timeout
+        except ValueError:
+            raise ValueError(f"Invalid timeout {timeout}. Pass a (connect, read) timeout tuple, "
+                             "or a single float to set both timeouts to the same value.") from None
+        return connect, read
+    if timeout is not None and hasattr(timeout, "connect_timeout"):   # urllib3's Timeout
+        return timeout.connect_timeout, timeout.read_timeout
+    return timeout, timeout
+
+
+def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verify: Any, cert: Any,
+                   proxies: Any) -> Any:
+    from requests.cookies import extract_cookies_to_jar
+    from requests.models import Response as RequestsResponse
+    from requests.structures import CaseInsensitiveDict
+    from requests.utils import get_encoding_from_headers, select_proxy
+
+    connect, read = _requests_timeouts(timeout)
+    url = request.url.decode("utf-8") if isinstance(request.url, bytes) else request.url
+    body = request.body.encode("utf-8") if isinstance(request.body, str) else request.body
+    options: dict[str, Any] = dict(headers=_header_pairs(request.headers), connect_timeout=connect,
+                                   read_timeout=read, timeout=None, proxy=select_proxy(url, proxies) or "")
+    if body is not None:
+        options["data"] = body
+    client = adapter._clients.get(verify, cert)
+    started = datetime.datetime.now()
+    try:
+        if stream:
+            streamed: StreamedResponse | None = client.stream(request.method, url, **options)
+            status, reason, pairs, version = (streamed.status, streamed.reason, streamed.headers.items(),
+                                              streamed.http_version)
+            content = None
+        else:
+            streamed = None
+            done = client.request(request.method, url, handler=Bytes(accept_status=[]), **options)
+            status, reason, pairs, version = done.status, done.reason, done.headers.items(), done.http_version
+            content = done.content
+    except Error as exc:
+        raise _requests_error(exc, request) from exc
+    response = RequestsResponse()
+    response.status_code = status
+    raw = _RequestsRaw(streamed, content, status, reason, list(pairs), request, version)
+    response.headers = CaseInsensitiveDict(raw.headers)
+    response.encoding = get_encoding_from_headers(response.headers)
+    response.raw = raw
+    response.reason = reason
+    response.url = url
+    extract_cookies_to_jar(response.cookies, request, raw)
+    response.request = request
+    response.connection = adapter
+    response.elapsed = datetime.datetime.now() - started
+    return response
+
+
+# -- httpx ----------------------------------------------------------------------------------
+
+def _httpx_error(exc: Error, request: Any, *, reading: bool = False) -> Exception:
+    import httpx
+    code = getattr(exc, "curl_code", 0) or 0
+    if isinstance(exc, InvalidArgument):
+        if "scheme" in exc.message.lower():
+            return httpx.UnsupportedProtocol(exc.message, request=request)
+        return httpx.LocalProtocolError(exc.message, request=request)
+    if isinstance(exc, Timeout):
+        if getattr(exc, "headers", None) is None and "connect" in exc.message.lower() and not reading:
+            return httpx.ConnectTimeout(exc.message, request=request)
+        return httpx.ReadTimeout(exc.message, request=request)
+    if isinstance(exc, DecodeError) or code in _DECODING_CODES:
+        return httpx.DecodingError(exc.message, request=request)
+    if code in _PROXY_CODES:
+        return httpx.ProxyError(exc.message, request=request)
+    if reading or code in _BODY_CODES or code == 52:
+        return (httpx.RemoteProtocolError if code in (18, 52) else httpx.ReadError)(exc.message, request=request)
+    if isinstance(exc, TransportError):
+        return httpx.ConnectError(exc.message, request=request)
+    return httpx.TransportError(exc.message, request=request)
+
+
+_HTTPX_REFUSED = ("uds", "local_address", "socket_options")
+
+
+def _httpx_client_options(kwargs: dict[str, Any]) -> tuple[dict[str, Any], Any, Any]:
+    """httpx.HTTPTransport's keyword arguments as hc.Client options (those it cannot honour are
+    refused, clearly), and the verify and cert settings."""
+    for name in _HTTPX_REFUSED:
+        if kwargs.get(name) not in (None, ()):
+            raise ValueError(f"httpcontent's transport does not support {name}= yet")
+    if kwargs.get("retries"):
+        raise ValueError("httpcontent's transport retries only with hc.Retry (client=hc.Client(retries=...))")
+    verify = kwargs.get("verify", True)
+    if not isinstance(verify, (bool, str)):   # an ssl.SSLContext
+        raise ValueError("httpcontent's transport takes verify=True/False or a CA bundle path, not an SSLContext")
+    options: dict[str, Any] = {}
+    proxy = kwargs.get("proxy")
+    if proxy is not None:
+        options["proxy"] = str(getattr(proxy, "url", proxy))
+    if kwargs.get("trust_env", True) is False or proxy is None:
+        options["trust_env"] = False
+    return options, verify, kwargs.get("cert")
+
+
+class _HTTPXStream:
+    """An httpx response stream over a `StreamedResponse` (sync iteration)."""
+
+    def __init__(self, streamed: StreamedResponse, request: Any) -> None:
+        self._streamed = streamed
+        self._request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self._streamed.iter_bytes()
+        except Error as exc:
+            raise _httpx_error(exc, self._request, reading=True) from exc
+
+    def close(self) -> None:
+        self._streamed.close()
+
+
+def _httpx_timeouts(request: Any) -> dict[str, Any]:
+    timeout = request.extensions.get("timeout", {})
+    return dict(connect_timeout=timeout.get("connect"), read_timeout=timeout.get("read"), timeout=None)
+
+
+def _httpx_body(request: Any) -> Any:
+    if "content" in request.__dict__ or not hasattr(request, "stream"):
+        return request.content or None
+    if request.headers.get("content-length") == "0":
+        return None
+    return iter(request.stream)
+
+
+class HTTPXTransport:
+    """An `httpx.BaseTransport`: `httpx.Client(transport=HTTPXTransport())`. Takes
+    httpx.HTTPTransport's keyword arguments (verify, cert, trust_env, http1, http2, limits,
+    proxy, retries, uds, local_address, socket_options): verify (bool or CA path), cert,
+    trust_env and proxy are honoured; http1/http2 and limits are taken as they are (libcurl
+    offers HTTP/2 over TLS by ALPN and pools connections itself); uds, local_address,
+    socket_options and retries, when set, are refused with a clear error. Or `client=` an
+    `hc.Client` of yours. Reads each request's timeouts
+    (`request.extensions["timeout"]`); the body streams as httpx reads it, undecoded (httpx
+    decodes Content-Encoding itself)."""
+
+    def __new__(cls, client: Client | None = None, **kwargs: Any) -> Any:
+        import httpx
+
+        options, verify, cert = _httpx_client_options(kwargs)
+        options["compressed"] = False
+
+        class _Transport(httpx.BaseTransport):
+            def __init__(self) -> None:
+                self._clients = _Clients(client, options)
+                self._verify, self._cert = verify, cert
+
+            def handle_request(self, request: httpx.Request) -> httpx.Response:
+                hc_client = self._clients.get(self._verify, self._cert)
+                body = _httpx_body(request)
+                try:
+                    streamed = hc_client.stream(request.method, str(request.url),
+                                                headers=_header_pairs(request.headers.raw),
+                                                data=body, proxy=None if "proxy" in options else "",
+                                                **_httpx_timeouts(request))
+                except Error as exc:
+                    raise _httpx_error(exc, request) from exc
+                return httpx.Response(streamed.status, headers=list(streamed.headers.items()),
+                                      stream=_HTTPXSyncStream(streamed, request),
+                                      extensions={"http_version": streamed.http_version.encode(),
+                                                  "reason_phrase": streamed.reason.encode("latin-1")})
+
+            def close(self) -> None:
+                self._clients.close()
+
+        class _HTTPXSyncStream(_HTTPXStream, httpx.SyncByteStream):
+            pass
+
+        _Transport.__name__ = _Transport.__qualname__ = "HTTPXTransport"
+        return _Transport()
+
+
+__all__ = ["RequestsAdapter", "HTTPXTransport"]

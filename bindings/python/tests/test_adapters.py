@@ -1,0 +1,112 @@
+"""requests and httpx with httpcontent underneath (issue 30): the peers' own API, their own
+exceptions, bodies streamed as they read them, against the local test server."""
+
+import base64
+import json
+import time
+
+import pytest
+
+import httpcontent as hc
+from httpcontent.adapters import HTTPXTransport, RequestsAdapter
+
+requests = pytest.importorskip("requests")
+httpx = pytest.importorskip("httpx")
+
+
+@pytest.fixture
+def session():
+    s = requests.Session()
+    adapter = RequestsAdapter()
+    s.mount("http://", adapter)
+    s.mount("https://", adapter)
+    yield s
+    s.close()
+
+
+def _drip(base_url, body: bytes, at: int, hold: float) -> str:
+    return (f"{base_url}/records/drip?b64={base64.urlsafe_b64encode(body).decode()}&at={at}"
+            f"&hold={hold}&ctype=text/plain")
+
+
+def test_requests_get_post_and_statuses(session, base_url):
+    r = session.get(base_url + "/bytes/1000")
+    assert r.status_code == 200 and r.content == bytes(i % 251 for i in range(1000))
+    assert r.headers["content-length"] == "1000" and r.reason == "OK" and r.ok
+    assert isinstance(r.connection, requests.adapters.BaseAdapter)
+    r = session.post(base_url + "/echo", data={"name": "Lucas Drance"}, params={"q": "a b"})
+    echoed = r.json()
+    assert echoed["method"] == "POST" and bytes.fromhex(echoed["body_hex"]) == b"name=Lucas+Drance"
+    assert echoed["query"] == "q=a+b"
+    r = session.post(base_url + "/echo", json={"k": [1, 2]})
+    assert json.loads(bytes.fromhex(r.json()["body_hex"])) == {"k": [1, 2]}
+    r = session.get(base_url + "/status/404")
+    assert r.status_code == 404 and r.reason == "Not Found"
+    with pytest.raises(requests.HTTPError):
+        r.raise_for_status()
+
+
+def test_requests_keeps_redirects_cookies_and_gzip_for_itself(session, base_url):
+    r = session.get(base_url + "/redirect/2")
+    assert r.status_code == 200 and r.text == "done" and len(r.history) == 2
+    assert session.get(base_url + "/redirect/2", allow_redirects=False).status_code == 302
+    session.get(base_url + "/cookie?set=flavour=oat")
+    assert session.cookies.get("flavour") == "oat"
+    assert session.get(base_url + "/cookie").json()["cookie"] == "flavour=oat"
+    r = session.get(base_url + "/gzip/5000")
+    assert r.content == bytes(i % 251 for i in range(5000)) and r.headers["content-encoding"] == "gzip"
+
+
+def test_requests_stream_reads_the_body_as_it_arrives(session, base_url):
+    with session.get(_drip(base_url, b"first\nsecond\n", 6, 3.0), stream=True) as r:
+        start = time.monotonic()
+        first = next(r.iter_lines(chunk_size=1))   # 512 (the default) waits for 512 bytes, as with urllib3
+        assert first == b"first" and time.monotonic() - start < 1.5
+    chunked_upload = session.post(base_url + "/echo/raw", data=iter([b"a" * 10, b"b" * 5]))
+    assert chunked_upload.content == b"a" * 10 + b"b" * 5
+
+
+def test_requests_exceptions_are_requests_own(session, base_url):
+    with pytest.raises(requests.exceptions.ConnectionError):
+        session.get("http://127.0.0.1:1/")
+    with pytest.raises(requests.exceptions.ReadTimeout):
+        session.get(base_url + "/stall?bytes=10", timeout=(5, 0.3))
+    with pytest.raises(requests.exceptions.ChunkedEncodingError):
+        session.get(base_url + "/truncated?bytes=100&declared=1000").content
+    assert issubclass(requests.exceptions.ReadTimeout, requests.exceptions.Timeout)
+
+
+def test_httpx_client_with_the_transport(base_url):
+    with httpx.Client(transport=HTTPXTransport()) as c:
+        r = c.get(base_url + "/bytes/1000")
+        assert r.status_code == 200 and r.content == bytes(i % 251 for i in range(1000))
+        assert r.http_version == "HTTP/1.1" and r.reason_phrase == "OK"
+        r = c.post(base_url + "/echo", json={"a": 1})
+        assert json.loads(bytes.fromhex(r.json()["body_hex"])) == {"a": 1}
+        r = c.get(base_url + "/gzip/5000")   # httpx decodes it itself
+        assert r.content == bytes(i % 251 for i in range(5000))
+        assert c.get(base_url + "/redirect/1", follow_redirects=True).text == "done"
+        assert c.get(base_url + "/status/418").status_code == 418
+        with c.stream("GET", _drip(base_url, b"first\nsecond\n", 6, 3.0)) as r:
+            start = time.monotonic()
+            assert next(r.iter_lines()) == "first" and time.monotonic() - start < 1.5
+        with pytest.raises(httpx.ConnectError):
+            c.get("http://127.0.0.1:1/")
+        with pytest.raises(httpx.ReadTimeout):
+            c.get(base_url + "/stall?bytes=10", timeout=httpx.Timeout(5, read=0.3))
+    with pytest.raises(ValueError, match="uds"):
+        HTTPXTransport(uds="/tmp/x.sock")
+
+
+def test_stream_gives_the_head_first(base_url):
+    with hc.Client() as c:
+        with c.stream("GET", _drip(base_url, b"abc\ndef\n", 4, 3.0)) as r:
+            assert r.status == 200 and r.reason == "OK" and r.http_version == "HTTP/1.1"
+            start = time.monotonic()
+            chunks = r.iter_bytes()
+            assert next(chunks) == b"abc\n" and time.monotonic() - start < 1.5
+        with c.stream("GET", base_url + "/status/404") as r:
+            assert r.status == 404 and r.read() == b"status 404"
+            assert r.response is not None and r.response.status == 404
+        with c.stream("GET", base_url + "/bytes/100000") as r:
+            assert sum(len(x) for x in r.iter_bytes(chunk_size=1000)) == 100000
