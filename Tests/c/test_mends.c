@@ -1,0 +1,37 @@
+/* Issue 28 ("Mends"): what the library decides for every front, seen through the C ABI. Run
+ * under valgrind by scripts/valgrind.sh, with no suppression: pooled handles reset between
+ * requests of a client with cookies must not leak libcurl's cookie-file list. */
+#include "testutil.h"
+
+/* A pooled handle is reset after a request with a body (or a custom method): the next request
+ * configures it again, joining the client's cookie jar again. */
+static void test_handles_reset_between_requests_keep_the_jar(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/cookie?set=k=v", NULL, &r), HC_OK);
+    hc_response_free(r);
+    for (int i = 0; i < 3; i++) {
+        hc_request *post = hc_request_new("POST", hc_url("/echo"));
+        CHECK_CODE(hc_request_set_body(post, (const uint8_t *)"x", 1, "text/plain"), HC_OK);
+        CHECK_CODE(hc_client_send(client, post, &r), HC_OK);
+        hc_response_free(r);
+        hc_request_free(post);
+        CHECK_CODE(hc_test_send(client, "GET", "/cookie", NULL, &r), HC_OK);
+        const uint8_t *data = NULL;
+        size_t len = 0;
+        CHECK_CODE(hc_response_bytes(r, &data, &len), HC_OK);
+        CHECK(len > 0 && memmem(data, len, "k=v", 3) != NULL);
+        hc_response_free(r);
+    }
+    /* A request refused after its handle was configured, then the client freed. */
+    hc_handler *json = hc_handler_json_new(NULL);
+    CHECK_CODE(hc_test_send(client, "GET", "/bytes/10", json, &r), HC_EUNACCEPTABLE_CONTENT_TYPE);
+    hc_handler_free(json);
+    hc_client_free(client);
+}
+
+int main(void) {
+    hc_test_server_start();
+    test_handles_reset_between_requests_keep_the_jar();
+    return hc_test_finish();
+}
