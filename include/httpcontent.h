@@ -125,6 +125,11 @@ HC_EXTERN const char *hc_error_url(const hc_error *err);
  *  request. Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_method(const hc_error *err);
 
+/** 1 when err is an HC_ETRANSPORT failure to reach the server or keep the connection (name not
+ *  resolved, connection refused, TLS not set up, connection reset or closed without a reply),
+ *  else 0. */
+HC_EXTERN int hc_error_connection_failed(const hc_error *err);
+
 /** How many redirects were followed before the response the error concerns (0 when none, or
  *  err is NULL). */
 HC_EXTERN size_t hc_error_history_count(const hc_error *err);

@@ -1,3 +1,8 @@
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one error type of the library. Every failure, on every front (Swift, C, Python), is one of
 /// these codes plus a message; the C `hc_code` values and the Python exception classes map one to
 /// one onto `Code`.
@@ -175,6 +180,18 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         set { box.unique.attempts = newValue }
     }
 
+    /// A `.transport` failure to reach the server or to keep the connection: the name did not
+    /// resolve (host or proxy), the connection was refused, TLS could not be set up, the
+    /// connection closed without a reply, or a send or receive failed at the socket (reset,
+    /// broken pipe: `underlying` is a `SocketError`; libcurl reports a malformed body with the
+    /// same code as a reset). Python raises these as `ConnectionError` too.
+    public var isConnectionFailure: Bool {
+        guard code == .transport, let curlCode else { return false }
+        let connection: [CURLcode] = [CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT,
+                                      CURLE_SSL_CONNECT_ERROR, CURLE_GOT_NOTHING]
+        return connection.contains { Int32($0.rawValue) == curlCode } || underlying is SocketError
+    }
+
     /// An error of kind `code`; the library fills in what is known of the response.
     public init(_ code: Code, _ message: String, curlCode: Int32? = nil, response: ResponseHead? = nil,
                 body: [UInt8] = [], serverMessage: String? = nil, offset: Int? = nil,
@@ -192,3 +209,12 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         return HTTPContentError(.callback, "callback failed: \(error)", underlying: error)
     }
 }
+
+/// The socket error (errno) under a transport failure: the connection was reset, or broken.
+public struct SocketError: Error, Sendable, Equatable {
+    public let errno: Int32
+
+    /// The errnos of a connection that broke while in use.
+    static let brokenConnection: Set<Int32> = [ECONNRESET, EPIPE, ECONNABORTED, ENETRESET, ENOTCONN]
+}
+

@@ -526,6 +526,14 @@ final class Transfer {
             return HTTPContentError(.io, text, curlCode: curl, response: head)
         case CURLE_FILESIZE_EXCEEDED:
             return HTTPContentError(.tooLarge, text, curlCode: curl, response: head)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            // The same codes say "reset by peer" and "malformed chunked encoding": the socket's
+            // errno tells a broken connection (`isConnectionFailure`) from a bad body. (libcurl
+            // 7.88 never clears it: a bad body on a handle whose earlier connection was reset
+            // reads as a connection failure too, which is still a `.transport` error.)
+            let errno = Int32(truncatingIfNeeded: easy.info(CURLINFO_OS_ERRNO))
+            return HTTPContentError(.transport, text, curlCode: curl, response: head,
+                                    underlying: SocketError.brokenConnection.contains(errno) ? SocketError(errno: errno) : nil)
         default:
             return HTTPContentError(.transport, text, curlCode: curl, response: head)
         }

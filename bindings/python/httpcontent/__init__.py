@@ -13,8 +13,8 @@ from .bodies import BytesPart, Field, FilePart, form_encode
 from .client import Client
 from .models import CancelToken, Headers, Request, Response
 from ._history import HistoryEntry
-from .errors import (CallbackError, Cancelled, ChecksumMismatch, DecodeError, Error, InvalidArgument,
-                     LocalIOError, Timeout, TooLarge, TooManyRedirects, TransportError,
+from .errors import (CallbackError, Cancelled, ChecksumMismatch, ConnectError, DecodeError, Error,
+                     InvalidArgument, LocalIOError, Timeout, TooLarge, TooManyRedirects, TransportError,
                      UnacceptableContentType, UnacceptableStatus)
 from .session import AuthHook, BasicAuth, BearerAuth, Cookie, Cookies, DigestAuth, Retry
 from .errors import RequestSchemaError, SchemaError
@@ -44,7 +44,7 @@ __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "HistoryEn
            "set_default_accept_status", "set_default_accept_types",
            "set_server_message_paths", "reset_defaults", "form_encode", "Field", "FilePart",
            "BytesPart",
-           "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
+           "Error", "InvalidArgument", "TransportError", "Timeout", "ConnectError", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
            "Cancelled", "LocalIOError", "CallbackError", "library_version",
            "ChecksumMismatch", "Cookie", "Cookies", "BasicAuth", "BearerAuth", "DigestAuth",

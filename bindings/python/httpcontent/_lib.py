@@ -82,6 +82,7 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_error_header_at", c_int, [c_void_p, c_size_t, POINTER(c_char_p), POINTER(c_char_p)]),
     ("hc_error_url", c_char_p, [c_void_p]),
     ("hc_error_method", c_char_p, [c_void_p]),
+    ("hc_error_connection_failed", c_int, [c_void_p]),
     ("hc_error_history_count", c_size_t, [c_void_p]),
     ("hc_error_history_at", c_int, [c_void_p, c_size_t, POINTER(c_int), POINTER(c_char_p), POINTER(c_char_p)]),
     ("hc_response_history_count", c_size_t, [c_void_p]),
