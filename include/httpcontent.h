@@ -592,6 +592,12 @@ HC_EXTERN int64_t hc_response_streamed(const hc_response *response);
  *  look through the compound to that handler's content. */
 HC_EXTERN int hc_response_handler_index(const hc_response *response);
 
+/** HC_OK when the status is below 400; else fails as a handler refusing the status would
+ *  (HC_EUNACCEPTABLE_STATUS, the same message, status, headers, URL and method, and the body a
+ *  bytes handler kept, up to 64 KiB, with the server's message from a JSON error document), for
+ *  a response taken whatever its status (Python's raise_for_status). */
+HC_EXTERN hc_code hc_response_check_status(const hc_response *response);
+
 /** Figures about the transfer: body bytes on the wire, body bytes after decompression, and
  *  total time in seconds. Any pointer may be NULL. */
 HC_EXTERN hc_code hc_response_metrics(const hc_response *response, int64_t *wire_bytes,

@@ -123,3 +123,18 @@ public func hc_response_metrics(_ response: OpaquePointer?, _ wire: UnsafeMutabl
     seconds?.pointee = m.totalTime
     return HC_OK
 }
+
+@_cdecl("hc_response_check_status")
+public func hc_response_check_status(_ response: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    let kept = box.body ?? content(box, as: ByteBuffer.self)
+    let cap = ClientConfiguration().rejectedBodyLimit
+    let body = kept.map { Array(UnsafeRawBufferPointer(start: $0.baseAddress, count: min($0.count, cap))) } ?? []
+    do {
+        try box.response.checkStatus(body: body)
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
+

@@ -30,8 +30,34 @@ static void test_handles_reset_between_requests_keep_the_jar(void) {
     hc_client_free(client);
 }
 
+static void test_check_status_fails_as_a_rejection(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    const char *path = "/status/404?json=1&message=gone";
+    CHECK_CODE(hc_test_send(client, "GET", path, NULL, &r), HC_EUNACCEPTABLE_STATUS);
+    char rejected[256];
+    snprintf(rejected, sizeof rejected, "%s", hc_error_message(hc_error_last()));
+    hc_handler *any = hc_handler_bytes_new(0);
+    CHECK_CODE(hc_handler_accept_any_status(any), HC_OK);
+    CHECK_CODE(hc_test_send(client, "GET", path, any, &r), HC_OK);
+    CHECK_CODE(hc_response_check_status(r), HC_EUNACCEPTABLE_STATUS);
+    const hc_error *err = hc_error_last();
+    CHECK(strcmp(hc_error_message(err), rejected) == 0 && strcmp(rejected, "HTTP 404 Not Found: gone") == 0);
+    CHECK(hc_error_status(err) == 404 && strcmp(hc_error_method(err), "GET") == 0);
+    CHECK(strcmp(hc_error_url(err), hc_url(path)) == 0);
+    CHECK(hc_error_server_message(err) && strcmp(hc_error_server_message(err), "gone") == 0);
+    hc_response_free(r);
+    CHECK_CODE(hc_test_send(client, "GET", "/status/201", any, &r), HC_OK);
+    CHECK_CODE(hc_response_check_status(r), HC_OK);
+    hc_response_free(r);
+    CHECK_CODE(hc_response_check_status(NULL), HC_EINVALID_ARG);
+    hc_handler_free(any);
+    hc_client_free(client);
+}
+
 int main(void) {
     hc_test_server_start();
     test_handles_reset_between_requests_keep_the_jar();
+    test_check_status_fails_as_a_rejection();
     return hc_test_finish();
 }

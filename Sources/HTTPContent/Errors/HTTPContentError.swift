@@ -218,3 +218,31 @@ public struct SocketError: Error, Sendable, Equatable {
     static let brokenConnection: Set<Int32> = [ECONNRESET, EPIPE, ECONNABORTED, ENETRESET, ENOTCONN]
 }
 
+// MARK: - A response refused for its status
+
+extension HTTPContentError {
+    /// The error of a response refused for its status, as a handler's acceptance refuses it and
+    /// as `Response.checkStatus` (Python's `raise_for_status`) reports it: "HTTP 404 Not Found",
+    /// with the response (status, headers, URL, method) and, when the body is a JSON error
+    /// document, the server's message after a colon.
+    /// - Parameters:
+    ///   - body: the body kept with the error (the caller caps it).
+    ///   - detail: words after the status line, as "(rejected by the handler)".
+    public static func unacceptableStatus(_ head: ResponseHead, body: [UInt8] = [],
+                                          detail: String? = nil) -> HTTPContentError {
+        var error = HTTPContentError(.unacceptableStatus,
+                                     detail.map { "\(head.statusLine) \($0)" } ?? head.statusLine,
+                                     response: head)
+        error.addBody(body)
+        return error
+    }
+
+    /// Keeps `body` (capped by the caller) and, when it is a JSON error document, the server's
+    /// message in it: an unacceptable status's message then ends with it.
+    mutating func addBody(_ body: [UInt8]) {
+        self.body = body
+        guard serverMessage == nil else { return }
+        serverMessage = ServerMessage.extract(from: body, head: response)
+        if let said = serverMessage, code == .unacceptableStatus { message += ": " + said }
+    }
+}

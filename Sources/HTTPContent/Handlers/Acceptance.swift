@@ -114,7 +114,7 @@ public struct Acceptance: Sendable, Equatable {
     /// refuses.
     public func check(_ head: ResponseHead) throws(HTTPContentError) {
         if !acceptsStatus(head.status) {
-            throw HTTPContentError(.unacceptableStatus, head.statusLine, response: head)
+            throw HTTPContentError.unacceptableStatus(head)
         }
         if !contentTypes.isEmpty, !acceptsType(head.contentType, bodyIsEmpty: head.bodyIsEmpty) {
             let got = head.headers["content-type"].map { "\"\($0)\"" } ?? "no Content-Type"

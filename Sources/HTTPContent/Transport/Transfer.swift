@@ -453,8 +453,7 @@ final class Transfer {
             if let pauseAware { try? pauseAware.receivePaused() }
         case .success(false):
             accepted = false
-            rejection = HTTPContentError(.unacceptableStatus,
-                "\(head!.statusLine) (rejected by the handler)", response: head)
+            rejection = .unacceptableStatus(head!, detail: "(rejected by the handler)")
         case .failure(let error):
             accepted = false
             rejection = attach(HTTPContentError.wrapping(error))
@@ -476,13 +475,7 @@ final class Transfer {
     func complete(_ code: CURLcode) throws(HTTPContentError) -> ResponseHead {
         if let failure = failure ?? upload?.failure { throw failure }
         if var rejection {
-            rejection.body = rejectedBody
-            if rejection.serverMessage == nil {
-                rejection.serverMessage = ServerMessage.extract(from: rejectedBody, head: rejection.response)
-                if let said = rejection.serverMessage, rejection.code == .unacceptableStatus {
-                    rejection.message += ": " + said
-                }
-            }
+            rejection.addBody(rejectedBody)
             throw rejection
         }
         if code != CURLE_OK, !(stoppedByHandler && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK)) {

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ctypes
 import datetime
-import http
 import json as _json
 import sys as _sys
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ from . import _ffi, _lib
 from ._handle import Handle
 from ._headers import Headers
 from ._history import HistoryEntry, read_history
-from .errors import UnacceptableStatus, check, raise_last
+from .errors import check, raise_last
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -149,20 +148,14 @@ class Response(Handle):
         return datetime.timedelta(seconds=self.metrics["total_seconds"])
 
     def raise_for_status(self) -> None:
-        """Raises `hc.UnacceptableStatus` when the status is 400 or more (with a handler that
-        accepts any status, such as `hc.Bytes(accept_status=None)`); otherwise does nothing."""
+        """Raises `hc.UnacceptableStatus` when the status is 400 or more, the error the library
+        raises for a response a handler refuses (same message, `.status`, `.headers`, `.url`,
+        `.method`, `.body`, `.server_message`); otherwise does nothing. Only a handler that
+        accepts such a status gets here: `accept_status=[]` (any status), or codes that include
+        it (`accept_status=None` is the default 200-299)."""
         if self.status < 400:
             return
-        try:
-            phrase = " " + http.HTTPStatus(self.status).phrase
-        except ValueError:
-            phrase = ""
-        kind = "client" if self.status < 500 else "server"
-        body = self.content if isinstance(self.content, bytes) else b""
-        exc = UnacceptableStatus(f"HTTP {self.status}{phrase} ({kind} error) for {self.url}",
-                                 status=self.status, headers=self.headers, body=body, url=self.url)
-        exc.history = self.history
-        raise exc
+        check(_ffi.lib().hc_response_check_status(self._native()))
 
     @property
     def text(self) -> str:

@@ -14,6 +14,23 @@ def _q(text):
     return urllib.parse.quote(text, safe="")
 
 
+# -- raise_for_status raises what a refused response raises
+
+def test_raise_for_status_raises_the_error_a_rejected_response_carries(client, base_url):
+    url = f"{base_url}/status/404?json=1&message=nothing+here"
+    with pytest.raises(hc.UnacceptableStatus) as rejected:
+        client.get(url)
+    r = client.get(url, handler=hc.Bytes(accept_status=[]))
+    with pytest.raises(hc.UnacceptableStatus) as raised:
+        r.raise_for_status()
+    a, b = rejected.value, raised.value
+    assert str(b) == str(a) == "HTTP 404 Not Found: nothing here"
+    assert (b.status, b.method, b.url, b.server_message) == (a.status, a.method, a.url, a.server_message) \
+        == (404, "GET", url, "nothing here")
+    assert b.body == a.body and b.headers["Content-Type"] == "application/json"
+    client.get(f"{base_url}/status/201", handler=hc.Bytes(accept_status=[])).raise_for_status()
+
+
 # -- Errors are also the built-in exceptions except clauses expect
 
 def test_errors_are_also_the_builtin_exceptions(client, base_url):
