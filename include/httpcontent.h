@@ -283,6 +283,14 @@ typedef enum hc_encoding {
  *  The caller owns the result and frees it with hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_text_new(hc_encoding encoding, int strict);
 
+/** Decodes `len` bytes received with Content-Type `content_type` (NULL: none) to UTF-8 by the text
+ *  handler's rules: `encoding` unless HC_ENCODING_AUTO, then the charset, then a byte order mark,
+ *  then UTF-8; `strict` as for hc_handler_text_new (0: invalid bytes become U+FFFD). *out is
+ *  NUL-terminated, *out_len excludes the NUL. The caller owns *out and frees it with
+ *  hc_buffer_free. HC_EDECODE for an unknown charset or, when strict, an invalid byte. */
+HC_EXTERN hc_code hc_text_decode(const uint8_t *data, size_t len, const char *content_type,
+                                 hc_encoding encoding, int strict, uint8_t **out, size_t *out_len);
+
 /** Keeps an image body, sniffs its format and reads its pixel size from its header (read them
  *  with hc_response_image, the bytes with hc_response_bytes). Bytes that are not the declared
  *  type, or a header claiming more than 100 megapixels, fail with HC_EDECODE. Accepts 200-299,

@@ -8,6 +8,19 @@ private let server = TestServer.shared
 @Suite struct MendsTests {
     let client = try! Client()
 
+    // MARK: - Text of a body already received
+
+    @Test func decodingABodyFollowsTheTextHandlersRules() throws {
+        func decode(_ bytes: [UInt8], _ type: String?, strict: Bool = false) throws -> String {
+            try bytes.withUnsafeBytes { try Text.decode($0, contentType: type, strict: strict) }
+        }
+        #expect(try decode([0xFF, 0xFE, 0x68, 0x00, 0x69, 0x00], "text/plain") == "hi")       // BOM
+        #expect(try decode([0x63, 0x61, 0x66, 0xE9], "text/plain; charset=ISO-8859-1") == "café")
+        #expect(try decode([0x61, 0xFF, 0x62], nil) == "a\u{FFFD}b")                          // UTF-8
+        #expect(throws: HTTPContentError.self) { try decode([0x61, 0xFF], nil, strict: true) }
+        #expect(throws: HTTPContentError.self) { try decode([0x61], "text/plain; charset=x-unknown") }
+    }
+
     // MARK: - A status checked after the fact
 
     @Test func checkingAStatusThrowsWhatARejectionThrows() throws {

@@ -30,6 +30,29 @@ static void test_handles_reset_between_requests_keep_the_jar(void) {
     hc_client_free(client);
 }
 
+static void test_text_decode_follows_the_text_handler(void) {
+    static const uint8_t bom16[] = {0xFF, 0xFE, 'h', 0, 'i', 0};
+    static const uint8_t latin1[] = {'c', 'a', 'f', 0xE9};
+    uint8_t *out = NULL;
+    size_t len = 0;
+    CHECK_CODE(hc_text_decode(bom16, sizeof bom16, "text/plain", HC_ENCODING_AUTO, 1, &out, &len), HC_OK);
+    CHECK(len == 2 && memcmp(out, "hi", 2) == 0);
+    hc_buffer_free(out);
+    CHECK_CODE(hc_text_decode(latin1, sizeof latin1, "text/plain; charset=latin1", HC_ENCODING_AUTO, 1, &out, &len),
+               HC_OK);
+    CHECK(len == 5 && strcmp((char *)out, "caf\xc3\xa9") == 0);
+    hc_buffer_free(out);
+    CHECK_CODE(hc_text_decode(latin1, sizeof latin1, NULL, HC_ENCODING_AUTO, 1, &out, &len), HC_EDECODE);
+    CHECK(hc_error_offset(hc_error_last()) == 3);
+    CHECK_CODE(hc_text_decode(latin1, sizeof latin1, NULL, HC_ENCODING_AUTO, 0, &out, &len), HC_OK);
+    CHECK(len == 6 && memcmp(out, "caf\xef\xbf\xbd", 6) == 0);
+    hc_buffer_free(out);
+    CHECK_CODE(hc_text_decode(NULL, 0, NULL, HC_ENCODING_AUTO, 1, &out, &len), HC_OK);
+    CHECK(len == 0 && out[0] == 0);
+    hc_buffer_free(out);
+    CHECK_CODE(hc_text_decode(latin1, sizeof latin1, NULL, HC_ENCODING_AUTO, 1, NULL, &len), HC_EINVALID_ARG);
+}
+
 static void test_check_status_fails_as_a_rejection(void) {
     hc_client *client = hc_client_new();
     hc_response *r = NULL;
@@ -58,6 +81,7 @@ static void test_check_status_fails_as_a_rejection(void) {
 int main(void) {
     hc_test_server_start();
     test_handles_reset_between_requests_keep_the_jar();
+    test_text_decode_follows_the_text_handler();
     test_check_status_fails_as_a_rejection();
     return hc_test_finish();
 }

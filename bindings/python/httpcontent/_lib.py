@@ -130,6 +130,7 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_response_bytes", c_int, [c_void_p, POINTER(c_ubyte_p), POINTER(c_size_t)]),
     ("hc_response_metrics", c_int, [c_void_p, POINTER(c_int64), POINTER(c_int64), POINTER(c_double)]),
     ("hc_response_check_status", c_int, [c_void_p]),
+    ("hc_text_decode", c_int, [c_char_p, c_size_t, c_char_p, c_int, c_int, POINTER(c_void_p), POINTER(c_size_t)]),
     ("hc_handler_set_max_size", c_int, [c_void_p, c_size_t]),
     ("hc_defaults_accept_status", c_int, [POINTER(c_int), c_size_t]),
     ("hc_defaults_reset", None, []),

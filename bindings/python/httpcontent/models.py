@@ -14,7 +14,7 @@ from . import _ffi, _lib
 from ._handle import Handle
 from ._headers import Headers
 from ._history import HistoryEntry, read_history
-from .errors import check, raise_last
+from .errors import DecodeError, check, raise_last
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -159,17 +159,20 @@ class Response(Handle):
 
     @property
     def text(self) -> str:
-        """The body as text: a `Text` handler's content as it is, a `Bytes` one's decoded with the
-        Content-Type's charset (UTF-8 when none is named; bad bytes replaced)."""
+        """The body as text: a `Text` handler's content as it is, a `Bytes` one's decoded by the
+        library as a `Text` handler decodes (Content-Type charset, then byte order mark, then
+        UTF-8; invalid bytes replaced, an unknown charset read as UTF-8)."""
         content = self.content
         if isinstance(content, str):
             return content
         if isinstance(content, (bytes, bytearray)):
-            charset = self.charset or "utf-8"
+            raw = bytes(content)
+            content_type = self.headers.get("content-type")
+            ct = content_type.encode("latin-1", "replace") if content_type is not None else None
             try:
-                return bytes(content).decode(charset, "replace")
-            except LookupError:  # a charset Python does not know
-                return bytes(content).decode("utf-8", "replace")
+                return _decode_text(raw, ct)
+            except DecodeError:  # a charset the library does not know
+                return _decode_text(raw, None)
         raise TypeError(f"response.text reads a Bytes or Text response; this handler made {type(content).__name__}")
 
     def json(self, **kwargs: Any) -> Any:
@@ -182,6 +185,17 @@ class Response(Handle):
 
     def __repr__(self) -> str:
         return f"<Response {self.status}>"
+
+
+def _decode_text(raw: bytes, content_type: bytes | None) -> str:
+    """`raw` decoded by the library's text rules (hc_text_decode, lenient)."""
+    lib = _ffi.lib()
+    out, size = ctypes.c_void_p(), ctypes.c_size_t()
+    check(lib.hc_text_decode(raw, len(raw), content_type, 0, 0, ctypes.byref(out), ctypes.byref(size)))
+    try:
+        return ctypes.string_at(out, size.value).decode("utf-8")
+    finally:
+        lib.hc_buffer_free(out)
 
 
 class CancelToken(Handle):

@@ -14,6 +14,22 @@ def _q(text):
     return urllib.parse.quote(text, safe="")
 
 
+# -- Response.text decodes by the library's rules (hc_text_decode)
+
+def test_text_of_a_bytes_response_reads_a_byte_order_mark_as_the_text_handler_does(client, base_url):
+    url = f"{base_url}/text?raw_hex=fffe680069002100&nocharset=1"   # UTF-16LE with its BOM, no charset
+    r = client.get(url)
+    assert r.content == bytes.fromhex("fffe680069002100")
+    assert r.text == client.get(url, handler=hc.Text()).content == "hi!"
+
+
+def test_text_of_a_bytes_response_follows_the_charset_then_utf8_with_replacement(client, base_url):
+    assert client.get(f"{base_url}/text?text=caf%C3%A9&charset=iso-8859-1").text == "café"
+    assert client.get(f"{base_url}/text?raw_hex=61ff62&nocharset=1").text == "a\ufffdb"
+    # A charset the library does not read: UTF-8, as when none is named.
+    assert client.get(f"{base_url}/ctype?type={_q('text/plain; charset=x-unknown')}&body=ok").text == "ok"
+
+
 # -- raise_for_status raises what a refused response raises
 
 def test_raise_for_status_raises_the_error_a_rejected_response_carries(client, base_url):
