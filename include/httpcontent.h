@@ -631,8 +631,13 @@ HC_EXTERN hc_batch *hc_batch_new(hc_client *client);
 /** Frees the batch; requests still pending complete with HC_ECANCELLED first. */
 HC_EXTERN void hc_batch_free(hc_batch *batch);
 
-/** Most transfers in flight at once (0: no limit; default 64); more wait their turn. */
+/** Most transfers in flight at once (0: no limit; default hc_batch_default_concurrency()); more
+ *  wait their turn. */
 HC_EXTERN hc_code hc_batch_set_concurrency(hc_batch *batch, size_t max_in_flight);
+
+/** The library's default for transfers in flight at once (64): a new batch's, and the Python
+ *  binding's map and amap. */
+HC_EXTERN size_t hc_batch_default_concurrency(void);
 
 /** Most connections to one host at once (0: no limit, the default). */
 HC_EXTERN hc_code hc_batch_set_host_limit(hc_batch *batch, size_t max_per_host);
@@ -834,8 +839,11 @@ HC_EXTERN hc_code hc_form_close(hc_form *form);
 /** Sets how spaces are written (hc_form_space; default %20). */
 HC_EXTERN hc_code hc_form_set_space_encoding(hc_form *form, hc_form_space space);
 
-/** Sets how arrays are written (hc_form_arrays; default brackets). */
+/** Sets how arrays are written (hc_form_arrays; default hc_form_default_array_encoding()). */
 HC_EXTERN hc_code hc_form_set_array_encoding(hc_form *form, hc_form_arrays arrays);
+
+/** How a new form writes arrays (HC_FORM_ARRAYS_BRACKETS): forms and query strings alike. */
+HC_EXTERN hc_form_arrays hc_form_default_array_encoding(void);
 
 /** Sets how booleans are written (hc_form_bools; default 1/0). */
 HC_EXTERN hc_code hc_form_set_bool_encoding(hc_form *form, hc_form_bools bools);

@@ -78,10 +78,16 @@ static void test_check_status_fails_as_a_rejection(void) {
     hc_client_free(client);
 }
 
+static void test_defaults_are_the_librarys(void) {
+    CHECK(hc_batch_default_concurrency() == 64);
+    CHECK(hc_form_default_array_encoding() == HC_FORM_ARRAYS_BRACKETS);
+}
+
 int main(void) {
     hc_test_server_start();
     test_handles_reset_between_requests_keep_the_jar();
     test_text_decode_follows_the_text_handler();
     test_check_status_fails_as_a_rejection();
+    test_defaults_are_the_librarys();
     return hc_test_finish();
 }

@@ -10,7 +10,7 @@ from ._lib import lib as _library
 from ._types import (FormInput, HeadersInput, Metrics, ProgressInfo, RequestOptions, SendOptions,
                      StatusSpec)
 from .bodies import BytesPart, Field, FilePart, form_encode
-from .client import Client
+from .client import Client, default_concurrency
 from .models import CancelToken, Headers, Request, Response
 from ._history import HistoryEntry
 from .errors import (CallbackError, Cancelled, ChecksumMismatch, ConnectError, DecodeError, Error,
@@ -38,6 +38,7 @@ def library_version() -> str:
 
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "HistoryEntry", "Handler", "ResponseHead", "Discard",
+           "default_concurrency",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
            "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements", "XMLEvents",
            "Schema", "SchemaError", "RequestSchemaError",

@@ -159,6 +159,7 @@ _DECLARATIONS: list[tuple[str, Any, Sequence[Any]]] = [
     ("hc_batch_new", c_void_p, [c_void_p]),
     ("hc_batch_free", None, [c_void_p]),
     ("hc_batch_set_concurrency", c_int, [c_void_p, c_size_t]),
+    ("hc_batch_default_concurrency", c_size_t, []),
     ("hc_batch_set_host_limit", c_int, [c_void_p, c_size_t]),
     ("hc_batch_add", c_int, [c_void_p, c_void_p, DONE_CB, c_void_p]),
     ("hc_batch_run", c_int, [c_void_p]),

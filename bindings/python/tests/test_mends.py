@@ -47,6 +47,23 @@ def test_raise_for_status_raises_the_error_a_rejected_response_carries(client, b
     client.get(f"{base_url}/status/201", handler=hc.Bytes(accept_status=[])).raise_for_status()
 
 
+# -- One default, stated in the library
+
+def test_map_and_amap_default_to_the_librarys_concurrency():
+    assert hc.default_concurrency() == 64
+    for method in (hc.Client.map, hc.Client.amap):
+        assert inspect.signature(method).parameters["concurrency"].default is None
+
+
+def test_query_and_form_arrays_default_to_the_librarys_encoding(client, base_url):
+    expected = hc.form_encode({"a": [1, 2]})
+    assert expected == "a%5B%5D=1&a%5B%5D=2"
+    echo = client.get(f"{base_url}/echo", params={"a": [1, 2]}).json()
+    assert echo["query"] == expected
+    echo = client.post(f"{base_url}/echo", data={"a": [1, 2]}).json()
+    assert bytes.fromhex(echo["body_hex"]).decode() == expected
+
+
 # -- Errors are also the built-in exceptions except clauses expect
 
 def test_errors_are_also_the_builtin_exceptions(client, base_url):
