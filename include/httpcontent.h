@@ -1660,7 +1660,9 @@ typedef enum hc_json_framing {
     HC_JSON_LINES = 0,                  /**< JSON Lines / NDJSON: one value per line (LF or CRLF), blank lines skipped. */
     HC_JSON_SEQ = 1,                    /**< RFC 7464 (application/json-seq): RS before each record; a top-level number,
                                              true, false or null not followed by whitespace is a truncated (bad) record. */
-    HC_JSON_CONCATENATED = 2            /**< Values one after another ({..}{..}), whitespace optional; a bad one always fails. */
+    HC_JSON_CONCATENATED = 2,           /**< Values one after another ({..}{..}), whitespace optional; a bad one always fails. */
+    HC_JSON_AUTO = 3                    /**< The response decides: HC_JSON_SEQ for Content-Type application/json-seq,
+                                             else HC_JSON_LINES (default). */
 } hc_json_framing;
 
 /** Options of the record handlers and hc_client_events; a handler ignores the fields it does not
@@ -1671,7 +1673,7 @@ typedef struct hc_records_options {
     size_t max_line_size;               /**< Lines, SSE: longest line in bytes (HC_ETOO_LARGE beyond); 0: none. Default 1048576. */
     size_t max_record_size;             /**< JSON: largest record; SSE: largest event (data and type), in bytes
                                              (HC_ETOO_LARGE beyond); 0: none. Default 16777216. */
-    int framing;                        /**< JSON: an hc_json_framing. Default HC_JSON_LINES. */
+    int framing;                        /**< JSON: an hc_json_framing. Default HC_JSON_AUTO. */
     int skip_bad_records;               /**< JSON: a bad record goes to the skip callback and the stream goes on (1),
                                              or fails the transfer with HC_EDECODE (0). Default 0. */
     int strict;                         /**< Lines: bytes invalid in the charset fail with HC_EDECODE (1) or become

@@ -37,4 +37,22 @@ private let server = TestServer.shared
         let fine = try client.get(server.url("/status/201"), handler: Bytes(acceptance: .anything))
         try fine.checkStatus()
     }
+
+    // MARK: - JSON record framing
+
+    @Test func autoFramingReadsJSONSeqWhenTheResponseSaysSo() throws {
+        #expect(JSONRecordOptions().framing == .auto)
+        func records(_ type: String, _ body: String, _ framing: JSONRecordFraming = .auto) throws -> [JSONValue] {
+            var seen: [JSONValue] = []
+            let handler = JSONLines(options: JSONRecordOptions(framing: framing)) { seen.append($0) }
+            _ = try handler.accept(ResponseHead(status: 200, headers: ["Content-Type": type]))
+            try Array(body.utf8).withUnsafeBytes { try handler.consume($0) }
+            _ = try handler.finish()
+            return seen
+        }
+        let seq = "\u{1E}{\"a\":1}\n\u{1E}{\"a\":2}\n"
+        #expect(try records("application/json-seq", seq) == [["a": 1], ["a": 2]])
+        #expect(throws: HTTPContentError.self) { _ = try records("application/json-seq", seq, .lines) }
+        #expect(try records("application/x-ndjson", "{\"a\":1}\n{\"a\":2}\n") == [["a": 1], ["a": 2]])
+    }
 }

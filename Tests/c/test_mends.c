@@ -83,11 +83,34 @@ static void test_defaults_are_the_librarys(void) {
     CHECK(hc_form_default_array_encoding() == HC_FORM_ARRAYS_BRACKETS);
 }
 
+static int count_record(void *userdata, size_t index, const hc_json *value) {
+    (void)index; (void)value;
+    ++*(int *)userdata;
+    return 0;
+}
+
+static void test_auto_framing_reads_json_seq(void) {
+    hc_records_options opts;
+    CHECK_CODE(hc_records_options_init(&opts, HC_RECORDS_OPTIONS_VERSION), HC_OK);
+    CHECK(opts.framing == HC_JSON_AUTO);
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    int seen = 0;
+    hc_handler *records = hc_handler_json_lines_new(count_record, NULL, &seen, NULL);
+    CHECK_CODE(hc_test_send(client, "GET", "/ctype?type=application/json-seq&body=%1E1%0A%1E%7B%7D%0A", records, &r),
+               HC_OK);
+    CHECK(seen == 2);
+    hc_response_free(r);
+    hc_handler_free(records);
+    hc_client_free(client);
+}
+
 int main(void) {
     hc_test_server_start();
     test_handles_reset_between_requests_keep_the_jar();
     test_text_decode_follows_the_text_handler();
     test_check_status_fails_as_a_rejection();
     test_defaults_are_the_librarys();
+    test_auto_framing_reads_json_seq();
     return hc_test_finish();
 }

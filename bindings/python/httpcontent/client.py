@@ -368,8 +368,9 @@ class Client(Handle):
         return _records.iter_lines(self, url, **kwargs)
 
     def iter_json_lines(self, url: str, **kwargs: Any) -> Iterator[Any]:
-        """Yields each JSON record (JSON Lines / NDJSON; `framing="seq"` for RFC 7464,
-        `"concatenated"` for `{..}{..}`) as `json.loads` gives it, while the body arrives, in
+        """Yields each JSON record (RFC 7464 when the Content-Type is application/json-seq, else
+        JSON Lines / NDJSON; `framing="lines"`, `"seq"` or `"concatenated"` (`{..}{..}`) to
+        choose) as `json.loads` gives it, while the body arrives, in
         bounded memory. A bad record raises `hc.DecodeError` with `.record_index` and `.offset`,
         or with `skip_bad=True` goes to `on_skip(error)`. See `hc.JSONLines`."""
         return _records.iter_json_lines(self, url, **kwargs)

@@ -64,6 +64,19 @@ def test_query_and_form_arrays_default_to_the_librarys_encoding(client, base_url
     assert bytes.fromhex(echo["body_hex"]).decode() == expected
 
 
+# -- iter_json_lines: the Content-Type picks the framing
+
+def test_iter_json_lines_reads_json_seq_when_the_response_says_so(client, base_url):
+    body = '\x1e{"a": 1}\n\x1e{"a": 2}\n'
+    url = f"{base_url}/ctype?type=application/json-seq&body={_q(body)}"
+    assert list(client.iter_json_lines(url)) == [{"a": 1}, {"a": 2}]
+    with pytest.raises(hc.DecodeError):
+        list(client.iter_json_lines(url, framing="lines"))
+    lines = f"{base_url}/ndjson?n=2"
+    assert list(client.iter_json_lines(lines)) == [{"i": 0}, {"i": 1}]
+    assert list(client.iter_json_lines(lines, framing="concatenated")) == [{"i": 0}, {"i": 1}]
+
+
 # -- Errors are also the built-in exceptions except clauses expect
 
 def test_errors_are_also_the_builtin_exceptions(client, base_url):
