@@ -328,7 +328,8 @@ HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
 /** Downloads the body to `path` (copied) atomically: a temporary file in the same directory is
  *  fsync'd and renamed over `path` only when the whole body arrived; on any failure it is
  *  removed and an existing file is left untouched (with HC_FILE_RESUME, PATH.part is kept so a
- *  later request can continue it). A response with no body by definition (HEAD, 204, 205)
+ *  later request can continue it). A response with no body by definition (HEAD, 204, 205, a
+ *  redirect not followed)
  *  leaves `path` and PATH.part as they were (0 bytes written). An unwritable directory fails
  *  with HC_EIO before sending. `flags` combines HC_FILE_*. Accepts 200-299, any type.
  *  The caller owns the result and frees it with hc_handler_free. */
@@ -399,7 +400,10 @@ HC_EXTERN hc_code hc_request_set_handler(hc_request *request, hc_handler *handle
 /** Total time allowed for this request in milliseconds (0: the client's setting). */
 HC_EXTERN hc_code hc_request_set_timeout_ms(hc_request *request, long timeout_ms);
 
-/** Whether this request follows redirects (1) or not (0), overriding the client's setting. */
+/** Whether this request follows redirects (1) or not (0), overriding the client's setting. A 3xx
+ *  with a Location that is not followed is the answer: handlers with the default status codes
+ *  accept it, whatever its type, with empty content as for a 204 (read Location with
+ *  hc_response_header). */
 HC_EXTERN hc_code hc_request_set_follow_redirects(hc_request *request, int follow);
 
 /** Calls `cb` with `userdata` as the transfer progresses (NULL cb: no calls). The callback runs

@@ -38,6 +38,22 @@ private let server = TestServer.shared
         try fine.checkStatus()
     }
 
+    // MARK: - Redirects not followed
+
+    @Test func aRedirectNotFollowedIsTheAnswerForDefaultHandlers() throws {
+        var request = Request("GET", server.url("/redirect/1"))
+        request.options.followRedirects = false
+        let bytes = try client.send(request, handler: Bytes())
+        #expect(bytes.status == 302 && bytes.headers["Location"] == "/redirect/0" && bytes.content.count == 0)
+        let json = try client.send(request, handler: JSON())
+        #expect(json.status == 302 && json.content == nil)
+        #expect(throws: HTTPContentError.self) {
+            _ = try client.send(request, handler: Bytes(acceptance: Acceptance(statusCodes: [200...200])))
+        }
+        let followed = try client.get(server.url("/redirect/1"), handler: Text())
+        #expect(followed.status == 200 && followed.content == "done")
+    }
+
     // MARK: - JSON record framing
 
     @Test func autoFramingReadsJSONSeqWhenTheResponseSaysSo() throws {

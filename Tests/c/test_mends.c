@@ -105,6 +105,19 @@ static void test_auto_framing_reads_json_seq(void) {
     hc_client_free(client);
 }
 
+static void test_redirect_not_followed_is_the_answer(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    hc_request *req = hc_request_new("GET", hc_url("/redirect/1"));
+    CHECK_CODE(hc_request_set_follow_redirects(req, 0), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_OK);
+    CHECK(hc_response_status(r) == 302);
+    CHECK(hc_response_header(r, "location") && strcmp(hc_response_header(r, "location"), "/redirect/0") == 0);
+    hc_response_free(r);
+    hc_request_free(req);
+    hc_client_free(client);
+}
+
 int main(void) {
     hc_test_server_start();
     test_handles_reset_between_requests_keep_the_jar();
@@ -112,5 +125,6 @@ int main(void) {
     test_check_status_fails_as_a_rejection();
     test_defaults_are_the_librarys();
     test_auto_framing_reads_json_seq();
+    test_redirect_not_followed_is_the_answer();
     return hc_test_finish();
 }

@@ -48,6 +48,10 @@ final class Transfer {
     @exclusivity(unchecked) private var hopURL: String?
     /// Redirects followed, once asked of libcurl.
     @exclusivity(unchecked) private var redirects: Int?
+    /// libcurl follows redirects for this request (a 3xx it does not follow is then the answer).
+    @exclusivity(unchecked) private var followsRedirects = true
+    /// The accepted response is a redirect not followed: its body is not the content.
+    @exclusivity(unchecked) private var skipsBody = false
     /// Where a multi driver keeps this transfer while it runs (-1: not in one).
     @exclusivity(unchecked) var driverSlot = -1
 
@@ -117,6 +121,7 @@ final class Transfer {
             try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, buffers.upload == 0 ? 64 * 1024 : buffers.upload)
         }
         let follow = opts.followRedirects ?? config.followRedirects
+        followsRedirects = follow
         if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
         let maxRedirects = opts.maxRedirects ?? config.maxRedirects
         if previous?.maxRedirects != maxRedirects { try easy.set(CURLOPT_MAXREDIRS, maxRedirects) }
@@ -381,6 +386,7 @@ final class Transfer {
             // Enough of an unwanted body: stop receiving it.
             return chunk.count <= room ? chunk.count : 0
         }
+        if skipsBody { return chunk.count }
         do {
             try handler.consume(chunk)
         } catch is StopTransfer {
@@ -424,6 +430,10 @@ final class Transfer {
                                 url: finalURL(),
                                 method: request.method)
         head.bodyEnded = bodyEnded
+        if !followsRedirects, (300...399).contains(head.status), head.status != 304,
+           head.headers["location"] != nil {
+            head.isUnfollowedRedirect = true
+        }
         if !history.isEmpty { head.history = history }
         return head
     }
@@ -448,6 +458,7 @@ final class Transfer {
         switch verdict {
         case .success(true):
             accepted = true
+            skipsBody = head!.isUnfollowedRedirect
             // Tells a pause-aware handler that pauses will be reported from now on (it holds
             // nothing yet, so it has nothing to hand over or fail on).
             if let pauseAware { try? pauseAware.receivePaused() }

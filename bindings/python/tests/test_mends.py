@@ -77,6 +77,18 @@ def test_iter_json_lines_reads_json_seq_when_the_response_says_so(client, base_u
     assert list(client.iter_json_lines(lines, framing="concatenated")) == [{"i": 0}, {"i": 1}]
 
 
+# -- A redirect not followed is the answer
+
+def test_a_redirect_not_followed_is_returned_with_its_location(client, base_url):
+    r = client.get(f"{base_url}/redirect/1", follow_redirects=False)
+    assert (r.status, r.headers["Location"], r.content, r.ok) == (302, "/redirect/0", b"", True)
+    r = client.get(f"{base_url}/redirect/1", handler=hc.JSON(), follow_redirects=False)
+    assert (r.status, r.content) == (302, None)
+    with pytest.raises(hc.UnacceptableStatus):   # codes of one's own still decide
+        client.get(f"{base_url}/redirect/1", handler=hc.Bytes(accept_status=[200]), follow_redirects=False)
+    assert client.get(f"{base_url}/redirect/1").content == b"done"
+
+
 # -- Errors are also the built-in exceptions except clauses expect
 
 def test_errors_are_also_the_builtin_exceptions(client, base_url):
