@@ -371,7 +371,9 @@ HC_EXTERN hc_handler *hc_handler_custom_new(const hc_handler_vtable *vtable, voi
 typedef struct hc_request hc_request;
 
 /** Progress of a transfer: bytes received on the wire and expected (0 if unknown), bytes handed
- *  to the handler after decompression, bytes sent and to send. Return 0 to continue, non-zero to
+ *  to the handler after decompression, bytes sent and to send. A resumed download
+ *  (HC_FILE_RESUME) counts the part it continues: received starts at the part's size and
+ *  expected is the whole file's. Return 0 to continue, non-zero to
  *  cancel the transfer (it then fails with HC_ECANCELLED). */
 typedef int (*hc_progress_cb)(void *userdata, int64_t received, int64_t expected,
                               int64_t decoded, int64_t sent, int64_t to_send);
@@ -609,6 +611,21 @@ HC_EXTERN int hc_response_handler_index(const hc_response *response);
  *  bytes handler kept, up to 64 KiB, with the server's message from a JSON error document), for
  *  a response taken whatever its status (Python's raise_for_status). */
 HC_EXTERN hc_code hc_response_check_status(const hc_response *response);
+
+/** How many links the response's Link header fields hold (RFC 8288), in order. */
+HC_EXTERN size_t hc_response_link_count(const hc_response *response);
+
+/** Link `index`: its target as written between < and > in *url, and how many parameters it has
+ *  in *param_count (may be NULL). Borrowed: valid until the response is freed.
+ *  HC_EINVALID_ARG past the end. */
+HC_EXTERN hc_code hc_response_link_at(const hc_response *response, size_t index, const char **url,
+                                      size_t *param_count);
+
+/** Parameter `param` of link `index` (rel, type, title...): its name, lowercased, and its value
+ *  without quotes or escapes ("" when none). Borrowed: valid until the response is freed.
+ *  HC_EINVALID_ARG past the end. */
+HC_EXTERN hc_code hc_response_link_param_at(const hc_response *response, size_t index, size_t param,
+                                            const char **name, const char **value);
 
 /** Figures about the transfer: body bytes on the wire, body bytes after decompression, and
  *  total time in seconds. Any pointer may be NULL. */

@@ -54,6 +54,21 @@ private let server = TestServer.shared
         #expect(followed.status == 200 && followed.content == "done")
     }
 
+    // MARK: - Link header
+
+    @Test func linksAreParsedAsRFC8288WritesThem() {
+        let headers: Headers = [
+            "Link": "<https://x/items?page=2>; rel=\"next\", <https://x/items?page=9>;REL=last",
+        ]
+        var both = headers
+        both.add("link", "<https://x/a>; title=\"a, b; \\\"c\\\"\"; type=text/html, junk, <https://x/b>")
+        let links = both.links
+        #expect(links.map(\.url) == ["https://x/items?page=2", "https://x/items?page=9", "https://x/a", "https://x/b"])
+        #expect(links.map(\.rel) == ["next", "last", nil, nil])
+        #expect(links[2][param: "title"] == "a, b; \"c\"" && links[2][param: "type"] == "text/html")
+        #expect(Headers().links.isEmpty)
+    }
+
     // MARK: - JSON record framing
 
     @Test func autoFramingReadsJSONSeqWhenTheResponseSaysSo() throws {
@@ -70,5 +85,28 @@ private let server = TestServer.shared
         #expect(try records("application/json-seq", seq) == [["a": 1], ["a": 2]])
         #expect(throws: HTTPContentError.self) { _ = try records("application/json-seq", seq, .lines) }
         #expect(try records("application/x-ndjson", "{\"a\":1}\n{\"a\":2}\n") == [["a": 1], ["a": 2]])
+    }
+
+    // MARK: - Progress of a resumed download
+
+    @Test func progressOfAResumedDownloadCountsThePartOnDisk() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var options = FileWriter.Options()
+        options.resume = true
+        #expect(throws: HTTPContentError.self) {
+            _ = try client.get(server.url("/range/100000?reset_after=40000"),
+                               handler: FileWriter(path: dir + "/big.bin", options: options))
+        }
+        let part = Int64(try FileManager.default.attributesOfItem(atPath: dir + "/big.bin.part")[.size] as! Int)
+        let seen = Locked<[TransferProgress]>([])
+        let r = try client.send(.get(server.url("/range/100000")), handler: FileWriter(path: dir + "/big.bin", options: options),
+                                progress: { p in seen.withLock { $0.append(p) } })
+        let all = seen.withLock { $0 }
+        #expect(r.content.resumed && part > 0 && part < 100000)
+        #expect(all.first?.received == part)
+        #expect(all.allSatisfy { $0.expected == 0 || $0.expected == 100000 })
+        #expect(all.last?.received == 100000 && all.last?.expected == 100000)
     }
 }

@@ -118,6 +118,68 @@ static void test_redirect_not_followed_is_the_answer(void) {
     hc_client_free(client);
 }
 
+static void test_links(void) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", "/ctype?link=%3Chttps%3A%2F%2Fx%2F2%3E%3B%20rel%3D%22next%22", NULL, &r),
+               HC_OK);
+    CHECK(hc_response_link_count(r) == 1);
+    const char *url = NULL, *name = NULL, *value = NULL;
+    size_t params = 0;
+    CHECK_CODE(hc_response_link_at(r, 0, &url, &params), HC_OK);
+    CHECK(url && strcmp(url, "https://x/2") == 0 && params == 1);
+    CHECK_CODE(hc_response_link_param_at(r, 0, 0, &name, &value), HC_OK);
+    CHECK(strcmp(name, "rel") == 0 && strcmp(value, "next") == 0);
+    CHECK_CODE(hc_response_link_param_at(r, 0, 1, &name, &value), HC_EINVALID_ARG);
+    CHECK_CODE(hc_response_link_at(r, 1, &url, NULL), HC_EINVALID_ARG);
+    hc_response_free(r);
+    hc_client_free(client);
+}
+
+struct seen_progress { int64_t first_received; int64_t last_received; int64_t last_expected; int calls; };
+
+static int note_progress(void *userdata, int64_t received, int64_t expected, int64_t decoded, int64_t sent,
+                         int64_t to_send) {
+    struct seen_progress *s = userdata;
+    (void)decoded; (void)sent; (void)to_send;
+    if (s->calls++ == 0) s->first_received = received;
+    s->last_received = received;
+    if (expected) s->last_expected = expected;
+    return 0;
+}
+
+static void test_resumed_progress_counts_the_part(void) {
+    char dir[] = "/tmp/hc-mends-XXXXXX", path[128], part[160];
+    if (!mkdtemp(dir)) { CHECK(!"mkdtemp"); return; }
+    snprintf(path, sizeof path, "%s/big.bin", dir);
+    snprintf(part, sizeof part, "%s.part", path);
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    hc_handler *file = hc_handler_file_new(path, HC_FILE_RESUME);
+    CHECK(hc_test_send(client, "GET", "/range/100000?reset_after=40000", file, &r) != HC_OK);
+    FILE *f = fopen(part, "rb");
+    long held = 0;
+    if (f) { fseek(f, 0, SEEK_END); held = ftell(f); fclose(f); }
+    CHECK(held > 0 && held < 100000);
+    struct seen_progress seen = {0, 0, 0, 0};
+    hc_request *req = hc_request_new("GET", hc_url("/range/100000"));
+    hc_request_set_handler(req, file);
+    CHECK_CODE(hc_request_set_progress(req, note_progress, &seen), HC_OK);
+    CHECK_CODE(hc_client_send(client, req, &r), HC_OK);
+    CHECK(seen.calls > 0 && seen.first_received == held);
+    CHECK(seen.last_received == 100000 && seen.last_expected == 100000);
+    hc_response_free(r);
+    hc_request_free(req);
+    hc_handler_free(file);
+    hc_client_free(client);
+    char meta[176];
+    snprintf(meta, sizeof meta, "%s.meta", part);
+    unlink(path);
+    unlink(part);
+    unlink(meta);
+    rmdir(dir);
+}
+
 int main(void) {
     hc_test_server_start();
     test_handles_reset_between_requests_keep_the_jar();
@@ -126,5 +188,7 @@ int main(void) {
     test_defaults_are_the_librarys();
     test_auto_framing_reads_json_seq();
     test_redirect_not_followed_is_the_answer();
+    test_links();
+    test_resumed_progress_counts_the_part();
     return hc_test_finish();
 }

@@ -63,7 +63,9 @@ public struct TransferMetrics: Sendable, Equatable {
 
 /// Progress of one transfer, reported while it runs.
 public struct TransferProgress: Sendable, Equatable {
-    /// Body bytes received on the wire so far, and the expected total (0 when unknown).
+    /// Body bytes received on the wire so far, and the expected total (0 when unknown). A
+    /// resumed download (`ResumingHandler`) counts the part it continues in both: `received`
+    /// starts at the part's size and `expected` is the whole file's.
     public var received: Int64
     public var expected: Int64
     /// Body bytes handed to the handler so far (decompressed).

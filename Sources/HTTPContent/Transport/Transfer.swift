@@ -17,6 +17,8 @@ final class Transfer {
     /// The handler, when it holds output until libcurl has read all there is for now: told at
     /// acceptance, then from the progress callback after each round of reads.
     let pauseAware: (any ReceivePauseHandler)?
+    /// The handler, when it continues a body it holds part of: progress counts that part.
+    let resuming: (any ResumingHandler)?
     let cancel: CancellationToken?
     let progress: ((TransferProgress) -> Void)?
     /// How much of a rejected response's body is kept in the error.
@@ -63,6 +65,7 @@ final class Transfer {
         self.handler = handler
         // The commonest handler is known not to be pause-aware: no conformance lookup for it.
         pauseAware = handler is Bytes ? nil : handler as? any ReceivePauseHandler
+        resuming = handler is Bytes ? nil : handler as? any ResumingHandler
         self.cancel = cancel
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
@@ -414,8 +417,12 @@ final class Transfer {
                 return 1
             }
         }
-        progress?(TransferProgress(received: received, expected: expected, decoded: decodedBytes,
-                                   sent: sent, toSend: toSend))
+        if let progress {
+            // A resumed download: libcurl counts this transfer's bytes, the caller the file's.
+            let held = resuming?.heldBytes ?? 0
+            progress(TransferProgress(received: received + held, expected: expected > 0 ? expected + held : 0,
+                                      decoded: decodedBytes + held, sent: sent, toSend: toSend))
+        }
         if let cancel, cancel.isCancelled { return 1 }
         return 0
     }

@@ -175,6 +175,25 @@ class Response(Handle):
                 return _decode_text(raw, None)
         raise TypeError(f"response.text reads a Bytes or Text response; this handler made {type(content).__name__}")
 
+    @property
+    def links(self) -> dict[str, dict[str, str]]:
+        """The links of the `Link` header (RFC 8288), as `requests` gives them: keyed by their
+        `rel` (else their URL), each a dict with "url" and its parameters (names lowercased)."""
+        lib = _ffi.lib()
+        ptr = self._native()
+        links: dict[str, dict[str, str]] = {}
+        url, count = ctypes.c_char_p(), ctypes.c_size_t()
+        name, value = ctypes.c_char_p(), ctypes.c_char_p()
+        for i in range(lib.hc_response_link_count(ptr)):
+            check(lib.hc_response_link_at(ptr, i, ctypes.byref(url), ctypes.byref(count)))
+            link = {"url": (url.value or b"").decode("utf-8", "replace")}
+            for j in range(count.value):
+                check(lib.hc_response_link_param_at(ptr, i, j, ctypes.byref(name), ctypes.byref(value)))
+                link.setdefault((name.value or b"").decode("utf-8", "replace"),
+                                (value.value or b"").decode("utf-8", "replace"))
+            links[link.get("rel") or link["url"]] = link
+        return links
+
     def json(self, **kwargs: Any) -> Any:
         """The body parsed with `json.loads(**kwargs)`, for a `Bytes` or `Text` response (a `JSON`
         handler has parsed it already: its `content` is the value)."""

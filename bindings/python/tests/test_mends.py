@@ -108,3 +108,30 @@ def test_errors_are_also_the_builtin_exceptions(client, base_url):
         client.get(f"{base_url}/reset?bytes=1000", handler=hc.Discard())
 
 
+# -- Link header and resumed progress
+
+def test_links_are_keyed_by_rel_as_requests_reads_them(client, base_url):
+    first = '<https://api.example/items?page=2>; rel="next", <https://api.example/items?page=9>; rel=last'
+    second = '<https://api.example/about>; title="a, b; c"; type=text/html'
+    r = client.get(f"{base_url}/ctype?link={_q(first)}&link={_q(second)}")
+    assert r.links == {
+        "next": {"url": "https://api.example/items?page=2", "rel": "next"},
+        "last": {"url": "https://api.example/items?page=9", "rel": "last"},
+        "https://api.example/about": {"url": "https://api.example/about", "title": "a, b; c", "type": "text/html"},
+    }
+    assert client.get(f"{base_url}/ctype").links == {}
+
+
+def test_progress_of_a_resumed_download_counts_the_part_already_on_disk(client, base_url, tmp_path):
+    handler = hc.File(tmp_path / "big.bin", resume=True)
+    with pytest.raises(hc.TransportError):
+        client.get(f"{base_url}/range/100000?reset_after=40000", handler=handler)
+    part = (tmp_path / "big.bin.part").stat().st_size
+    seen = []
+    r = client.get(f"{base_url}/range/100000", handler=handler, progress=seen.append)
+    assert r.content.resumed and 0 < part < 100000
+    assert seen[0]["received"] == part
+    assert all(p["expected"] in (0, 100000) for p in seen) and seen[-1]["expected"] == 100000
+    assert seen[-1]["received"] == 100000
+
+
