@@ -87,6 +87,17 @@ private let server = TestServer.shared
         #expect(try records("application/x-ndjson", "{\"a\":1}\n{\"a\":2}\n") == [["a": 1], ["a": 2]])
     }
 
+    // MARK: - JSON with several values
+
+    @Test func severalJSONValuesAcceptNDJSONTypes() throws {
+        var options = JSONOptions()
+        options.allowMultipleValues = true
+        let ndjson = ResponseHead(status: 200, headers: ["Content-Type": "application/x-ndjson"])
+        #expect(try JSON(options: options).accept(ndjson))
+        #expect(try JSONItems(prefix: "", options: options) { _ in }.accept(ndjson))
+        #expect(throws: HTTPContentError.self) { _ = try JSON().accept(ndjson) }
+    }
+
     // MARK: - Progress of a resumed download
 
     @Test func progressOfAResumedDownloadCountsThePartOnDisk() throws {

@@ -342,8 +342,9 @@ class Client(Handle):
     def iter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> Iterator[Any]:
         """Yields each JSON value under the ijson `prefix` ("item": each element of a top-level
         array; "results.item": each element of the array at member "results"; "": each
-        document of an NDJSON stream with `multiple_values=True`) while the body is still
-        arriving, in bounded memory. Stopping early stops the transfer."""
+        document of an NDJSON stream with `multiple_values=True`, which also accepts the NDJSON
+        media types) while the body is still arriving, in bounded memory. Stopping early stops
+        the transfer."""
         return _iter_json(self, url, prefix, **kwargs)
 
     def aiter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> AsyncIterator[Any]:

@@ -135,3 +135,7 @@ def test_progress_of_a_resumed_download_counts_the_part_already_on_disk(client, 
     assert seen[-1]["received"] == 100000
 
 
+# -- iter_json with multiple values reads NDJSON
+
+def test_iter_json_with_multiple_values_accepts_ndjson(client, base_url):
+    assert list(client.iter_json(f"{base_url}/ndjson?n=3", "", multiple_values=True)) == [{"i": 0}, {"i": 1}, {"i": 2}]
