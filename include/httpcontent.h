@@ -130,6 +130,11 @@ HC_EXTERN const char *hc_error_url(const hc_error *err);
  *  request. Borrowed: lives as long as err. */
 HC_EXTERN const char *hc_error_method(const hc_error *err);
 
+/** 1 when err is an HC_ETRANSPORT failure to reach the server or keep the connection (name not
+ *  resolved, connection refused, TLS not set up, connection reset or closed without a reply),
+ *  else 0. */
+HC_EXTERN int hc_error_connection_failed(const hc_error *err);
+
 /** How many redirects were followed before the response the error concerns (0 when none, or
  *  err is NULL). */
 HC_EXTERN size_t hc_error_history_count(const hc_error *err);
@@ -284,6 +289,14 @@ typedef enum hc_encoding {
  *  The caller owns the result and frees it with hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_text_new(hc_encoding encoding, int strict);
 
+/** Decodes `len` bytes received with Content-Type `content_type` (NULL: none) to UTF-8 by the text
+ *  handler's rules: `encoding` unless HC_ENCODING_AUTO, then the charset, then a byte order mark,
+ *  then UTF-8; `strict` as for hc_handler_text_new (0: invalid bytes become U+FFFD). *out is
+ *  NUL-terminated, *out_len excludes the NUL. The caller owns *out and frees it with
+ *  hc_buffer_free. HC_EDECODE for an unknown charset or, when strict, an invalid byte. */
+HC_EXTERN hc_code hc_text_decode(const uint8_t *data, size_t len, const char *content_type,
+                                 hc_encoding encoding, int strict, uint8_t **out, size_t *out_len);
+
 /** Keeps an image body, sniffs its format and reads its pixel size from its header (read them
  *  with hc_response_image, the bytes with hc_response_bytes). Bytes that are not the declared
  *  type, or a header claiming more than 100 megapixels, fail with HC_EDECODE. Accepts 200-299,
@@ -321,7 +334,8 @@ HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
 /** Downloads the body to `path` (copied) atomically: a temporary file in the same directory is
  *  fsync'd and renamed over `path` only when the whole body arrived; on any failure it is
  *  removed and an existing file is left untouched (with HC_FILE_RESUME, PATH.part is kept so a
- *  later request can continue it). A response with no body by definition (HEAD, 204, 205)
+ *  later request can continue it). A response with no body by definition (HEAD, 204, 205, a
+ *  redirect not followed)
  *  leaves `path` and PATH.part as they were (0 bytes written). An unwritable directory fails
  *  with HC_EIO before sending. `flags` combines HC_FILE_*. Accepts 200-299, any type.
  *  The caller owns the result and frees it with hc_handler_free. */
@@ -363,7 +377,9 @@ HC_EXTERN hc_handler *hc_handler_custom_new(const hc_handler_vtable *vtable, voi
 typedef struct hc_request hc_request;
 
 /** Progress of a transfer: bytes received on the wire and expected (0 if unknown), bytes handed
- *  to the handler after decompression, bytes sent and to send. Return 0 to continue, non-zero to
+ *  to the handler after decompression, bytes sent and to send. A resumed download
+ *  (HC_FILE_RESUME) counts the part it continues: received starts at the part's size and
+ *  expected is the whole file's. Return 0 to continue, non-zero to
  *  cancel the transfer (it then fails with HC_ECANCELLED). */
 typedef int (*hc_progress_cb)(void *userdata, int64_t received, int64_t expected,
                               int64_t decoded, int64_t sent, int64_t to_send);
@@ -405,7 +421,10 @@ HC_EXTERN hc_code hc_request_set_connect_timeout_ms(hc_request *request, long ti
  *  HC_TIMEOUT_NONE: none. The limit for streams, which a total timeout would cut. */
 HC_EXTERN hc_code hc_request_set_read_timeout_ms(hc_request *request, long timeout_ms);
 
-/** Whether this request follows redirects (1) or not (0), overriding the client's setting. */
+/** Whether this request follows redirects (1) or not (0), overriding the client's setting. A 3xx
+ *  with a Location that is not followed is the answer: handlers with the default status codes
+ *  accept it, whatever its type, with empty content as for a 204 (read Location with
+ *  hc_response_header). */
 HC_EXTERN hc_code hc_request_set_follow_redirects(hc_request *request, int follow);
 
 /** Calls `cb` with `userdata` as the transfer progresses (NULL cb: no calls). The callback runs
@@ -628,6 +647,27 @@ HC_EXTERN int64_t hc_response_streamed(const hc_response *response);
  *  look through the compound to that handler's content. */
 HC_EXTERN int hc_response_handler_index(const hc_response *response);
 
+/** HC_OK when the status is below 400; else fails as a handler refusing the status would
+ *  (HC_EUNACCEPTABLE_STATUS, the same message, status, headers, URL and method, and the body a
+ *  bytes handler kept, up to 64 KiB, with the server's message from a JSON error document), for
+ *  a response taken whatever its status (Python's raise_for_status). */
+HC_EXTERN hc_code hc_response_check_status(const hc_response *response);
+
+/** How many links the response's Link header fields hold (RFC 8288), in order. */
+HC_EXTERN size_t hc_response_link_count(const hc_response *response);
+
+/** Link `index`: its target as written between < and > in *url, and how many parameters it has
+ *  in *param_count (may be NULL). Borrowed: valid until the response is freed.
+ *  HC_EINVALID_ARG past the end. */
+HC_EXTERN hc_code hc_response_link_at(const hc_response *response, size_t index, const char **url,
+                                      size_t *param_count);
+
+/** Parameter `param` of link `index` (rel, type, title...): its name, lowercased, and its value
+ *  without quotes or escapes ("" when none). Borrowed: valid until the response is freed.
+ *  HC_EINVALID_ARG past the end. */
+HC_EXTERN hc_code hc_response_link_param_at(const hc_response *response, size_t index, size_t param,
+                                            const char **name, const char **value);
+
 /** Figures about the transfer: body bytes on the wire, body bytes after decompression, and
  *  total time in seconds. Any pointer may be NULL. */
 HC_EXTERN hc_code hc_response_metrics(const hc_response *response, int64_t *wire_bytes,
@@ -653,8 +693,13 @@ HC_EXTERN hc_batch *hc_batch_new(hc_client *client);
 /** Frees the batch; requests still pending complete with HC_ECANCELLED first. */
 HC_EXTERN void hc_batch_free(hc_batch *batch);
 
-/** Most transfers in flight at once (0: no limit; default 64); more wait their turn. */
+/** Most transfers in flight at once (0: no limit; default hc_batch_default_concurrency()); more
+ *  wait their turn. */
 HC_EXTERN hc_code hc_batch_set_concurrency(hc_batch *batch, size_t max_in_flight);
+
+/** The library's default for transfers in flight at once (64): a new batch's, and the Python
+ *  binding's map and amap. */
+HC_EXTERN size_t hc_batch_default_concurrency(void);
 
 /** Most connections to one host at once (0: no limit, the default). */
 HC_EXTERN hc_code hc_batch_set_host_limit(hc_batch *batch, size_t max_per_host);
@@ -856,8 +901,11 @@ HC_EXTERN hc_code hc_form_close(hc_form *form);
 /** Sets how spaces are written (hc_form_space; default %20). */
 HC_EXTERN hc_code hc_form_set_space_encoding(hc_form *form, hc_form_space space);
 
-/** Sets how arrays are written (hc_form_arrays; default brackets). */
+/** Sets how arrays are written (hc_form_arrays; default hc_form_default_array_encoding()). */
 HC_EXTERN hc_code hc_form_set_array_encoding(hc_form *form, hc_form_arrays arrays);
+
+/** How a new form writes arrays (HC_FORM_ARRAYS_BRACKETS): forms and query strings alike. */
+HC_EXTERN hc_form_arrays hc_form_default_array_encoding(void);
 
 /** Sets how booleans are written (hc_form_bools; default 1/0). */
 HC_EXTERN hc_code hc_form_set_bool_encoding(hc_form *form, hc_form_bools bools);
@@ -1692,7 +1740,9 @@ typedef enum hc_json_framing {
     HC_JSON_LINES = 0,                  /**< JSON Lines / NDJSON: one value per line (LF or CRLF), blank lines skipped. */
     HC_JSON_SEQ = 1,                    /**< RFC 7464 (application/json-seq): RS before each record; a top-level number,
                                              true, false or null not followed by whitespace is a truncated (bad) record. */
-    HC_JSON_CONCATENATED = 2            /**< Values one after another ({..}{..}), whitespace optional; a bad one always fails. */
+    HC_JSON_CONCATENATED = 2,           /**< Values one after another ({..}{..}), whitespace optional; a bad one always fails. */
+    HC_JSON_AUTO = 3                    /**< The response decides: HC_JSON_SEQ for Content-Type application/json-seq,
+                                             else HC_JSON_LINES (default). */
 } hc_json_framing;
 
 /** Options of the record handlers and hc_client_events; a handler ignores the fields it does not
@@ -1703,7 +1753,7 @@ typedef struct hc_records_options {
     size_t max_line_size;               /**< Lines, SSE: longest line in bytes (HC_ETOO_LARGE beyond); 0: none. Default 1048576. */
     size_t max_record_size;             /**< JSON: largest record; SSE: largest event (data and type), in bytes
                                              (HC_ETOO_LARGE beyond); 0: none. Default 16777216. */
-    int framing;                        /**< JSON: an hc_json_framing. Default HC_JSON_LINES. */
+    int framing;                        /**< JSON: an hc_json_framing. Default HC_JSON_AUTO. */
     int skip_bad_records;               /**< JSON: a bad record goes to the skip callback and the stream goes on (1),
                                              or fails the transfer with HC_EDECODE (0). Default 0. */
     int strict;                         /**< Lines: bytes invalid in the charset fail with HC_EDECODE (1) or become

@@ -2,9 +2,10 @@
 # valgrind memcheck on the C test suite: each Tests/c test binary, linked against the real
 # libhttpcontent.so.0 (built in build/ exactly as scripts/test.sh builds it), runs under
 #   valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99
-# Requirement: 0 errors and 0 bytes definitely lost for every binary. The python3 test servers
-# the tests start are not traced (--trace-children=no). scripts/valgrind.supp holds the only
-# suppressions: one-time global allocations of libcurl/OpenSSL/the Swift runtime, each commented.
+# Requirement: 0 errors and 0 bytes definitely lost for every binary, with no suppression. The
+# python3 test servers the tests start are not traced (--trace-children=no). "Possibly lost"
+# bytes are reported, not errors: the Swift runtime's generic-metadata cache (a process-lifetime
+# map whose index is reached only through a tagged pointer) shows as 160 bytes in 3 blocks.
 #   bash scripts/valgrind.sh [TEST...]     (default: every build/test_* binary)
 # Logs: build/valgrind/<test>.log. Exit status 0 only when every binary is clean.
 set -uo pipefail
@@ -33,7 +34,7 @@ for t in "${tests[@]}"; do
   # HC_UNDER_VALGRIND: tests shrink what only measures speed (valgrind runs ~30x slower).
   HC_UNDER_VALGRIND=1 valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite,possible \
            --errors-for-leak-kinds=definite --error-exitcode=99 --trace-children=no \
-           --track-origins=yes --num-callers=30 --suppressions=scripts/valgrind.supp \
+           --track-origins=yes --num-callers=30 \
            --log-file="$log" "build/$t" > "build/valgrind/$t.out" 2>&1
   rc=$?
   secs=$(( $(date +%s) - start ))

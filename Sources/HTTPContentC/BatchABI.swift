@@ -19,7 +19,7 @@ final class BatchBox {
 
     init(_ client: ClientBox) {
         self.client = client
-        batch = Batch(client: client.client, maxConcurrent: 64)
+        batch = Batch(client: client.client, maxConcurrent: ClientConfiguration.defaultMaxConcurrentTransfers)
     }
 
     deinit {
@@ -38,6 +38,11 @@ final class BatchBox {
         case .failure(let error): completed.append((key, nil, retainHandle(ErrorBox(error, isCopy: true))))
         }
     }
+}
+
+@_cdecl("hc_batch_default_concurrency")
+public func hc_batch_default_concurrency() -> Int {
+    ClientConfiguration.defaultMaxConcurrentTransfers
 }
 
 @_cdecl("hc_batch_new")

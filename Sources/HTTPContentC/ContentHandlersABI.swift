@@ -5,17 +5,42 @@ import Glibc
 
 // The built-in handlers beyond discard and bytes, and the response getters for their content.
 
+/// hc_encoding's values, in order (HC_ENCODING_AUTO: nil).
+private let textEncodings: [TextEncoding?] = [nil, .utf8, .utf16LE, .utf16BE, .isoLatin1, .ascii, .windows1252]
+
 @_cdecl("hc_handler_text_new")
 public func hc_handler_text_new(_ encoding: Int32, _ strict: Int32) -> OpaquePointer? {
-    let encodings: [TextEncoding?] = [nil, .utf8, .utf16LE, .utf16BE, .isoLatin1, .ascii, .windows1252]
-    guard encoding >= 0, Int(encoding) < encodings.count else {
+    guard encoding >= 0, Int(encoding) < textEncodings.count else {
         fail(.invalidArgument, "hc_handler_text_new: unknown encoding \(encoding)")
         return nil
     }
-    let chosen = encodings[Int(encoding)]
+    let chosen = textEncodings[Int(encoding)]
     return retainHandle(HandlerSpec {
         Text(encoding: chosen, strict: strict != 0, maxSize: $0.limit, acceptance: $0.acceptance)
     })
+}
+
+@_cdecl("hc_text_decode")
+public func hc_text_decode(_ data: UnsafePointer<UInt8>?, _ len: Int, _ contentType: UnsafePointer<CChar>?,
+                           _ encoding: Int32, _ strict: Int32,
+                           _ out: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+                           _ outLen: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let out, let outLen else { return nullArgument("out or out_len") }
+    guard data != nil || len == 0 else { return nullArgument("data") }
+    guard encoding >= 0, Int(encoding) < textEncodings.count else {
+        return fail(.invalidArgument, "hc_text_decode: unknown encoding \(encoding)")
+    }
+    do {
+        let text = try Text.decode(UnsafeRawBufferPointer(start: data, count: len),
+                                   contentType: contentType.map { String(cString: $0) },
+                                   encoding: textEncodings[Int(encoding)], strict: strict != 0)
+        guard let copy = mallocCopy(Array(text.utf8)) else { return fail(.transport, "out of memory") }
+        out.pointee = copy
+        outLen.pointee = text.utf8.count
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
 }
 
 @_cdecl("hc_handler_image_new")

@@ -156,6 +156,12 @@ public func hc_error_method(_ err: OpaquePointer?) -> UnsafePointer<CChar>? {
     return box.strings.get("method") { box.error.method }
 }
 
+@_cdecl("hc_error_connection_failed")
+public func hc_error_connection_failed(_ err: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(err, as: ErrorBox.self), !box.isNone else { return 0 }
+    return box.error.isConnectionFailure ? 1 : 0
+}
+
 @_cdecl("hc_error_copy")
 public func hc_error_copy(_ err: OpaquePointer?) -> OpaquePointer? {
     guard let box = borrowHandle(err, as: ErrorBox.self) else {

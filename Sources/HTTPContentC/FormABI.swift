@@ -123,6 +123,12 @@ public func hc_form_set_space_encoding(_ form: OpaquePointer?, _ value: Int32) -
     setOption(form, value, [.percentEscaped, .plusReplaced] as [FormEncoder.SpaceEncoding]) { $0.spaceEncoding = $1 }
 }
 
+@_cdecl("hc_form_default_array_encoding")
+public func hc_form_default_array_encoding() -> Int32 {
+    let all: [FormEncoder.ArrayEncoding] = [.brackets, .repeat, .indexed]
+    return Int32(all.firstIndex(of: FormEncoder().arrayEncoding) ?? 0)
+}
+
 @_cdecl("hc_form_set_array_encoding")
 public func hc_form_set_array_encoding(_ form: OpaquePointer?, _ value: Int32) -> Int32 {
     setOption(form, value, [.brackets, .repeat, .indexed] as [FormEncoder.ArrayEncoding]) { $0.arrayEncoding = $1 }

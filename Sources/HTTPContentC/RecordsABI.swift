@@ -22,7 +22,7 @@ private let recordsOptionsVersion: UInt32 = 1
 
 private func defaultRecordsOptions() -> RecordsOptions {
     RecordsOptions(version: recordsOptionsVersion, maxLineSize: Lines.defaultMaxLineSize, maxRecordSize: 16 << 20,
-                   framing: 0, skipBadRecords: 0, strict: 1, reconnect: 0, maxReconnects: 10, retryMs: 3000,
+                   framing: Int32(JSONRecordOptions().framing.rawValue), skipBadRecords: 0, strict: 1, reconnect: 0, maxReconnects: 10, retryMs: 3000,
                    maxRetryMs: 30_000, batchBytes: 64 * 1024)
 }
 

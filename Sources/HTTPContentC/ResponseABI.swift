@@ -19,6 +19,8 @@ final class ResponseBox {
 
     /// The header fields as Strings, made on first use (a response's headers are kept as bytes).
     lazy var fields: [HeaderField] = response.headers.fields
+    /// The links of the Link fields, parsed on first use.
+    lazy var links: [Link] = response.headers.links
 
     init(_ response: consuming Response<Any>, body: ByteBuffer? = nil) {
         // Moved in first, then read: reading the consumed value first would copy it.
@@ -133,5 +135,55 @@ public func hc_response_metrics(_ response: OpaquePointer?, _ wire: UnsafeMutabl
     wire?.pointee = m.wireBytes
     decoded?.pointee = m.decodedBytes
     seconds?.pointee = m.totalTime
+    return HC_OK
+}
+
+@_cdecl("hc_response_check_status")
+public func hc_response_check_status(_ response: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    let kept = box.body ?? content(box, as: ByteBuffer.self)
+    let cap = ClientConfiguration().rejectedBodyLimit
+    let body = kept.map { Array(UnsafeRawBufferPointer(start: $0.baseAddress, count: min($0.count, cap))) } ?? []
+    do {
+        try box.response.checkStatus(body: body)
+        return HC_OK
+    } catch {
+        return fail(error)
+    }
+}
+
+@_cdecl("hc_response_link_count")
+public func hc_response_link_count(_ response: OpaquePointer?) -> Int {
+    borrowHandle(response, as: ResponseBox.self)?.links.count ?? 0
+}
+
+@_cdecl("hc_response_link_at")
+public func hc_response_link_at(_ response: OpaquePointer?, _ index: Int,
+                                _ url: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                _ paramCount: UnsafeMutablePointer<Int>?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let url else { return nullArgument("url") }
+    let links = box.links
+    guard index >= 0, index < links.count else {
+        return fail(.invalidArgument, "hc_response_link_at: index \(index) out of range (\(links.count) links)")
+    }
+    url.pointee = box.strings.get("link#\(index)") { links[index].url }
+    paramCount?.pointee = links[index].params.count
+    return HC_OK
+}
+
+@_cdecl("hc_response_link_param_at")
+public func hc_response_link_param_at(_ response: OpaquePointer?, _ index: Int, _ param: Int,
+                                      _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                      _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
+    guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
+    guard let name, let value else { return nullArgument("name or value") }
+    let links = box.links
+    guard index >= 0, index < links.count, param >= 0, param < links[index].params.count else {
+        return fail(.invalidArgument, "hc_response_link_param_at: no parameter \(param) of link \(index)")
+    }
+    let field = links[index].params[param]
+    name.pointee = box.strings.get("link#\(index)name#\(param)") { field.name }
+    value.pointee = box.strings.get("link#\(index)value#\(param)") { field.value }
     return HC_OK
 }

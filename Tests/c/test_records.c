@@ -283,7 +283,7 @@ static void test_options_and_null_safety(void) {
     CHECK_CODE(hc_records_options_init(&opts, HC_RECORDS_OPTIONS_VERSION), HC_OK);
     CHECK(opts.version == HC_RECORDS_OPTIONS_VERSION);
     CHECK(opts.max_line_size == 1048576 && opts.max_record_size == 16777216);
-    CHECK(opts.framing == HC_JSON_LINES && opts.skip_bad_records == 0 && opts.strict == 1);
+    CHECK(opts.framing == HC_JSON_AUTO && opts.skip_bad_records == 0 && opts.strict == 1);
     CHECK(opts.reconnect == 0 && opts.max_reconnects == 10 && opts.retry_ms == 3000 && opts.max_retry_ms == 30000);
     CHECK(opts.batch_bytes == 65536);
     CHECK_CODE(hc_records_options_init(&opts, 99), HC_EINVALID_ARG);

@@ -395,7 +395,8 @@ class Handler(SessionRoutes, ProxyRoutes, XMLRoutes, RecordEndpoints, http.serve
 
     def h_ctype(self, args):
         ctype = None if self._q("none") == "1" else self._q("type", "application/octet-stream")
-        self._send(200, self._q("body", ""), ctype)
+        # ?link=V (repeatable): a Link field per value.
+        self._send(200, self._q("body", ""), ctype, [("Link", v) for v in self.query.get("link", [])])
 
     def h_gzip(self, args):
         n = to_int(self._one_arg(args), "n", 0, MAX_GZIP_N)

@@ -1,3 +1,8 @@
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one error type of the library. Every failure, on every front (Swift, C, Python), is one of
 /// these codes plus a message; the C `hc_code` values and the Python exception classes map one to
 /// one onto `Code`.
@@ -175,6 +180,18 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         set { box.unique.attempts = newValue }
     }
 
+    /// A `.transport` failure to reach the server or to keep the connection: the name did not
+    /// resolve (host or proxy), the connection was refused, TLS could not be set up, the
+    /// connection closed without a reply, or a send or receive failed at the socket (reset,
+    /// broken pipe: `underlying` is a `SocketError`; libcurl reports a malformed body with the
+    /// same code as a reset). Python raises these as `ConnectionError` too.
+    public var isConnectionFailure: Bool {
+        guard code == .transport, let curlCode else { return false }
+        let connection: [CURLcode] = [CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT,
+                                      CURLE_SSL_CONNECT_ERROR, CURLE_GOT_NOTHING]
+        return connection.contains { Int32($0.rawValue) == curlCode } || underlying is SocketError
+    }
+
     /// An error of kind `code`; the library fills in what is known of the response.
     public init(_ code: Code, _ message: String, curlCode: Int32? = nil, response: ResponseHead? = nil,
                 body: [UInt8] = [], serverMessage: String? = nil, offset: Int? = nil,
@@ -190,5 +207,42 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
     package static func wrapping(_ error: any Error) -> HTTPContentError {
         if let own = error as? HTTPContentError { return own }
         return HTTPContentError(.callback, "callback failed: \(error)", underlying: error)
+    }
+}
+
+/// The socket error (errno) under a transport failure: the connection was reset, or broken.
+public struct SocketError: Error, Sendable, Equatable {
+    public let errno: Int32
+
+    /// The errnos of a connection that broke while in use.
+    static let brokenConnection: Set<Int32> = [ECONNRESET, EPIPE, ECONNABORTED, ENETRESET, ENOTCONN]
+}
+
+// MARK: - A response refused for its status
+
+extension HTTPContentError {
+    /// The error of a response refused for its status, as a handler's acceptance refuses it and
+    /// as `Response.checkStatus` (Python's `raise_for_status`) reports it: "HTTP 404 Not Found",
+    /// with the response (status, headers, URL, method) and, when the body is a JSON error
+    /// document, the server's message after a colon.
+    /// - Parameters:
+    ///   - body: the body kept with the error (the caller caps it).
+    ///   - detail: words after the status line, as "(rejected by the handler)".
+    public static func unacceptableStatus(_ head: ResponseHead, body: [UInt8] = [],
+                                          detail: String? = nil) -> HTTPContentError {
+        var error = HTTPContentError(.unacceptableStatus,
+                                     detail.map { "\(head.statusLine) \($0)" } ?? head.statusLine,
+                                     response: head)
+        error.addBody(body)
+        return error
+    }
+
+    /// Keeps `body` (capped by the caller) and, when it is a JSON error document, the server's
+    /// message in it: an unacceptable status's message then ends with it.
+    mutating func addBody(_ body: [UInt8]) {
+        self.body = body
+        guard serverMessage == nil else { return }
+        serverMessage = ServerMessage.extract(from: body, head: response)
+        if let said = serverMessage, code == .unacceptableStatus { message += ": " + said }
     }
 }

@@ -90,7 +90,7 @@ public struct Acceptance: Sendable, Equatable {
     /// Whether an empty body is a legitimate empty result for this response, rather than a
     /// missing body (a JSON or image handler then returns empty content instead of failing).
     public func allowsEmptyBody(_ head: ResponseHead) -> Bool {
-        emptyStatusCodes.contains(head.status) || emptyMethods.contains(head.method)
+        emptyStatusCodes.contains(head.status) || emptyMethods.contains(head.method) || head.isUnfollowedRedirect
     }
 
     /// Whether `status` is among the accepted codes.
@@ -111,10 +111,12 @@ public struct Acceptance: Sendable, Equatable {
     }
 
     /// Throws `.unacceptableStatus` or `.unacceptableContentType` for a response this acceptance
-    /// refuses.
+    /// refuses. A redirect the request said not to follow (`ResponseHead.isUnfollowedRedirect`)
+    /// is the answer asked for: the built-in status codes (200–299) take it, whatever its type.
     public func check(_ head: ResponseHead) throws(HTTPContentError) {
+        if head.isUnfollowedRedirect, statusCodes == Acceptance.builtInDefault.statusCodes { return }
         if !acceptsStatus(head.status) {
-            throw HTTPContentError(.unacceptableStatus, head.statusLine, response: head)
+            throw HTTPContentError.unacceptableStatus(head)
         }
         if !contentTypes.isEmpty, !acceptsType(head.contentType, bodyIsEmpty: head.bodyIsEmpty) {
             let got = head.headers["content-type"].map { "\"\($0)\"" } ?? "no Content-Type"

@@ -49,6 +49,15 @@ public protocol ReceivePauseHandler: AnyObject {
     func receivePaused() throws
 }
 
+/// A handler that continues a body it already holds part of (a resumed download): progress
+/// then counts those bytes too, so `received` starts at the part's size and `expected` is the
+/// whole size, on every front.
+public protocol ResumingHandler: AnyObject {
+    /// Bytes of the body held before this transfer began (0: none, or a server that sent the
+    /// whole body again).
+    var heldBytes: Int64 { get }
+}
+
 /// Thrown by a handler's `consume` to end the transfer early with success: the transfer stops
 /// receiving (the connection is closed, not reused), reports no error, and `finish` produces
 /// the content from what was received.

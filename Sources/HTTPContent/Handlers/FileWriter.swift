@@ -411,3 +411,8 @@ func baseName(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return path }
     return String(path[path.index(after: slash)...])
 }
+
+extension FileWriter: ResumingHandler {
+    /// The part's size when a resume continues it (progress counts it as received).
+    public var heldBytes: Int64 { resumeFrom }
+}

@@ -120,6 +120,25 @@ public final class Text: SelectiveHandler {
         return String(decoding: decoder!.output, as: UTF8.self)
     }
 
+    /// Decodes a body already received (a `Bytes` response's) by the rules the handler applies
+    /// while it arrives: `encoding`, else the charset of `contentType`, else a BOM, else UTF-8.
+    /// - Parameters:
+    ///   - contentType: the response's Content-Type header value, nil when it had none.
+    ///   - strict: an invalid byte throws `.decode` with its offset; lenient: U+FFFD.
+    /// - Throws: `.decode` for an unsupported charset or, when strict, an invalid byte.
+    public static func decode(_ body: UnsafeRawBufferPointer, contentType: String?, encoding: TextEncoding? = nil,
+                              strict: Bool = false) throws(HTTPContentError) -> String {
+        let text = Text(encoding: encoding, strict: strict, acceptance: .anything)
+        let fields: [(String, String)] = contentType.map { [("Content-Type", $0)] } ?? []
+        do {
+            _ = try text.accept(ResponseHead(status: 200, headers: Headers(fields)))
+            try text.consume(body)
+            return try text.finish()
+        } catch {
+            throw HTTPContentError.wrapping(error)
+        }
+    }
+
     private func withResponse(_ error: HTTPContentError) -> HTTPContentError {
         var error = error
         error.response = head

@@ -11,7 +11,7 @@ public final class JSONEvents: SelectiveHandler {
                 onEvent: @escaping (JSONEvent, JSONPath) throws -> Void) {
         parser = JSONEventParser(options: options, onEvent: onEvent)
         self.allowEmpty = allowEmpty
-        self.acceptance = acceptance
+        self.acceptance = JSONAcceptance.adjusted(acceptance, options)
     }
 
     public func prepare(_ request: inout Request) throws {

@@ -174,6 +174,17 @@ public protocol JSONValueValidator: Sendable {
 /// What every whole-document JSON handler does at header time: ask for JSON, refuse an
 /// unacceptable response, and refuse a declared length beyond `maxSize` before any byte arrives.
 package enum JSONAcceptance {
+    /// `acceptance`, with the NDJSON types beside the default JSON ones when `options` allow
+    /// several values one after another (which is what an NDJSON stream is).
+    package static func adjusted(_ acceptance: Acceptance, _ options: JSONOptions) -> Acceptance {
+        guard options.allowMultipleValues, acceptance.contentTypes == JSONOptions.defaultContentTypes else {
+            return acceptance
+        }
+        var wider = acceptance
+        wider.contentTypes = JSONOptions.multipleValuesContentTypes
+        return wider
+    }
+
     package static func prepare(_ request: inout Request) {
         if !request.headers.contains("Accept") { request.headers.add("Accept", "application/json") }
     }
@@ -192,7 +203,7 @@ package enum JSONAcceptance {
     }
 
     package static func check(_ head: ResponseHead, _ acceptance: Acceptance, _ options: JSONOptions) throws {
-        try acceptance.check(head)
+        try adjusted(acceptance, options).check(head)
         // A response with no body (HEAD, 204, 304...) may declare a length it does not send.
         if let maxSize = options.maxSize, let length = head.contentLength, length > Int64(maxSize),
            !head.hasNoBodyByDefinition {

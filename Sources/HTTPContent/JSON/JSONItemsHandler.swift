@@ -50,7 +50,7 @@ public final class JSONItems: SelectiveHandler {
                                     stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
                                     onItem: deliver)
         self.allowEmpty = allowEmpty
-        self.acceptance = acceptance
+        self.acceptance = JSONAcceptance.adjusted(acceptance, options)
     }
 
     /// Path streaming that lends each value to `lend` instead of handing over a `JSONItem` (the
@@ -63,7 +63,7 @@ public final class JSONItems: SelectiveHandler {
                                     stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
                                     capture: TreeCapture(options: options, prefixes: prefixes, lend: lend))
         self.allowEmpty = allowEmpty
-        self.acceptance = acceptance
+        self.acceptance = JSONAcceptance.adjusted(acceptance, options)
     }
 
     /// Items under one `prefix` (ijson's syntax: `item`, `results.item`), each passed to
@@ -146,7 +146,7 @@ public final class JSONItemBatches: SelectiveHandler {
                                     stopWhenPrefixCloses: stopWhenPrefixCloses, requirePrefix: requirePrefix,
                                     capture: capture)
         self.allowEmpty = allowEmpty
-        self.acceptance = acceptance
+        self.acceptance = JSONAcceptance.adjusted(acceptance, options)
     }
 
     public func prepare(_ request: inout Request) throws {

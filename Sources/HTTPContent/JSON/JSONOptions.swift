@@ -53,4 +53,9 @@ public struct JSONOptions: Sendable, Equatable {
     /// The media ranges JSON handlers accept by default.
     public static let defaultContentTypes: [MediaRange] =
         ["application/json", "text/json", "text/javascript", "*/*+json"]
+
+    /// The media ranges a handler with the default ones accepts with `allowMultipleValues`: the
+    /// JSON types and those of newline-delimited JSON, which is several values one after another.
+    public static let multipleValuesContentTypes: [MediaRange] = defaultContentTypes
+        + ["application/x-ndjson", "application/jsonl", "application/x-jsonlines", "application/jsonlines"]
 }

@@ -13,11 +13,20 @@ public enum JSONRecordFraming: Int, Sendable, CaseIterable {
     /// Concatenated JSON: values one after another (`{..}{..}`), whitespace optional. A bad
     /// value cannot be skipped here (nothing marks where the next one starts).
     case concatenated = 2
+    /// The response decides: `.sequence` when its Content-Type is `application/json-seq`, else
+    /// `.lines` (a stream with no response, `JSONRecordParser`, is read as `.lines`).
+    case auto = 3
+
+    /// The framing a response of media type `type` is read with.
+    public func resolved(for type: MediaType?) -> JSONRecordFraming {
+        guard self == .auto else { return self }
+        return type?.essence == "application/json-seq" ? .sequence : .lines
+    }
 }
 
 /// Options of a JSON record stream. Every default is in the initializer.
 public struct JSONRecordOptions: Sendable, Equatable {
-    /// Default `.lines`.
+    /// Default `.auto` (RFC 7464 for `application/json-seq`, else JSON Lines).
     public var framing: JSONRecordFraming
     /// A bad record is reported (`onSkip`) and skipped instead of failing the stream
     /// (`.lines` and `.sequence`). Default false.
@@ -37,7 +46,7 @@ public struct JSONRecordOptions: Sendable, Equatable {
     /// reported (`onSkip`) and skipped instead of failing the stream. Default false.
     public var skipInvalidRecords: Bool
 
-    public init(framing: JSONRecordFraming = .lines, skipBadRecords: Bool = false, maxRecordSize: Int? = 16 << 20,
+    public init(framing: JSONRecordFraming = .auto, skipBadRecords: Bool = false, maxRecordSize: Int? = 16 << 20,
                 json: JSONOptions = JSONOptions(), path: String? = nil, skipInvalidRecords: Bool = false) {
         self.framing = framing
         self.skipBadRecords = skipBadRecords
@@ -80,7 +89,8 @@ extension JSONRecordTarget {
 /// A JSON record stream without a transfer: feed chunks; each record is parsed by yajl as its
 /// bytes arrive (no record text is gathered) and handed to the target when complete.
 final class JSONRecordReader {
-    let options: JSONRecordOptions
+    /// Its framing is resolved (`resolveFraming`) once the response's type is known.
+    private(set) var options: JSONRecordOptions
     private let target: JSONRecordTarget
     private let onSkip: ((HTTPContentError) throws -> Void)?
     private let parseOptions: JSONOptions
@@ -114,6 +124,11 @@ final class JSONRecordReader {
         parseOptions = json
     }
 
+    /// Fixes an `.auto` framing from the response's media type, before the first byte.
+    func resolveFraming(_ type: MediaType?) {
+        options.framing = options.framing.resolved(for: type)
+    }
+
     private func currentParser() -> YajlParser {
         if let parser { return parser }
         let made = YajlParser(options: parseOptions, sink: target.makeSink())
@@ -128,7 +143,7 @@ final class JSONRecordReader {
         guard let base = chunk.baseAddress, chunk.count > 0 else { return }
         do {
             switch options.framing {
-            case .lines: try feedDelimited(base, chunk.count, delimiter: 0x0A)
+            case .lines, .auto: try feedDelimited(base, chunk.count, delimiter: 0x0A)
             case .sequence: try feedDelimited(base, chunk.count, delimiter: 0x1E)
             case .concatenated: try feedConcatenated(chunk)
             }
@@ -293,7 +308,7 @@ final class JSONRecordReader {
     /// Ends the stream: a last line without LF is a record too.
     func finish() throws {
         switch options.framing {
-        case .lines:
+        case .lines, .auto:
             guard !skipping, recordBytes > 0, let parser else { return }
             do {
                 try parser.finish()
@@ -513,6 +528,7 @@ public final class JSONLines: SelectiveHandler {
         guard !request.headers.contains("Accept") else { return }
         switch options.framing {
         case .lines: request.headers.add("Accept", "application/x-ndjson, application/jsonl")
+        case .auto: request.headers.add("Accept", "application/x-ndjson, application/jsonl, application/json-seq")
         case .sequence: request.headers.add("Accept", "application/json-seq")
         case .concatenated: request.headers.add("Accept", "application/json")
         }
@@ -521,6 +537,7 @@ public final class JSONLines: SelectiveHandler {
     public func accept(_ head: ResponseHead) throws -> Bool {
         try acceptance.check(head)
         self.head = head
+        reader.resolveFraming(head.contentType)
         return true
     }
 

@@ -129,14 +129,26 @@ public final class CookieJar: @unchecked Sendable {
     }
 
     /// Attaches an easy handle to the jar and turns libcurl's cookie engine on for it.
+    ///
+    /// The engine of a handle is on once libcurl has initialised cookies through it (its
+    /// `cookie_engine` state, which curl_easy_reset keeps); joining a share that holds cookies
+    /// only points the handle at the shared jar. The usual switch, CURLOPT_COOKIEFILE "", also
+    /// leaves the name in a list of cookie files libcurl 7.88 keeps in the handle's options and
+    /// reads again before every transfer: curl_easy_reset clears those options without freeing
+    /// the list, so each pooled handle reset after it lost that entry (valgrind: 16 + 1 bytes
+    /// definitely lost). So, once per handle and before it joins the share: the list is read
+    /// at once (COOKIELIST "RELOAD", which initialises the engine on a private, empty jar) and
+    /// emptied again (COOKIEFILE NULL, which frees the list and that private jar); then
+    /// CURLOPT_SHARE puts the shared jar in its place. No list outlives the call, nothing of
+    /// the share is touched outside its lock, and a reset handle only joins the share again.
     func attach(_ easy: EasyHandle) throws(HTTPContentError) {
-        try easy.set(CURLOPT_SHARE, pointer: UnsafeRawPointer(share))
-        // Once per handle: every CURLOPT_COOKIEFILE appends to a list that only a transfer
-        // frees, so a handle reset and set again before its next transfer leaked one (valgrind).
         if !easy.cookieEngineOn {
             try easy.set(CURLOPT_COOKIEFILE, "")
+            try easy.set(CURLOPT_COOKIELIST, "RELOAD")
+            _ = hc_curl_setopt_ptr(easy.raw, CURLOPT_COOKIEFILE, nil)
             easy.cookieEngineOn = true
         }
+        try easy.set(CURLOPT_SHARE, pointer: UnsafeRawPointer(share))
     }
 
     // MARK: - Reading and changing

@@ -54,8 +54,11 @@ public struct ClientConfiguration: Sendable {
     public var acceptCompressed = true
 
     /// Most transfers the client's `async` requests run at once; more wait their turn.
-    /// Default: 64.
-    public var maxConcurrentTransfers = 64
+    /// Default: `defaultMaxConcurrentTransfers` (64).
+    public var maxConcurrentTransfers = ClientConfiguration.defaultMaxConcurrentTransfers
+    /// The library's one default for transfers in flight at once: the client's `async`
+    /// requests, a C batch (`hc_batch_new`), Python's `map` and `amap`.
+    public static let defaultMaxConcurrentTransfers = 64
     /// Most connections to one host at once for `async` requests (0: no limit). Default: 0.
     public var maxConnectionsPerHost = 0
     /// How much of a rejected response's body is kept in the error. Default: 64 KiB.

@@ -23,8 +23,8 @@ final class EasyHandle: @unchecked Sendable {
     /// False while a transfer that must not leave its options behind (a body, a custom method,
     /// a failed configuration) holds the handle: the pool then resets it.
     @exclusivity(unchecked) var reusable = false
-    /// libcurl's cookie engine was turned on (CURLOPT_COOKIEFILE ""). It stays on through
-    /// curl_easy_reset, and each setting appends an entry that only a transfer frees: set once.
+    /// libcurl's cookie engine was turned on for the handle (`CookieJar.attach`). It stays on
+    /// through curl_easy_reset: done once per handle.
     @exclusivity(unchecked) var cookieEngineOn = false
     /// The transfer using the handle. libcurl's callbacks get the handle as their userdata, set
     /// once per handle, and find the transfer here (the transfer outlives its callbacks).

@@ -23,6 +23,16 @@ public struct Response<Content> {
     /// The parsed Content-Type, or nil when absent or malformed.
     public var contentType: MediaType? { head.contentType }
 
+    /// Throws what a handler refusing the status would have thrown (`.unacceptableStatus`,
+    /// same message, response and server message) when the status is 400 or more, as
+    /// `requests`' `raise_for_status`: for a response taken whatever its status
+    /// (`Acceptance.anything`). A redirect not followed is not an error.
+    /// - Parameter body: the body to keep with the error (a `Bytes` response's content).
+    public func checkStatus(body: [UInt8] = []) throws(HTTPContentError) {
+        guard status >= 400 else { return }
+        throw HTTPContentError.unacceptableStatus(head, body: body)
+    }
+
     /// The same response with its content transformed (decoding a JSON tree into your type...).
     public func map<T>(_ transform: (Content) throws -> T) rethrows -> Response<T> {
         Response<T>(head: head, content: try transform(content), metrics: metrics)
@@ -53,7 +63,9 @@ public struct TransferMetrics: Sendable, Equatable {
 
 /// Progress of one transfer, reported while it runs.
 public struct TransferProgress: Sendable, Equatable {
-    /// Body bytes received on the wire so far, and the expected total (0 when unknown).
+    /// Body bytes received on the wire so far, and the expected total (0 when unknown). A
+    /// resumed download (`ResumingHandler`) counts the part it continues in both: `received`
+    /// starts at the part's size and `expected` is the whole file's.
     public var received: Int64
     public var expected: Int64
     /// Body bytes handed to the handler so far (decompressed).

@@ -11,6 +11,7 @@ public struct ResponseHead: Sendable {
         var url: String
         var method: String
         var bodyEnded = false
+        var redirectNotFollowed = false
         var history: [ResponseHead] = []
 
         init(status: Int, reason: String, httpVersion: String, headers: Headers, url: String, method: String) {
@@ -26,6 +27,7 @@ public struct ResponseHead: Sendable {
             let other = Storage(status: status, reason: reason, httpVersion: httpVersion, headers: headers,
                                 url: url, method: method)
             other.bodyEnded = bodyEnded
+            other.redirectNotFollowed = redirectNotFollowed
             other.history = history
             return other
         }
@@ -84,6 +86,15 @@ public struct ResponseHead: Sendable {
         set { box.unique.bodyEnded = newValue }
     }
 
+    /// A 3xx with a Location the client did not follow because the request said not to
+    /// (`followRedirects` false): the answer the caller asked for. Handlers with the default
+    /// status codes accept it, whatever its type, and, as for a 204, it carries no content (its
+    /// body, a note for browsers, is not read). Set by the transfer.
+    public internal(set) var isUnfollowedRedirect: Bool {
+        get { box.value.redirectNotFollowed }
+        set { box.unique.redirectNotFollowed = newValue }
+    }
+
     /// True when the response is known to carry no body: 204/205/304, a HEAD request,
     /// `Content-Length: 0`, or a body that ended empty.
     public var bodyIsEmpty: Bool {
@@ -91,9 +102,11 @@ public struct ResponseHead: Sendable {
     }
 
     /// True for the responses that never carry a body, whatever they declare: 1xx, 204, 205,
-    /// 304, and any answer to HEAD. (An empty 200 body is a body, of length zero.)
+    /// 304, any answer to HEAD, and a redirect not followed (`isUnfollowedRedirect`). (An empty
+    /// 200 body is a body, of length zero.)
     public var hasNoBodyByDefinition: Bool {
         status == 204 || status == 205 || status == 304 || (100..<200).contains(status) || method == "HEAD"
+            || isUnfollowedRedirect
     }
 
     /// The parsed Content-Type header, nil when absent or unparseable.

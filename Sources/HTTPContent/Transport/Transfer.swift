@@ -17,6 +17,8 @@ final class Transfer {
     /// The handler, when it holds output until libcurl has read all there is for now: told at
     /// acceptance, then from the progress callback after each round of reads.
     let pauseAware: (any ReceivePauseHandler)?
+    /// The handler, when it continues a body it holds part of: progress counts that part.
+    let resuming: (any ResumingHandler)?
     let cancel: CancellationToken?
     let progress: ((TransferProgress) -> Void)?
     /// How much of a rejected response's body is kept in the error.
@@ -48,6 +50,10 @@ final class Transfer {
     @exclusivity(unchecked) private var hopURL: String?
     /// Redirects followed, once asked of libcurl.
     @exclusivity(unchecked) private var redirects: Int?
+    /// libcurl follows redirects for this request (a 3xx it does not follow is then the answer).
+    @exclusivity(unchecked) private var followsRedirects = true
+    /// The accepted response is a redirect not followed: its body is not the content.
+    @exclusivity(unchecked) private var skipsBody = false
     /// Where a multi driver keeps this transfer while it runs (-1: not in one).
     @exclusivity(unchecked) var driverSlot = -1
     /// The longest silence allowed between bytes received (or sent), in nanoseconds (0: none),
@@ -66,6 +72,7 @@ final class Transfer {
         self.handler = handler
         // The commonest handler is known not to be pause-aware: no conformance lookup for it.
         pauseAware = handler is Bytes ? nil : handler as? any ReceivePauseHandler
+        resuming = handler is Bytes ? nil : handler as? any ResumingHandler
         self.cancel = cancel
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
@@ -124,6 +131,7 @@ final class Transfer {
             try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, buffers.upload == 0 ? 64 * 1024 : buffers.upload)
         }
         let follow = opts.followRedirects ?? config.followRedirects
+        followsRedirects = follow
         if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
         let maxRedirects = opts.maxRedirects ?? config.maxRedirects
         if previous?.maxRedirects != maxRedirects { try easy.set(CURLOPT_MAXREDIRS, maxRedirects) }
@@ -398,6 +406,7 @@ final class Transfer {
             // Enough of an unwanted body: stop receiving it.
             return chunk.count <= room ? chunk.count : 0
         }
+        if skipsBody { return chunk.count }
         do {
             try handler.consume(chunk)
         } catch is StopTransfer {
@@ -425,8 +434,12 @@ final class Transfer {
                 return 1
             }
         }
-        progress?(TransferProgress(received: received, expected: expected, decoded: decodedBytes,
-                                   sent: sent, toSend: toSend))
+        if let progress {
+            // A resumed download: libcurl counts this transfer's bytes, the caller the file's.
+            let held = resuming?.heldBytes ?? 0
+            progress(TransferProgress(received: received + held, expected: expected > 0 ? expected + held : 0,
+                                      decoded: decodedBytes + held, sent: sent, toSend: toSend))
+        }
         if let cancel, cancel.isCancelled { return 1 }
         return 0
     }
@@ -441,6 +454,10 @@ final class Transfer {
                                 url: finalURL(),
                                 method: request.method)
         head.bodyEnded = bodyEnded
+        if !followsRedirects, (300...399).contains(head.status), head.status != 304,
+           head.headers["location"] != nil {
+            head.isUnfollowedRedirect = true
+        }
         if !history.isEmpty { head.history = history }
         return head
     }
@@ -465,13 +482,13 @@ final class Transfer {
         switch verdict {
         case .success(true):
             accepted = true
+            skipsBody = head!.isUnfollowedRedirect
             // Tells a pause-aware handler that pauses will be reported from now on (it holds
             // nothing yet, so it has nothing to hand over or fail on).
             if let pauseAware { try? pauseAware.receivePaused() }
         case .success(false):
             accepted = false
-            rejection = HTTPContentError(.unacceptableStatus,
-                "\(head!.statusLine) (rejected by the handler)", response: head)
+            rejection = .unacceptableStatus(head!, detail: "(rejected by the handler)")
         case .failure(let error):
             accepted = false
             rejection = attach(HTTPContentError.wrapping(error))
@@ -499,13 +516,7 @@ final class Transfer {
     func complete(_ code: CURLcode) throws(HTTPContentError) -> ResponseHead {
         if let failure = failure ?? upload?.failure { throw failure }
         if var rejection {
-            rejection.body = rejectedBody
-            if rejection.serverMessage == nil {
-                rejection.serverMessage = ServerMessage.extract(from: rejectedBody, head: rejection.response)
-                if let said = rejection.serverMessage, rejection.code == .unacceptableStatus {
-                    rejection.message += ": " + said
-                }
-            }
+            rejection.addBody(rejectedBody)
             throw rejection
         }
         if code != CURLE_OK, !(stoppedByHandler && (code == CURLE_WRITE_ERROR || code == CURLE_ABORTED_BY_CALLBACK)) {
@@ -549,6 +560,14 @@ final class Transfer {
             return HTTPContentError(.io, text, curlCode: curl, response: head)
         case CURLE_FILESIZE_EXCEEDED:
             return HTTPContentError(.tooLarge, text, curlCode: curl, response: head)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            // The same codes say "reset by peer" and "malformed chunked encoding": the socket's
+            // errno tells a broken connection (`isConnectionFailure`) from a bad body. (libcurl
+            // 7.88 never clears it: a bad body on a handle whose earlier connection was reset
+            // reads as a connection failure too, which is still a `.transport` error.)
+            let errno = Int32(truncatingIfNeeded: easy.info(CURLINFO_OS_ERRNO))
+            return HTTPContentError(.transport, text, curlCode: curl, response: head,
+                                    underlying: SocketError.brokenConnection.contains(errno) ? SocketError(errno: errno) : nil)
         default:
             return HTTPContentError(.transport, text, curlCode: curl, response: head)
         }

@@ -10,11 +10,11 @@ from ._lib import lib as _library
 from ._types import (FormInput, HeadersInput, Metrics, ProgressInfo, RequestOptions, SendOptions,
                      StatusSpec)
 from .bodies import BytesPart, Field, FilePart, form_encode
-from .client import Client
+from .client import Client, default_concurrency
 from .models import CancelToken, Headers, Request, Response
 from ._history import HistoryEntry
-from .errors import (CallbackError, Cancelled, ChecksumMismatch, DecodeError, Error, InvalidArgument,
-                     LocalIOError, Timeout, TooLarge, TooManyRedirects, TransportError,
+from .errors import (CallbackError, Cancelled, ChecksumMismatch, ConnectError, DecodeError, Error,
+                     InvalidArgument, LocalIOError, Timeout, TooLarge, TooManyRedirects, TransportError,
                      UnacceptableContentType, UnacceptableStatus)
 from .session import AuthHook, BasicAuth, BearerAuth, Cookie, Cookies, DigestAuth, Retry
 from .errors import RequestSchemaError, SchemaError
@@ -38,13 +38,14 @@ def library_version() -> str:
 
 
 __all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "HistoryEntry", "Handler", "ResponseHead", "Discard",
+           "default_concurrency",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
            "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements", "XMLEvents",
            "Schema", "SchemaError", "RequestSchemaError",
            "set_default_accept_status", "set_default_accept_types",
            "set_server_message_paths", "reset_defaults", "form_encode", "Field", "FilePart",
            "BytesPart",
-           "Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
+           "Error", "InvalidArgument", "TransportError", "Timeout", "ConnectError", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "TooLarge",
            "Cancelled", "LocalIOError", "CallbackError", "library_version",
            "ChecksumMismatch", "Cookie", "Cookies", "BasicAuth", "BearerAuth", "DigestAuth",

@@ -66,7 +66,7 @@ class SendOptions(TypedDict, total=False):
     plist_format: str
     multipart: Iterable[Any] | None
     files: Any  # requests' shapes: {"name": file} or {"name": (filename, content, type)}
-    arrays: str  # list values in params/form/data: "repeat" (default), "brackets", "indexed"
+    arrays: str | None  # list values in params/form/data: None (the library's default), "brackets", "repeat", "indexed"
     timeout: float | None  # seconds; None: no limit (lifts the client's); left out: the client's
     connect_timeout: float | None
     read_timeout: float | None

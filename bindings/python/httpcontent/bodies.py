@@ -69,8 +69,8 @@ class Form(Handle):
     def _free(ptr: int) -> None:
         _ffi.lib().hc_form_free(ptr)
 
-    def __init__(self, pairs: FormInput, *, space: str = "%20", arrays: str = "brackets",
-                 bools: str = "numeric", nulls: str = "dropped", sort: bool = False) -> None:
+    def __init__(self, pairs: FormInput, *, space: str | None = None, arrays: str | None = None,
+                 bools: str | None = None, nulls: str | None = None, sort: bool = False) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_form_new())
         try:
@@ -78,6 +78,8 @@ class Form(Handle):
                                           (arrays, _ARRAYS, lib.hc_form_set_array_encoding),
                                           (bools, _BOOLS, lib.hc_form_set_bool_encoding),
                                           (nulls, _NULLS, lib.hc_form_set_null_encoding)]:
+                if option is None:  # the library's default
+                    continue
                 if option not in table:
                     raise ValueError(f"{option!r} is not one of {sorted(table)}")
                 check(setter(self, table[option]))
@@ -119,13 +121,13 @@ class Form(Handle):
             _ffi.lib().hc_buffer_free(out)
 
 
-def form_encode(pairs: FormInput, space: str = "%20", arrays: str = "brackets", sort: bool = False,
-                bools: str = "numeric", nulls: str = "dropped") -> str:
+def form_encode(pairs: FormInput, space: str | None = None, arrays: str | None = None, sort: bool = False,
+                bools: str | None = None, nulls: str | None = None) -> str:
     """`application/x-www-form-urlencoded` text for `pairs` (a dict or (key, value) pairs).
     Every byte outside A-Z a-z 0-9 - . _ ~ is %XX-escaped, in keys and values; a space is
     `%20` unless `space="+"`. Arrays: "brackets" (a[]=1), "repeat" (a=1&a=2), "indexed"
     (a[0]=1); dicts nest as a[b]=c; booleans "numeric" (1/0) or "literal"; None "dropped" or
-    "empty"."""
+    "empty". An option left None is the library's default (the first named of each)."""
     with Form(pairs, space=space, arrays=arrays, bools=bools, nulls=nulls, sort=sort) as form:
         return form.encode()
 
@@ -239,10 +241,11 @@ def _at_start(file: Any) -> bool:
 def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: FormInput | None,
                json: Any, data: Any, multipart: Iterable[Any] | None,
                content_type: str | None, raised: list[BaseException], schema: Any = None,
-               files: Any = None, arrays: str = "repeat", plist: Any = None) -> None:
+               files: Any = None, arrays: str | None = None, plist: Any = None) -> None:
     """Sets the body (and query) of a native request from `Client.request`'s arguments.
     `keep` holds what C must still call during the send; `raised` collects exceptions.
-    `arrays` encodes list values of `params`, `form` and a `data=` dict ("repeat": a=1&a=2)."""
+    `arrays` encodes list values of `params`, `form` and a `data=` dict (None: the library's
+    default)."""
     lib = _ffi.lib()
     if params is not None:
         with Form(params, arrays=arrays) as query:

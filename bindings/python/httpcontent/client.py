@@ -144,7 +144,7 @@ class Client(Handle):
                 data: Any = None, content_type: str | None = None,
                 params: FormInput | None = None, form: FormInput | None = None, json: Any = None,
                 plist: Any = None, plist_format: str = "xml",
-                multipart: Iterable[Any] | None = None, files: Any = None, arrays: str = "repeat",
+                multipart: Iterable[Any] | None = None, files: Any = None, arrays: str | None = None,
                 timeout: float | None | _Unset = UNSET, connect_timeout: float | None | _Unset = UNSET,
                 read_timeout: float | None | _Unset = UNSET, follow_redirects: bool | None = None,
                 proxy: str | None = None, schema: Any = None,
@@ -162,8 +162,9 @@ class Client(Handle):
         As in requests: `data=` a dict (or (key, value) pairs) sends a form (%20 for spaces);
         `files=` a multipart body from {"name": file_object} or {"name": (filename, bytes or
         file, content_type)}, after the fields of a `data=` dict. List values of `params`,
-        `form` and a `data` dict repeat their key (`a=1&a=2`); `arrays="brackets"` (a[]=1)
-        or `"indexed"` (a[0]=1) instead.
+        `form` and a `data` dict are written as the library writes arrays by default
+        (`a[]=1&a[]=2`, C `hc_form_default_array_encoding`, for queries and forms alike);
+        `arrays="repeat"` (a=1&a=2) or `"indexed"` (a[0]=1) instead.
         `schema=` (an `hc.Schema`) validates the `json=` or `plist=` body before anything is sent
         (`hc.RequestSchemaError`, an `hc.SchemaError` and `hc.InvalidArgument`), and writes
         typed values (datetime, date, UUID, registered transformers) back as text.
@@ -273,12 +274,13 @@ class Client(Handle):
         self._bytes = Bytes()
         return self._bytes
 
-    def map(self, requests: Iterable["Request"], *, concurrency: int = 16,
+    def map(self, requests: Iterable["Request"], *, concurrency: int | None = None,
             host_limit: int = 0) -> list[Any]:
         """Sends many requests at once (libcurl multi, on this thread, with the GIL released
         while transfers run) and returns, in order, a `Response` or the `hc.Error` (or other
         exception) of each request: one failure does not stop the rest. At most `concurrency`
-        transfers run at once, and at most `host_limit` connections per host (0: no limit).
+        transfers run at once (None: the library's default, `default_concurrency()`, 64; 0: no
+        limit), and at most `host_limit` connections per host (0: no limit).
         Built-in handlers may be shared between requests; a handler of your own may not.
         Retries and the auth hook apply as in `request`: a request waiting to be sent again
         holds up no other."""
@@ -300,7 +302,8 @@ class Client(Handle):
 
         callback = _ffi.DONE_CB(done)
         with _Batch(lib.hc_batch_new(self)) as batch:
-            check(lib.hc_batch_set_concurrency(batch, max(0, int(concurrency))))
+            if concurrency is not None:  # else the batch's own default
+                check(lib.hc_batch_set_concurrency(batch, max(0, int(concurrency))))
             check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
             for i, item in enumerate(items):
                 try:
@@ -372,8 +375,9 @@ class Client(Handle):
     def iter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> Iterator[Any]:
         """Yields each JSON value under the ijson `prefix` ("item": each element of a top-level
         array; "results.item": each element of the array at member "results"; "": each
-        document of an NDJSON stream with `multiple_values=True`) while the body is still
-        arriving, in bounded memory. Stopping early stops the transfer."""
+        document of an NDJSON stream with `multiple_values=True`, which also accepts the NDJSON
+        media types) while the body is still arriving, in bounded memory. Stopping early stops
+        the transfer."""
         return _iter_json(self, url, prefix, **kwargs)
 
     def aiter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> AsyncGenerator[Any, None]:
@@ -399,8 +403,9 @@ class Client(Handle):
         return _records.iter_lines(self, url, **kwargs)
 
     def iter_json_lines(self, url: str, **kwargs: Any) -> Iterator[Any]:
-        """Yields each JSON record (JSON Lines / NDJSON; `framing="seq"` for RFC 7464,
-        `"concatenated"` for `{..}{..}`) as `json.loads` gives it, while the body arrives, in
+        """Yields each JSON record (RFC 7464 when the Content-Type is application/json-seq, else
+        JSON Lines / NDJSON; `framing="lines"`, `"seq"` or `"concatenated"` (`{..}{..}`) to
+        choose) as `json.loads` gives it, while the body arrives, in
         bounded memory. A bad record raises `hc.DecodeError` with `.record_index` and `.offset`,
         or with `skip_bad=True` goes to `on_skip(error)`. See `hc.JSONLines`."""
         return _records.iter_json_lines(self, url, **kwargs)
@@ -509,10 +514,11 @@ class Client(Handle):
             raise
         return response
 
-    async def amap(self, requests: Iterable[Request], *, concurrency: int = 16,
+    async def amap(self, requests: Iterable[Request], *, concurrency: int | None = None,
                    host_limit: int = 0) -> list[Any]:
         """`map` on the running event loop, with no thread: in order, a `Response` or the
-        error of each request. At most `concurrency` are in flight (0: all at once); the next
+        error of each request. At most `concurrency` are in flight (None: the library's
+        default, `default_concurrency()`; 0: all at once); the next
         is queued as one completes, with no task per request. Cancelling the task cancels every
         transfer."""
         self._check_open()
@@ -548,6 +554,8 @@ class Client(Handle):
             elif state["left"] == 0 and not finished.done():
                 finished.set_result(None)
 
+        if concurrency is None:
+            concurrency = default_concurrency()
         window = len(items) if concurrency <= 0 else min(concurrency, len(items))
         try:
             for _ in range(window):
@@ -747,7 +755,7 @@ def _prepare(request: Request, default: Handler, auth_hook: Any = None,
         apply_body(native, keep, params=o.get("params"), form=o.get("form"), json=o.get("json"),
                    data=o.get("data"), multipart=o.get("multipart"),
                    content_type=o.get("content_type"), raised=raised, schema=o.get("schema"),
-                   files=o.get("files"), arrays=o.get("arrays") or "repeat",
+                   files=o.get("files"), arrays=o.get("arrays"),
                    plist=o.get("plist"))
         plist_value = o.get("plist")
         if plist_value is not None:
@@ -909,4 +917,10 @@ def _pairs(headers: HeadersInput | None) -> list[tuple[str, str]]:
     return list(headers)
 
 
-__all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "CallbackError"]
+def default_concurrency() -> int:
+    """The library's default for transfers in flight at once: `map`, `amap` and C batches
+    (`hc_batch_default_concurrency`)."""
+    return int(_ffi.lib().hc_batch_default_concurrency())
+
+
+__all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "CallbackError", "default_concurrency"]

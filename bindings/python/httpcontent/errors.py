@@ -60,8 +60,16 @@ class TransportError(Error):
     code = 2
 
 
-class Timeout(TransportError):
+class Timeout(TransportError, TimeoutError):
+    """The transfer took longer than its timeout; also a `TimeoutError`."""
     code = 3
+
+
+class ConnectError(TransportError, ConnectionError):
+    """The server could not be reached or the connection broke: name not resolved, connection
+    refused, TLS not set up, connection reset or closed without a reply (the library decides:
+    `hc_error_connection_failed`); also a `ConnectionError`."""
+    code = 2
 
 
 class TooManyRedirects(TransportError):
@@ -78,9 +86,9 @@ class UnacceptableContentType(Error):
     code = 6
 
 
-class DecodeError(Error):
+class DecodeError(Error, ValueError):
     """The body could not be decoded; `.offset` is the byte offset when known and `.body` the
-    bytes that could not be decoded."""
+    bytes that could not be decoded. Also a `ValueError` (as `json.JSONDecodeError` is)."""
     code = 7
 
 
@@ -162,6 +170,8 @@ def error_of(err: int) -> Error:
     offset = lib.hc_error_offset(err)
     record_index = lib.hc_error_record_index(err)
     cls = _BY_CODE.get(code, Error)
+    if cls is TransportError and lib.hc_error_connection_failed(err):
+        cls = ConnectError
     extra: dict[str, Any] = {}
     count = lib.hc_error_schema_count(err) if code in (1, 7) else 0
     if count:
@@ -206,7 +216,7 @@ def check_handle(handle: int | None) -> int:
     return handle
 
 
-__all__ = ["Error", "InvalidArgument", "TransportError", "Timeout", "TooManyRedirects",
+__all__ = ["Error", "InvalidArgument", "TransportError", "Timeout", "ConnectError", "TooManyRedirects",
            "UnacceptableStatus", "UnacceptableContentType", "DecodeError", "SchemaError",
            "RequestSchemaError", "TooLarge",
            "Cancelled", "LocalIOError", "CallbackError", "ChecksumMismatch"]

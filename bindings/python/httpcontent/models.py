@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ctypes
 import datetime
-import http
 import json as _json
 import sys as _sys
 from typing import TYPE_CHECKING, Any
@@ -15,7 +14,7 @@ from . import _ffi, _lib
 from ._handle import Handle
 from ._headers import Headers
 from ._history import HistoryEntry, read_history
-from .errors import UnacceptableStatus, check, raise_last
+from .errors import DecodeError, check, raise_last
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -159,35 +158,51 @@ class Response(Handle):
         return datetime.timedelta(seconds=self.metrics["total_seconds"])
 
     def raise_for_status(self) -> None:
-        """Raises `hc.UnacceptableStatus` when the status is 400 or more (with a handler that
-        accepts any status, such as `hc.Bytes(accept_status=None)`); otherwise does nothing."""
+        """Raises `hc.UnacceptableStatus` when the status is 400 or more, the error the library
+        raises for a response a handler refuses (same message, `.status`, `.headers`, `.url`,
+        `.method`, `.body`, `.server_message`); otherwise does nothing. Only a handler that
+        accepts such a status gets here: `accept_status=[]` (any status), or codes that include
+        it (`accept_status=None` is the default 200-299)."""
         if self.status < 400:
             return
-        try:
-            phrase = " " + http.HTTPStatus(self.status).phrase
-        except ValueError:
-            phrase = ""
-        kind = "client" if self.status < 500 else "server"
-        body = self.content if isinstance(self.content, bytes) else b""
-        exc = UnacceptableStatus(f"HTTP {self.status}{phrase} ({kind} error) for {self.url}",
-                                 status=self.status, headers=self.headers, body=body, url=self.url)
-        exc.history = self.history
-        raise exc
+        check(_ffi.lib().hc_response_check_status(self._native()))
 
     @property
     def text(self) -> str:
-        """The body as text: a `Text` handler's content as it is, a `Bytes` one's decoded with the
-        Content-Type's charset (UTF-8 when none is named; bad bytes replaced)."""
+        """The body as text: a `Text` handler's content as it is, a `Bytes` one's decoded by the
+        library as a `Text` handler decodes (Content-Type charset, then byte order mark, then
+        UTF-8; invalid bytes replaced, an unknown charset read as UTF-8)."""
         content = self.content
         if isinstance(content, str):
             return content
         if isinstance(content, (bytes, bytearray)):
-            charset = self.charset or "utf-8"
+            raw = bytes(content)
+            content_type = self.headers.get("content-type")
+            ct = content_type.encode("latin-1", "replace") if content_type is not None else None
             try:
-                return bytes(content).decode(charset, "replace")
-            except LookupError:  # a charset Python does not know
-                return bytes(content).decode("utf-8", "replace")
+                return _decode_text(raw, ct)
+            except DecodeError:  # a charset the library does not know
+                return _decode_text(raw, None)
         raise TypeError(f"response.text reads a Bytes or Text response; this handler made {type(content).__name__}")
+
+    @property
+    def links(self) -> dict[str, dict[str, str]]:
+        """The links of the `Link` header (RFC 8288), as `requests` gives them: keyed by their
+        `rel` (else their URL), each a dict with "url" and its parameters (names lowercased)."""
+        lib = _ffi.lib()
+        ptr = self._native()
+        links: dict[str, dict[str, str]] = {}
+        url, count = ctypes.c_char_p(), ctypes.c_size_t()
+        name, value = ctypes.c_char_p(), ctypes.c_char_p()
+        for i in range(lib.hc_response_link_count(ptr)):
+            check(lib.hc_response_link_at(ptr, i, ctypes.byref(url), ctypes.byref(count)))
+            link = {"url": (url.value or b"").decode("utf-8", "replace")}
+            for j in range(count.value):
+                check(lib.hc_response_link_param_at(ptr, i, j, ctypes.byref(name), ctypes.byref(value)))
+                link.setdefault((name.value or b"").decode("utf-8", "replace"),
+                                (value.value or b"").decode("utf-8", "replace"))
+            links[link.get("rel") or link["url"]] = link
+        return links
 
     def json(self, **kwargs: Any) -> Any:
         """The body parsed with `json.loads(**kwargs)`, for a `Bytes` or `Text` response (a `JSON`
@@ -199,6 +214,17 @@ class Response(Handle):
 
     def __repr__(self) -> str:
         return f"<Response {self.status}>"
+
+
+def _decode_text(raw: bytes, content_type: bytes | None) -> str:
+    """`raw` decoded by the library's text rules (hc_text_decode, lenient)."""
+    lib = _ffi.lib()
+    out, size = ctypes.c_void_p(), ctypes.c_size_t()
+    check(lib.hc_text_decode(raw, len(raw), content_type, 0, 0, ctypes.byref(out), ctypes.byref(size)))
+    try:
+        return ctypes.string_at(out, size.value).decode("utf-8")
+    finally:
+        lib.hc_buffer_free(out)
 
 
 class CancelToken(Handle):

@@ -72,12 +72,12 @@ _DECLARATIONS: list[tuple[str, Any, list[Any]]] = [
 for _name, _res, _args in _DECLARATIONS:
     _ffi.declare(_name, _res, _args)
 
-_FRAMINGS = {"lines": 0, "ndjson": 0, "jsonl": 0, "seq": 1, "json-seq": 1, "concatenated": 2}
+_FRAMINGS = {"lines": 0, "ndjson": 0, "jsonl": 0, "seq": 1, "json-seq": 1, "concatenated": 2, "auto": 3}
 _HANDLER_OPTIONS = ("accept_status", "accept_types")
 
 
 def _options(*, max_line_size: int | None = None, max_record_size: int | None = None,
-             framing: str = "lines", skip_bad: bool = False, strict: bool = True,
+             framing: str | None = None, skip_bad: bool = False, strict: bool = True,
              reconnect: bool = False, max_reconnects: int = 10, retry: float = 3.0,
              max_retry: float = 30.0, batch_bytes: int | None = None) -> _Options:
     """The library's defaults, changed where given (checked here, so errors come at once)."""
@@ -89,11 +89,12 @@ def _options(*, max_line_size: int | None = None, max_record_size: int | None = 
             if value < 0:
                 raise ValueError(f"{name} cannot be negative")
             setattr(opts, name, int(value))
-    if framing not in _FRAMINGS:
+    if framing is not None and framing not in _FRAMINGS:
         raise ValueError(f"framing must be one of {', '.join(sorted(_FRAMINGS))}")
     if retry < 0 or max_retry < 0 or max_reconnects < 0:
         raise ValueError("reconnection settings cannot be negative")
-    opts.framing = _FRAMINGS[framing]
+    if framing is not None:  # else the library's default, "auto"
+        opts.framing = _FRAMINGS[framing]
     opts.skip_bad_records = int(skip_bad)
     opts.strict = int(strict)
     opts.reconnect = int(reconnect)
@@ -168,6 +169,7 @@ class Lines(Handler):
 class JSONLines(Handler):
     """Calls `on_item(value)` with each JSON record as soon as it is parsed (yajl, as the bytes
     arrive), values as `json.loads` gives them (integers exact at any size). `framing`:
+    "auto" (the default: "seq" when the Content-Type is application/json-seq, else "lines"),
     "lines" (JSON Lines / NDJSON, blank lines skipped, CRLF allowed), "seq" (RFC 7464
     application/json-seq: truncated top-level values detected) or "concatenated" (`{..}{..}`).
     A bad record raises `hc.DecodeError` with `.record_index` and `.offset`; with
@@ -188,7 +190,7 @@ class JSONLines(Handler):
     _any_type_by_default = False
     _shared = True
 
-    def __init__(self, on_item: Callable[[Any], Any], *, framing: str = "lines", skip_bad: bool = False,
+    def __init__(self, on_item: Callable[[Any], Any], *, framing: str | None = None, skip_bad: bool = False,
                  on_skip: Callable[[Error], Any] | None = None, max_record_size: int | None = None,
                  path: str | None = None, schema: Schema | None = None, skip_invalid: bool = False,
                  accept_status: Iterable[StatusSpec] | None = None, accept_types: Iterable[str] | None = None,
@@ -407,7 +409,7 @@ def _ignore(_item: Any) -> None:
     return None
 
 
-def iter_json_lines(client: Any, url: str, *, method: str = "GET", framing: str = "lines",
+def iter_json_lines(client: Any, url: str, *, method: str = "GET", framing: str | None = None,
                     skip_bad: bool = False, on_skip: Callable[[Error], Any] | None = None,
                     max_record_size: int | None = None, path: str | None = None, schema: Schema | None = None,
                     skip_invalid: bool = False, buffer: int = 4, **kwargs: Any) -> Iterator[Any]:
@@ -418,7 +420,7 @@ def iter_json_lines(client: Any, url: str, *, method: str = "GET", framing: str 
                                        schema, skip_invalid, buffer, kwargs))
 
 
-def _record_batches(client: Any, url: str, method: str, framing: str, skip_bad: bool,
+def _record_batches(client: Any, url: str, method: str, framing: str | None, skip_bad: bool,
                     on_skip: Callable[[Error], Any] | None, max_record_size: int | None, path: str | None,
                     schema: Schema | None, skip_invalid: bool, buffer: int,
                     kwargs: dict[str, Any]) -> Generator[Iterable[Any], None, None]:

@@ -94,7 +94,7 @@ def test_invalid_chunked_encoding_fails_and_keeps_the_old_file(client, hostile, 
 
 
 def test_connection_reset_mid_download_keeps_the_old_file_and_no_temp_file(client, hostile, target):
-    e = fails(client, f"{hostile.base}/reset-mid-body?bytes=50000", hc.File(target), hc.TransportError)
+    e = fails(client, f"{hostile.base}/reset-mid-body?bytes=50000", hc.File(target), hc.ConnectError)
     assert e.curl_code == 56
     assert left_intact(target)
 
