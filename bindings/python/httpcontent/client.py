@@ -372,6 +372,13 @@ class Client(Handle):
         self._check_open()
         return _streaming.stream(self, method, url, **kwargs)
 
+    async def astream(self, method: str, url: str, **kwargs: Any) -> "_streaming.AsyncStreamedResponse":
+        """`stream` on the running event loop, with no thread: `async with await
+        client.astream("GET", url) as r: async for chunk in r.aiter_bytes(): ...`. At most
+        `buffer` (8) chunks wait for you; the loop then stops reading the socket."""
+        self._check_open()
+        return await _streaming.astream(self, method, url, **kwargs)
+
     def iter_json(self, url: str, prefix: str = "item", **kwargs: Any) -> Iterator[Any]:
         """Yields each JSON value under the ijson `prefix` ("item": each element of a top-level
         array; "results.item": each element of the array at member "results"; "": each

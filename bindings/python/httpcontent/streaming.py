@@ -7,9 +7,13 @@ The adapters for requests and httpx (adapters.py) are built on it."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
-from typing import Any, Generator, Iterator
+from typing import Any, AsyncIterator, Generator, Iterator
 
+from . import _feed
+from ._aio import LoopDriver
+from ._feed import LoopFeed
 from .chunks import _check
 from .handlers import Handler, ResponseHead
 from .models import Headers, Request, Response
@@ -128,4 +132,104 @@ def stream(client: Any, method: str, url: str, **kwargs: Any) -> StreamedRespons
     return StreamedResponse(steps, handler, response)
 
 
-__all__ = ["StreamedResponse", "stream"]
+class _LoopHeadFirst(Handler):
+    """The head into a future, each chunk into a LoopFeed (callbacks on the loop's thread)."""
+
+    def __init__(self, head: asyncio.Future[ResponseHead], feed: LoopFeed[bytes], **options: Any) -> None:
+        super().__init__(**options)
+        self._head = head
+        self._feed = feed
+
+    def accept(self, head: ResponseHead) -> bool:
+        if not self._head.done():
+            self._head.set_result(head)
+        return True
+
+    def consume(self, chunk: bytes) -> None:
+        self._feed.put(chunk)
+
+
+class AsyncStreamedResponse:
+    """`StreamedResponse` on the running event loop, with no thread (`await client.astream()`):
+    the head at once, the body with `async for chunk in r.aiter_bytes()` or `await r.aread()`;
+    at most `buffer` chunks wait for you (the loop then stops reading the socket). `aclose()`,
+    or leaving its `async with` block, stops a transfer not yet done."""
+
+    def __init__(self, head: ResponseHead, transfer: asyncio.Future[Any], feed: LoopFeed[bytes],
+                 driver: LoopDriver, handler: Handler) -> None:
+        self.status = head.status
+        self.reason = head.reason
+        self.http_version = head.http_version
+        self.headers: Headers = head.headers
+        self.url = head.url
+        self.response: Response | None = None
+        self._transfer = transfer
+        self._feed = feed
+        self._driver = driver
+        self._handler = handler
+        self.is_closed = False
+
+    async def aiter_bytes(self, chunk_size: int | None = None) -> AsyncIterator[bytes]:
+        rechunker = _check(chunk_size)
+        try:
+            async for chunk in self._feed.drain(self._transfer):
+                if rechunker is None:
+                    yield chunk
+                else:
+                    for piece in rechunker.cut(chunk):
+                        yield piece
+            self.response = self._transfer.result()   # raises the request's error
+        except BaseException:
+            await self.aclose()
+            raise
+        if rechunker is not None:
+            for piece in rechunker.rest():
+                yield piece
+
+    async def aread(self) -> bytes:
+        return b"".join([chunk async for chunk in self.aiter_bytes()])
+
+    async def aclose(self) -> None:
+        if not self.is_closed:
+            self.is_closed = True
+            await _feed.stop(self._transfer)
+            self._driver.close()
+            self._handler.close()
+
+    async def __aenter__(self) -> AsyncStreamedResponse:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"<AsyncStreamedResponse [{self.status}]>"
+
+
+async def astream(client: Any, method: str, url: str, *, buffer: int = 8, **kwargs: Any) -> AsyncStreamedResponse:
+    """`stream` on the running event loop (see `AsyncStreamedResponse`)."""
+    options = {k: kwargs.pop(k) for k in ("accept_status", "accept_types", "max_size") if k in kwargs}
+    options.setdefault("accept_status", [])
+    loop = asyncio.get_running_loop()
+    driver = LoopDriver(client, loop)
+    feed: LoopFeed[bytes] = LoopFeed(driver, buffer)
+    head: asyncio.Future[ResponseHead] = loop.create_future()
+    handler = _LoopHeadFirst(head, feed, **options)
+    transfer: asyncio.Future[Any] = asyncio.ensure_future(
+        client._loop_send(handler, driver, method=method, url=url, **kwargs))
+    try:
+        await asyncio.wait({transfer, head}, return_when=asyncio.FIRST_COMPLETED)
+        if not head.done():   # over before a head was decided: its error, or a response
+            response: Response = transfer.result()
+            head.set_result(ResponseHead(response.status, response.headers, response.url,
+                                         response.reason, response.http_version))
+    except BaseException:
+        head.cancel()
+        await _feed.stop(transfer)
+        driver.close()
+        handler.close()
+        raise
+    return AsyncStreamedResponse(head.result(), transfer, feed, driver, handler)
+
+
+__all__ = ["StreamedResponse", "AsyncStreamedResponse", "stream", "astream"]
