@@ -11,9 +11,10 @@ import Testing
 /// Serialized, on a server of its own: the checks count this process's connections to it.
 @Suite("The streaming promise: AsyncSequences", .serialized)
 struct StreamingPromiseTests {
-    static let hold = 3.0    // after the first part, in latency tests
+    static let hold = 4.0    // after the first part, in latency tests
     static let long = 6.0    // each hold in early-leave tests
-    static let soon = 1.0    // first items arrive, and leaving returns, within this
+    static let soon = 2.0    // the first part's items arrive within this (half the hold: other suites run meanwhile)
+    static let prompt = 1.0  // leaving returns, and the connection closes, within this
 
     enum Form: String, CaseIterable, Sendable {
         case chunks, jsonItems, jsonLines, lines, events, xml
@@ -89,7 +90,7 @@ struct StreamingPromiseTests {
         let before = TestServer.drip.connections()
         let sequence = try await Self.directSequence(form, client, Self.dripURL(form, hold: Self.long, holdLast: true))
         let start = try await sequence()
-        let closed = await TestServer.drip.waitForConnections(atMost: before, within: Self.soon)
+        let closed = await TestServer.drip.waitForConnections(atMost: before, within: Self.prompt)
         #expect(closed, "the connection stayed open \(seconds(since: start)) s after the loop was left")
     }
 
@@ -115,8 +116,8 @@ struct StreamingPromiseTests {
         task.cancel()
         _ = try? await task.value
         let took = seconds(since: start)
-        #expect(took < Self.soon, "leaving took \(took) s")
-        let closed = await TestServer.drip.waitForConnections(atMost: before, within: Self.soon)
+        #expect(took < Self.prompt, "leaving took \(took) s")
+        let closed = await TestServer.drip.waitForConnections(atMost: before, within: Self.prompt)
         #expect(closed, "the connection stayed open after the task was cancelled")
     }
 
