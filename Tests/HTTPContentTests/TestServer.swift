@@ -2,15 +2,17 @@ import Foundation
 import Testing
 
 /// The shared local test server (Tests/server/testserver.py), started once per test process on
-/// 127.0.0.1 and a free port. It exits when this process does (its stdin is our pipe).
+/// 127.0.0.1 and a free port. It exits when this process does (its stdin is our pipe). A suite
+/// that counts its connections starts one of its own (`TestServer()`).
 final class TestServer: @unchecked Sendable {
     static let shared = TestServer()
 
     let base: String
+    let port: Int
     private let process: Process
     private let stdin = Pipe()
 
-    private init() {
+    init() {
         let text: String
         do {
             (process, text) = try launchServerScript("testserver.py",
@@ -21,6 +23,7 @@ final class TestServer: @unchecked Sendable {
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             fatalError("test server said: \(text)")
         }
+        self.port = port
         base = "http://127.0.0.1:\(port)"
     }
 
