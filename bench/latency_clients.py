@@ -173,7 +173,14 @@ def main() -> int:
     name, base, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     table = anchor_contestants(base, n) if not name.startswith("hc-") else hc_contestants(base, n)
     if name == "list":
-        print(json.dumps(sorted(hc_contestants(base, n)) + sorted(anchor_contestants(base, n))))
+        # Anchors whose library is not installed are left out (pip install requests httpx
+        # httpx-sse aiohttp pycurl ijson for all of them).
+        needs = {"requests-ndjson": "requests", "requests-bytes": "requests", "requests-ijson": "ijson",
+                 "httpx-lines": "httpx", "httpx-sse": "httpx_sse", "aiohttp-ndjson": "aiohttp",
+                 "pycurl-ndjson": "pycurl"}
+        import importlib.util
+        anchors = [a for a in sorted(anchor_contestants(base, n)) if importlib.util.find_spec(needs[a])]
+        print(json.dumps(sorted(hc_contestants(base, n)) + anchors))
         return 0
     latencies = table[name]()
     if len(latencies) != n:

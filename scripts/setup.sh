@@ -31,6 +31,9 @@ python3 -c "import PIL" 2>/dev/null || py_missing+=(Pillow)
 python3 -c "import jsonschema" 2>/dev/null || py_missing+=(jsonschema)
 python3 -c "import httpx_sse" 2>/dev/null || py_missing+=(httpx httpx-sse)
 python3 -c "import httpbin" 2>/dev/null || py_missing+=(httpbin)
+# trio (the async httpx transport under trio, through anyio; anyio wants trio >= 0.26).
+python3 -c "import trio, sys; sys.exit(tuple(map(int, trio.__version__.split('.')[:2])) < (0, 26))" 2>/dev/null \
+  || py_missing+=("trio>=0.26")
 # Packaging and typing checks: wheels (build, auditwheel), mypy and basedpyright (pyright's
 # strict mode with its own Node.js runtime in the wheel: pyright's PyPI package fetches from npm).
 python3 -c "import build" 2>/dev/null || py_missing+=(build)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import http.client
-from typing import Any, Iterable, Iterator
+from typing import Any, AsyncIterator, Iterable, Iterator
 
 from .client import Client
 from .errors import DecodeError, Error, InvalidArgument, Timeout, TransportError
@@ -397,4 +397,103 @@ class HTTPXTransport:
         return _Transport()
 
 
-__all__ = ["RequestsAdapter", "HTTPXTransport"]
+def _running_asyncio() -> bool:
+    try:
+        import sniffio
+        return sniffio.current_async_library() == "asyncio"
+    except Exception:  # noqa: BLE001 - no sniffio, or no async library: look for asyncio's loop
+        try:
+            import asyncio
+            asyncio.get_running_loop()
+            return True
+        except RuntimeError:
+            return False
+
+
+class AsyncHTTPXTransport:
+    """An `httpx.AsyncBaseTransport`: `httpx.AsyncClient(transport=AsyncHTTPXTransport())`, the
+    same arguments as `HTTPXTransport`. Under asyncio the transfer runs on the event loop itself
+    (`client.astream`: no thread; cancelling the task stops it); under trio (through anyio) the
+    blocking transport runs on a worker thread, a chunk at a time."""
+
+    def __new__(cls, client: Client | None = None, **kwargs: Any) -> Any:
+        import httpx
+
+        options, verify, cert = _httpx_client_options(kwargs)
+        options["compressed"] = False
+        blocking = HTTPXTransport(client=client, **kwargs)
+
+        class _AsyncStream(httpx.AsyncByteStream):
+            def __init__(self, streamed: Any, request: httpx.Request) -> None:
+                self._streamed = streamed
+                self._request = request
+
+            async def __aiter__(self) -> AsyncIterator[bytes]:
+                try:
+                    async for chunk in self._streamed.aiter_bytes():
+                        yield chunk
+                except Error as exc:
+                    raise _httpx_error(exc, self._request, reading=True) from exc
+
+            async def aclose(self) -> None:
+                await self._streamed.aclose()
+
+        class _ThreadStream(httpx.AsyncByteStream):
+            def __init__(self, stream: Any) -> None:
+                self._stream = stream
+
+            async def __aiter__(self) -> AsyncIterator[bytes]:
+                import anyio
+                chunks = iter(self._stream)
+                while True:
+                    chunk = await anyio.to_thread.run_sync(next, chunks, None)
+                    if chunk is None:
+                        return
+                    yield chunk
+
+            async def aclose(self) -> None:
+                import anyio
+                await anyio.to_thread.run_sync(self._stream.close)
+
+        class _Transport(httpx.AsyncBaseTransport):
+            def __init__(self) -> None:
+                self._clients = _Clients(client, options)
+
+            async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+                if not _running_asyncio():
+                    import anyio
+                    await request.aread()
+                    response = await anyio.to_thread.run_sync(blocking.handle_request, request)
+                    return httpx.Response(response.status_code, headers=response.headers.raw,
+                                          stream=_ThreadStream(response.stream),
+                                          extensions=response.extensions)
+                hc_client = self._clients.get(verify, cert)
+                body = await _httpx_async_body(request)
+                try:
+                    streamed = await hc_client.astream(request.method, str(request.url),
+                                                       headers=_header_pairs(request.headers.raw),
+                                                       data=body, proxy=None if "proxy" in options else "",
+                                                       **_httpx_timeouts(request))
+                except Error as exc:
+                    raise _httpx_error(exc, request) from exc
+                return httpx.Response(streamed.status, headers=list(streamed.headers.items()),
+                                      stream=_AsyncStream(streamed, request),
+                                      extensions={"http_version": streamed.http_version.encode(),
+                                                  "reason_phrase": streamed.reason.encode("latin-1")})
+
+            async def aclose(self) -> None:
+                self._clients.close()
+                blocking.close()
+
+        _Transport.__name__ = _Transport.__qualname__ = "AsyncHTTPXTransport"
+        return _Transport()
+
+
+async def _httpx_async_body(request: Any) -> Any:
+    """The request body for the loop: read whole (an async iterable cannot feed libcurl's read
+    callback on the loop's own thread)."""
+    body = await request.aread()
+    return body or None
+
+
+__all__ = ["RequestsAdapter", "HTTPXTransport", "AsyncHTTPXTransport"]

@@ -1,6 +1,7 @@
 """requests and httpx with httpcontent underneath (issue 30): the peers' own API, their own
 exceptions, bodies streamed as they read them, against the local test server."""
 
+import asyncio
 import base64
 import json
 import time
@@ -110,3 +111,37 @@ def test_stream_gives_the_head_first(base_url):
             assert r.response is not None and r.response.status == 404
         with c.stream("GET", base_url + "/bytes/100000") as r:
             assert sum(len(x) for x in r.iter_bytes(chunk_size=1000)) == 100000
+
+
+def test_async_httpx_client_with_the_transport(base_url):
+    from httpcontent.adapters import AsyncHTTPXTransport
+
+    async def main() -> None:
+        async with httpx.AsyncClient(transport=AsyncHTTPXTransport()) as c:
+            r = await c.get(base_url + "/bytes/1000")
+            assert r.status_code == 200 and r.content == bytes(i % 251 for i in range(1000))
+            r = await c.post(base_url + "/echo", json={"a": 1})
+            assert json.loads(bytes.fromhex(r.json()["body_hex"])) == {"a": 1}
+            assert (await c.get(base_url + "/gzip/5000")).content == bytes(i % 251 for i in range(5000))
+            async with c.stream("GET", _drip(base_url, b"first\nsecond\n", 6, 3.0)) as r:
+                start = time.monotonic()
+                lines = r.aiter_lines()
+                assert await lines.__anext__() == "first" and time.monotonic() - start < 1.5
+            with pytest.raises(httpx.ConnectError):
+                await c.get("http://127.0.0.1:1/")
+            with pytest.raises(httpx.ReadTimeout):
+                await c.get(base_url + "/stall?bytes=10", timeout=httpx.Timeout(5, read=0.3))
+            results = await asyncio.gather(*[c.get(base_url + f"/bytes/{n}") for n in range(1, 40)])
+            assert [len(r.content) for r in results] == list(range(1, 40))
+    asyncio.run(main())
+
+
+def test_async_httpx_transport_under_trio(base_url):
+    trio = pytest.importorskip("trio")
+    from httpcontent.adapters import AsyncHTTPXTransport
+
+    async def main() -> None:
+        async with httpx.AsyncClient(transport=AsyncHTTPXTransport()) as c:
+            r = await c.get(base_url + "/bytes/3000")
+            assert r.content == bytes(i % 251 for i in range(3000))
+    trio.run(main)
