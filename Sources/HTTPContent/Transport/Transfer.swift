@@ -482,7 +482,10 @@ final class Transfer {
         switch verdict {
         case .success(true):
             accepted = true
+            // A redirect taken only because it is the answer asked for has no content; a handler
+            // that takes 3xx statuses of its own (a raw stream, requests' adapter) gets its body.
             skipsBody = head!.isUnfollowedRedirect
+                && (handler as? any SelectiveHandler)?.acceptance.acceptsStatus(head!.status) != true
             // Tells a pause-aware handler that pauses will be reported from now on (it holds
             // nothing yet, so it has nothing to hand over or fail on).
             if let pauseAware { try? pauseAware.receivePaused() }

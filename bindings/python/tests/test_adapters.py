@@ -145,3 +145,11 @@ def test_async_httpx_transport_under_trio(base_url):
             r = await c.get(base_url + "/bytes/3000")
             assert r.content == bytes(i % 251 for i in range(3000))
     trio.run(main)
+
+
+def test_an_unfollowed_redirect_keeps_its_body_for_a_handler_that_takes_3xx(session, base_url):
+    r = session.get(base_url + "/redirect/1", allow_redirects=False)
+    assert r.status_code == 302 and r.headers["location"] == "/redirect/0"
+    assert r.text == "redirecting to /redirect/0"   # as requests gives it
+    with hc.Client(follow_redirects=False) as c:
+        assert c.get(base_url + "/redirect/1").content == b""    # the default handler: no content
