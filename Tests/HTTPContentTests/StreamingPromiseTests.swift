@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import HTTPContent
 
@@ -100,6 +101,35 @@ private let server = TestServer.shared
         batch.add(.get(lines), handler: Text()) { text = try? $0.get().content }
         batch.run()
         #expect(text == "1\n2\n3\n4\n5\n")
+    }
+
+    @Test func aSlowReaderOfAnItemSequenceHoldsTheTransferBack() async throws {
+        // 1,000,000 lines (~12 MB): a reader that takes 10 and then sleeps must find the
+        // transfer paused with about what one pause lets through (the queue's 64, plus the
+        // rest of the 16 KiB chunk that filled it), not the whole body parsed into memory.
+        let produced = Atomic<Int>(0)
+        let client = try Client()
+        let lines = client.itemStream(.get(server.url("/ndjson?n=1000000"))) { (yield: @escaping (String) -> Bool) in
+            Lines { line in
+                produced.add(1, ordering: .relaxed)
+                if !yield(line) { throw StopTransfer() }
+            }
+        }
+        var taken = 0
+        for try await _ in lines {
+            taken += 1
+            if taken == 10 { break }
+        }
+        // The loop is left, but `lines` is still held: the transfer stays paused meanwhile.
+        try await Task.sleep(for: .seconds(1))
+        let held = produced.load(ordering: .relaxed)
+        #expect(held < 10 + ItemQueue<String>.capacity + 4000, "\(held) lines made for a reader that took 10")
+        var more = 0
+        for try await _ in lines {
+            more += 1
+            if more == 200_000 { break }
+        }
+        #expect(more == 200_000)   // resumed as the reader came back
     }
 
     @Test func aRequestLiftsOrSetsTheClientsLimits() throws {

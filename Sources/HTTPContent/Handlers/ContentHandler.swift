@@ -49,6 +49,18 @@ public protocol ReceivePauseHandler: AnyObject {
     func receivePaused() throws
 }
 
+/// A handler whose consumer may fall behind (an `AsyncSequence` of items read at the caller's
+/// pace): after each chunk it consumes, the transfer asks `wantsPause`, and when it is true stops
+/// reading the socket (TCP then holds the server back) and calls `paused(resume:)`; the handler
+/// calls `resume`, from any thread, once there is room again. Only transfers that can be resumed
+/// from another thread honour it (the client's `async` sends); elsewhere it is never asked.
+package protocol ReceiveThrottled: AnyObject {
+    /// Whether the transfer should stop reading after the chunk just consumed.
+    var wantsPause: Bool { get }
+    /// The transfer stopped reading: call `resume` when ready for more (at once if already).
+    func paused(resume: @escaping @Sendable () -> Void)
+}
+
 /// A handler that continues a body it already holds part of (a resumed download): progress
 /// then counts those bytes too, so `received` starts at the part's size and `expected` is the
 /// whole size, on every front.

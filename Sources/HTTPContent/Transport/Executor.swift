@@ -122,6 +122,10 @@ extension Client {
             return (.failure(error), false, nil)
         }
         typealias Outcome = (Result<Response<Handler.Content>, HTTPContentError>, Bool)
+        if transfer.throttled != nil {
+            // A handler whose consumer may fall behind resumes reading through the executor.
+            transfer.onDrivingThread = { job in _ = executor.submit { _ in job() } }
+        }
         let handover = Handover(value: (transfer, handler))
         let handles = self.handles
         let result: Handover<Outcome> = await withTaskCancellationHandler {

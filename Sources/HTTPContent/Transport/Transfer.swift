@@ -17,6 +17,13 @@ final class Transfer {
     /// The handler, when it holds output until libcurl has read all there is for now: told at
     /// acceptance, then from the progress callback after each round of reads.
     let pauseAware: (any ReceivePauseHandler)?
+    /// The handler, when its consumer may fall behind (`ReceiveThrottled`), and what runs a job
+    /// on the driving thread (set by the `async` send): with both, reading pauses while the
+    /// consumer is behind.
+    let throttled: (any ReceiveThrottled)?
+    @exclusivity(unchecked) var onDrivingThread: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+    /// Reading is paused for the handler's consumer (`ReceiveThrottled`).
+    @exclusivity(unchecked) var receivePaused = false
     /// The handler, when it continues a body it holds part of: progress counts that part.
     let resuming: (any ResumingHandler)?
     let cancel: CancellationToken?
@@ -72,6 +79,7 @@ final class Transfer {
         self.handler = handler
         // The commonest handler is known not to be pause-aware: no conformance lookup for it.
         pauseAware = handler is Bytes ? nil : handler as? any ReceivePauseHandler
+        throttled = handler is Bytes ? nil : handler as? any ReceiveThrottled
         resuming = handler is Bytes ? nil : handler as? any ResumingHandler
         self.cancel = cancel
         self.progress = progress
@@ -418,7 +426,27 @@ final class Transfer {
             return 0
         }
         decodedBytes += Int64(chunk.count)
+        if let throttled, let onDrivingThread, throttled.wantsPause { pauseReceiving(throttled, onDrivingThread) }
         return chunk.count
+    }
+
+    /// Stops reading until the handler's consumer catches up (`ReceiveThrottled`): libcurl is
+    /// told from inside its write callback, and told to go on from the driving thread, if the
+    /// transfer still runs then.
+    private func pauseReceiving(_ throttled: any ReceiveThrottled,
+                                _ onDrivingThread: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        receivePaused = true
+        _ = curl_easy_pause(easy.raw, Int32(CURLPAUSE_RECV))
+        let me = Handover(value: self)
+        throttled.paused {
+            onDrivingThread {
+                let transfer = me.value
+                guard transfer.receivePaused, transfer.driverSlot >= 0 else { return }
+                transfer.receivePaused = false
+                transfer.lastActivityNs = monotonicNanoseconds()
+                _ = curl_easy_pause(transfer.easy.raw, Int32(CURLPAUSE_CONT))
+            }
+        }
     }
 
     fileprivate func reportProgress(received: Int64, expected: Int64, sent: Int64, toSend: Int64) -> Int32 {

@@ -84,6 +84,11 @@ extension Transfer {
             return .stopped(CURLE_ABORTED_BY_CALLBACK)
         }
         guard readTimeoutNs != 0 else { return .fine }
+        if receivePaused {
+            // Not reading on purpose (the consumer is behind): no silence of the server's.
+            lastActivityNs = now
+            return .waitAtMost(readTimeoutNs)
+        }
         if request.body != nil {
             // Bytes still going out count as activity (a large upload before any answer).
             let sent = easy.info(offset: CURLINFO_SIZE_UPLOAD_T)
