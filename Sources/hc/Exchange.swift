@@ -167,3 +167,9 @@ func sleepSeconds(_ seconds: Double) {
 func formatSeconds(_ seconds: Double) -> String {
     seconds == Double(Int(seconds)) ? "\(Int(seconds)) s" : "\(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s"
 }
+
+/// The inner handler's status codes and types show through (a redirect it takes on its own,
+/// without -L, keeps its body: the transfer asks `SelectiveHandler.acceptance`).
+extension Traced: SelectiveHandler where Inner: SelectiveHandler {
+    var acceptance: Acceptance { inner.acceptance }
+}

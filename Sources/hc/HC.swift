@@ -155,6 +155,10 @@ enum Run {
 
     static func acceptance(_ o: TransferOptions) throws(HTTPContentError) -> Acceptance {
         var acceptance = Acceptance()
+        if !o.followRedirects {
+            // As curl without -L: a redirect is the answer, its body printed.
+            acceptance.statusCodes = [200...299, 300...399]
+        }
         if !o.acceptStatus.isEmpty {
             acceptance.statusCodes = try o.acceptStatus.map { text throws(HTTPContentError) in
                 let parts = text.split(separator: "-").map { Int(trimmed($0)) }

@@ -222,6 +222,8 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_request_set_handler(NULL, bytes));
     NULL_CODE(hc_request_set_handler(req, NULL));
     NULL_CODE(hc_request_set_timeout_ms(NULL, 1));
+    NULL_CODE(hc_request_set_connect_timeout_ms(NULL, 1));
+    NULL_CODE(hc_request_set_read_timeout_ms(NULL, 1));
     NULL_CODE(hc_request_set_follow_redirects(NULL, 1));
     NULL_CODE(hc_request_set_progress(NULL, NULL, NULL));
     OPTIONAL_OK(hc_request_set_progress(req, NULL, NULL));      /* NULL cb: no calls */
@@ -235,6 +237,8 @@ static void test_every_function_refuses_null_handles(void) {
     FREE_NULL(hc_client_free(NULL));
     NULL_CODE(hc_client_set_timeout_ms(NULL, 1));
     NULL_CODE(hc_client_set_connect_timeout_ms(NULL, 1));
+    NULL_CODE(hc_client_set_read_timeout_ms(NULL, 1));
+    NULL_CODE(hc_client_set_compressed(NULL, 1));
     NULL_CODE(hc_client_set_low_speed(NULL, 1, 1));
     NULL_CODE(hc_client_set_redirects(NULL, 1, 1));
     NULL_CODE(hc_client_set_buffer_sizes(NULL, 0, 0));
@@ -247,6 +251,7 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_client_add_header(client, "a", NULL));
     NULL_CODE(hc_client_set_verify_tls(NULL, 1));
     NULL_CODE(hc_client_set_ca_file(NULL, NULL));
+    NULL_CODE(hc_client_set_client_cert(NULL, NULL, NULL));
     NULL_CODE(hc_client_set_rejected_body_limit(NULL, 1));
     hc_response *out = (hc_response *)&n;
     NULL_CODE(hc_client_send(NULL, req, &out));
@@ -272,6 +277,8 @@ static void test_every_function_refuses_null_handles(void) {
     FREE_NULL(hc_response_free_many(none, 2));
     NULL_VALUE(hc_response_status(NULL), 0);
     NULL_PTR(hc_response_url(NULL));
+    NULL_PTR(hc_response_reason(NULL));
+    NULL_PTR(hc_response_http_version(NULL));
     NULL_PTR(hc_response_header(NULL, "content-length"));
     NULL_PTR(hc_response_header(resp, NULL));
     NULL_VALUE(hc_response_header_count(NULL), 0);

@@ -185,3 +185,7 @@ final class Throttled<H: ContentHandler, Element: Sendable>: ContentHandler, Rec
     var wantsPause: Bool { queue.isFull }
     func paused(resume: @escaping @Sendable () -> Void) { queue.whenRoom(resume) }
 }
+
+extension Throttled: SelectiveHandler where H: SelectiveHandler {
+    var acceptance: Acceptance { handler.acceptance }
+}

@@ -162,5 +162,9 @@ extension JSONSchema: JSONStreamingValidator {
 }
 
 extension JSONSchemaCheck: JSONStreamingValidator {
-    func streamingCheck() -> (any JSONStreamingCheck)? { SchemaStreamingCheck(schema, allErrors: allErrors) }
+    /// Asked for every error, the document is checked whole once complete: failing at the first
+    /// invalid item would report that one alone.
+    func streamingCheck() -> (any JSONStreamingCheck)? {
+        allErrors ? nil : SchemaStreamingCheck(schema, allErrors: false)
+    }
 }

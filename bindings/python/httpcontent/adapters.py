@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime
 import http.client
-from typing import Any, AsyncIterator, Iterable, Iterator
+from typing import Any, AsyncIterator, Iterable, Iterator, cast
 
 from .client import Client
 from .errors import DecodeError, Error, InvalidArgument, Timeout, TransportError
@@ -38,18 +38,18 @@ class _Clients:
     def get(self, verify: Any = True, cert: Any = None, http2: bool = False) -> Client:
         if self._given is not None and verify is True and cert is None:
             return self._given
-        key = (verify, cert if not isinstance(cert, list) else tuple(cert))
+        key: tuple[Any, ...] = (verify, _hashable(cert))
         client = self._made.get(key)
         if client is None:
-            options = dict(follow_redirects=False, cookies=False, trust_env=False,
-                           connect_timeout=None)
+            options: dict[str, Any] = dict(follow_redirects=False, cookies=False, trust_env=False,
+                                           connect_timeout=None)
             options.update(self._options)
             if verify is False:
                 options["verify"] = False
             elif isinstance(verify, str):
                 options["ca_file"] = verify
             if cert is not None:
-                options["cert"] = tuple(cert) if not isinstance(cert, str) else cert
+                options["cert"] = _hashable(cert)
             client = self._made[key] = Client(**options)
         return client
 
@@ -59,9 +59,16 @@ class _Clients:
         self._made.clear()
 
 
+def _hashable(value: Any) -> Any:
+    """A list argument (requests' cert may be one) as a tuple."""
+    if isinstance(value, list):
+        return tuple(str(part) for part in cast("list[object]", value))
+    return value
+
+
 def _header_pairs(headers: Any) -> list[tuple[str, str]]:
-    items = headers.items() if hasattr(headers, "items") else headers
-    out = []
+    items: Iterable[tuple[Any, Any]] = headers.items() if hasattr(headers, "items") else headers
+    out: list[tuple[str, str]] = []
     for name, value in items:
         name = name.decode("latin-1") if isinstance(name, bytes) else str(name)
         value = value.decode("latin-1") if isinstance(value, bytes) else str(value)
@@ -219,7 +226,7 @@ class RequestsAdapter:
 def _requests_timeouts(timeout: Any) -> tuple[Any, Any]:
     if isinstance(timeout, tuple):
         try:
-            connect, read = timeout
+            connect, read = cast("tuple[Any, Any]", timeout)
         except ValueError:
             raise ValueError(f"Invalid timeout {timeout}. Pass a (connect, read) timeout tuple, "
                              "or a single float to set both timeouts to the same value.") from None
@@ -246,13 +253,13 @@ def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verif
     client = adapter._clients.get(verify, cert)
     started = datetime.datetime.now()
     try:
+        streamed: StreamedResponse | None = None
+        content: bytes | None = None
         if stream:
-            streamed: StreamedResponse | None = client.stream(request.method, url, **options)
-            status, reason, pairs, version = (streamed.status, streamed.reason, streamed.headers.items(),
-                                              streamed.http_version)
-            content = None
+            opened = streamed = client.stream(request.method, url, **options)
+            status, reason, pairs, version = (opened.status, opened.reason, opened.headers.items(),
+                                              opened.http_version)
         else:
-            streamed = None
             done = client.request(request.method, url, handler=Bytes(accept_status=[]), **options)
             status, reason, pairs, version = done.status, done.reason, done.headers.items(), done.http_version
             content = done.content
