@@ -74,8 +74,11 @@ package protocol JSONRecordTarget: AnyObject {
     func commit() throws
     /// Forgets what was written since the last commit (a bad record).
     func drop()
-    /// Hands over what can be (the end of a received chunk, or before a skip is reported).
+    /// Hands over what can be (before a skip is reported, at the end of the stream).
     func flush() throws
+    /// The end of a received chunk: hands over what can be, unless the target waits for the
+    /// end of libcurl's round of reads (`ReceivePauseHandler`).
+    func chunkEnded() throws
     /// Parses one whole line (its LF not included) by a fast path of the target's own, if it
     /// has one (`JSONLineScanner`): true when done (the record written as pending, or nothing
     /// for a blank line), false when the line needs yajl (nothing of it is left written).
@@ -84,6 +87,7 @@ package protocol JSONRecordTarget: AnyObject {
 
 extension JSONRecordTarget {
     package func scanLine(_ line: UnsafeRawBufferPointer, options: JSONOptions) -> Bool { false }
+    package func chunkEnded() throws { try flush() }
 }
 
 /// A JSON record stream without a transfer: feed chunks; each record is parsed by yajl as its
@@ -153,7 +157,7 @@ final class JSONRecordReader {
             try? target.flush()
             throw error
         }
-        try target.flush()
+        try target.chunkEnded()
     }
 
     private func feedDelimited(_ base: UnsafeRawPointer, _ n: Int, delimiter: UInt8) throws {

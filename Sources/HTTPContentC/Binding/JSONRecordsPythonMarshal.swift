@@ -80,7 +80,7 @@ private func smallInteger(_ text: UnsafeRawBufferPointer) -> Int64? {
 /// Records written into marshal lists (what `json.loads` of each record gives), handed over when
 /// a list reaches `batchBytes` and at the end of each chunk (a record half written then is
 /// carried into the next list).
-private final class MarshalRecordTarget: JSONRecordTarget {
+final class MarshalRecordTarget: JSONRecordTarget {
     typealias Deliver = (UnsafeRawBufferPointer, Int) throws -> Void
     private let sink: MarshalRecordSink
     private let tape = JSONLineTape()
@@ -100,6 +100,14 @@ private final class MarshalRecordTarget: JSONRecordTarget {
     func makeSink() -> any JSONEventSink {
         sink.resetMarks()
         return sink
+    }
+
+    /// Set once libcurl's rounds of reads are reported (`BatchedRecords.receivePaused`): from
+    /// then on a batch goes at the end of each round, not of each 16 KiB piece of it.
+    @exclusivity(unchecked) var flushesWhenPaused = false
+
+    func chunkEnded() throws {
+        if !flushesWhenPaused { try flush() }
     }
 
     var pending: Int { Int(sink.completeCount - committedCount) }
@@ -181,6 +189,30 @@ private final class MarshalRecordTarget: JSONRecordTarget {
     }
 }
 
+/// The marshal record handler, handing its batch over when libcurl has read all there is for
+/// now (`ReceivePauseHandler`, as `BatchedLines`): a batch spans a round of reads, not one 16 KiB
+/// piece of it, and still goes before the transfer waits for more.
+final class BatchedRecords: ContentHandler, ReceivePauseHandler {
+    let records: JSONLines
+    private let target: MarshalRecordTarget
+
+    fileprivate init(_ records: JSONLines, _ target: MarshalRecordTarget) {
+        self.records = records
+        self.target = target
+    }
+
+    func prepare(_ request: inout Request) throws { try records.prepare(&request) }
+    func accept(_ head: ResponseHead) throws -> Bool { try records.accept(head) }
+    func consume(_ chunk: UnsafeRawBufferPointer) throws { try records.consume(chunk) }
+    func finish() throws -> JSONRecordsSummary { try records.finish() }
+    func cleanup(failed: Bool) { records.cleanup(failed: failed) }
+
+    func receivePaused() throws {
+        target.flushesWhenPaused = true
+        try target.flush()
+    }
+}
+
 extension JSONLines {
     /// For the Python binding: the records written, as they are parsed, into lists in Python's
     /// marshal format (one `marshal.loads` per batch gives what `json.loads` gives for each
@@ -189,13 +221,12 @@ extension JSONLines {
     static func pythonMarshalBatches(options: JSONRecordOptions = JSONRecordOptions(), batchBytes: Int = 64 * 1024,
                                             acceptance: Acceptance = JSONLines.defaultAcceptance(),
                                             onSkip: ((HTTPContentError) throws -> Void)? = nil,
-                                            onBatch: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) throws(HTTPContentError) -> JSONLines {
+                                            onBatch: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) throws(HTTPContentError) -> BatchedRecords {
         if options.json.keepNumberText {
             throw HTTPContentError(.invalidArgument, "Python marshal output cannot keep number texts (keepNumberText)")
         }
-        return JSONLines(options: options, acceptance: acceptance,
-                         target: MarshalRecordTarget(options: options.json, batchBytes: batchBytes, deliver: onBatch),
-                         onSkip: onSkip)
+        let target = MarshalRecordTarget(options: options.json, batchBytes: batchBytes, deliver: onBatch)
+        return BatchedRecords(JSONLines(options: options, acceptance: acceptance, target: target, onSkip: onSkip), target)
     }
 }
 
