@@ -143,6 +143,14 @@ import Testing
         #expect(code(of: result) == .transport)
     }
 
+    @Test func redirectsAreFollowedAsAsyncHTTPClientDoes() async throws {
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/redirect/2")
+        let (head, body) = try await transport.send(request, body: nil, baseURL: EchoServer.shared.baseURL,
+                                                    operationID: "redirect")
+        #expect(head.status == .ok)
+        #expect(try await String(collecting: body!, upTo: 1024) == "done")
+    }
+
     @Test func headResponsesHaveNoBody() async throws {
         let request = HTTPRequest(method: .head, scheme: nil, authority: nil, path: "/bytes/10")
         let (head, body) = try await transport.send(request, body: nil, baseURL: EchoServer.shared.baseURL,
