@@ -75,21 +75,22 @@ import Testing
         #expect(back == bytes)
     }
 
+    // Times are measured between events of the exchange, not from the test's start: in a full
+    // `swift test` other suites' blocking tests can hold the cooperative threads for seconds.
     @Test func responseChunksArriveBeforeTheBodyEnds() async throws {
         let text = "first part|then the rest"
-        let started = ContinuousClock.now
         let response = try await client.drip(query: .init(b64: Data(text.utf8).base64EncodedString(), at: "11",
-                                                          hold: 2, ctype: "application/octet-stream"))
+                                                          hold: 3, ctype: "application/octet-stream"))
         let body = try response.ok.body.binary
         #expect(body.length == .known(Int64(text.utf8.count)))
         var iterator = body.makeAsyncIterator()
         let first = try await iterator.next()
+        let firstArrived = ContinuousClock.now
         #expect(first.map { String(decoding: $0, as: UTF8.self) } == "first part|")
-        #expect(ContinuousClock.now - started < .milliseconds(1500))  // before the server's 2 s hold
         var rest = [UInt8]()
         while let chunk = try await iterator.next() { rest += chunk }
         #expect(String(decoding: rest, as: UTF8.self) == "then the rest")
-        #expect(ContinuousClock.now - started >= .milliseconds(1900))
+        #expect(ContinuousClock.now - firstArrived >= .milliseconds(2000))  // the server held 3 s between
     }
 
     @Test func clientErrorStatusesAreReturnedNotThrown() async throws {
@@ -108,22 +109,21 @@ import Testing
     }
 
     @Test func cancellingTheTaskStopsAStreamingResponse() async throws {
-        let started = ContinuousClock.now
         let firstChunk = AsyncStream<Void>.makeStream()
         let reader = Task {
             let response = try await client.drip(query: .init(b64: Data("0123456789".utf8).base64EncodedString(),
-                                                              at: "5", hold: 20, ctype: "application/octet-stream"))
+                                                              at: "5", hold: 30, ctype: "application/octet-stream"))
             for try await _ in try response.ok.body.binary { firstChunk.continuation.yield() }
         }
         for await _ in firstChunk.stream { break }
+        let cancelled = ContinuousClock.now
         reader.cancel()
         let result = await reader.result
-        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(ContinuousClock.now - cancelled < .seconds(20))  // the server would hold 30 s
         #expect(code(of: result) == .cancelled)
     }
 
     @Test func cancellingTheTaskStopsAnUnfinishedUpload() async throws {
-        let started = ContinuousClock.now
         let uploader = Task {
             let never = AsyncStream<ArraySlice<UInt8>> { continuation in
                 continuation.yield([1, 2, 3][...])  // then nothing, ever
@@ -132,8 +132,7 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(300))
         uploader.cancel()
-        let result = await uploader.result
-        #expect(ContinuousClock.now - started < .seconds(5))
+        let result = await uploader.result  // without the cancellation, it would never end
         #expect(code(of: result) == .cancelled)
     }
 
