@@ -10,11 +10,16 @@ let package = Package(
         .library(name: "HTTPContent", targets: ["HTTPContent"]),
         // URL, Data, Date and AsyncSequence bodies over the core, which stays Foundation-free.
         .library(name: "HTTPContentFoundation", targets: ["HTTPContentFoundation"]),
+        // A ClientTransport for swift-openapi-runtime: every swift-openapi-generator client runs
+        // on httpcontent. Only this target depends on OpenAPIRuntime and HTTPTypes.
+        .library(name: "HTTPContentOpenAPI", targets: ["HTTPContentOpenAPI"]),
         .library(name: "httpcontent", type: .dynamic, targets: ["HTTPContentC"]),
         .executable(name: "hc", targets: ["hc"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
@@ -42,10 +47,18 @@ let package = Package(
         .target(name: "HTTPContent", dependencies: ["CFileIO", "CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2", "CIDN2"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .target(name: "HTTPContentFoundation", dependencies: ["HTTPContent"]),
+        .target(name: "HTTPContentOpenAPI", dependencies: [
+            "HTTPContent", "HTTPContentFoundation",
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .executableTarget(name: "hc", dependencies: [
             "HTTPContent",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "HTTPContentTests", dependencies: ["HTTPContent", "HTTPContentFoundation"]),
+        // EchoAPI/Types.swift and Client.swift were generated once from EchoAPI/openapi.yaml.
+        .testTarget(name: "HTTPContentOpenAPITests", dependencies: ["HTTPContentOpenAPI"],
+                    exclude: ["EchoAPI/openapi.yaml", "EchoAPI/openapi-generator-config.yaml", "EchoAPI/README.md"]),
     ]
 )

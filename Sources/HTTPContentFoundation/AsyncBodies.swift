@@ -192,7 +192,7 @@ extension Client {
     private func startTransfer<H: ContentHandler, T: Sendable>(_ request: Request, handler: H,
                                                                channel: BodyChannel<T>) {
         let box = UncheckedBox(value: (self, request, handler))
-        let thread = Thread {
+        TransferThreads.shared.run {
             let (client, request, handler) = box.value
             do {
                 _ = try client.send(request, handler: handler, cancel: channel.token)
@@ -201,8 +201,59 @@ extension Client {
                 channel.finish(error)
             }
         }
+    }
+}
+
+/// The threads body transfers run on, kept a while for the next ones: a thread per transfer
+/// cost as much as the exchange itself for small responses (bench/openapi.sh, 16 in flight).
+/// A transfer never waits for a busy thread: with none idle, a new one starts. Up to
+/// `keptIdle` idle threads stay, each for `idleSeconds`.
+final class TransferThreads: @unchecked Sendable {
+    static let shared = TransferThreads()
+    private let lock = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var start = 0
+    /// Threads waiting for a job, counted until they wake (a signalled one takes a job).
+    private var idle = 0
+    private let keptIdle = 16
+    private let idleSeconds = 10.0
+
+    func run(_ job: @escaping @Sendable () -> Void) {
+        lock.lock()
+        jobs.append(job)
+        if idle >= jobs.count - start {
+            lock.signal()
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        let thread = Thread { self.work() }
         thread.name = "httpcontent body"
         thread.start()
+    }
+
+    private func work() {
+        lock.lock()
+        while true {
+            if start < jobs.count {
+                let job = jobs[start]
+                start += 1
+                if start == jobs.count {
+                    jobs.removeAll(keepingCapacity: true)
+                    start = 0
+                }
+                lock.unlock()
+                job()
+                lock.lock()
+                continue
+            }
+            if idle >= keptIdle { break }
+            idle += 1
+            let signalled = lock.wait(until: Date(timeIntervalSinceNow: idleSeconds))
+            idle -= 1
+            if !signalled && start == jobs.count { break }
+        }
+        lock.unlock()
     }
 }
 
