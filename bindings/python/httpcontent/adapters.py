@@ -135,6 +135,11 @@ def _requests_error(exc: Error, request: Any, *, reading: bool = False, proxy: s
     return rex.ConnectionError(exc.message, request=request)
 
 
+class _Original:
+    def __init__(self, msg: http.client.HTTPMessage) -> None:
+        self.msg = msg
+
+
 class _RequestsRaw:
     """What requests reads a body from (its `Response.raw`): `stream()`, `read()`, `close()`,
     `release_conn()`, `headers`, `status`, `reason`, and `_original_response.msg` for the
@@ -150,8 +155,13 @@ class _RequestsRaw:
         self.version = 20 if version.startswith("HTTP/2") else 11 if version == "HTTP/1.1" else 10
         self.decode_content = True
         self._request = request
-        self._original_response = type("_Original", (), {"msg": _message(pairs)})()
+        # requests' cookie extraction (build_response, and Session.send again) reads it; with no
+        # Set-Cookie there is nothing to extract, and None tells requests so before it builds
+        # its mock request and response.
+        cookies = any(name.lower() in ("set-cookie", "set-cookie2") for name, _ in pairs)
+        self._original_response = _Original(_message(pairs)) if cookies else None
         self._pending = b""
+        self._offset = 0
         self.closed = False
 
     def _chunks(self) -> Iterator[bytes]:
@@ -167,11 +177,17 @@ class _RequestsRaw:
         except Error as exc:
             raise _requests_error(exc, self._request, reading=True) from exc
 
+    def _rest(self) -> bytes:
+        """What is left of the chunk being cut, taken whole."""
+        rest = self._pending[self._offset:] if self._offset else self._pending
+        self._pending, self._offset = b"", 0
+        return rest
+
     def stream(self, amt: int | None = 2 ** 16, decode_content: bool | None = None) -> Iterator[bytes]:
         if amt is None:
-            if self._pending:
-                pending, self._pending = self._pending, b""
-                yield pending
+            rest = self._rest()
+            if rest:
+                yield rest
             yield from self._chunks()
             return
         while True:
@@ -183,18 +199,26 @@ class _RequestsRaw:
     def read(self, amt: int | None = None, decode_content: bool | None = None,
              cache_content: bool = False) -> bytes:
         if amt is None:
-            data = self._pending + b"".join(self._chunks())
-            self._pending = b""
-            return data
-        chunks = self._chunks()
-        buf = bytearray(self._pending)
-        while len(buf) < amt:
-            chunk = next(chunks, None)
-            if chunk is None:
-                break
-            buf += chunk
-        data, self._pending = bytes(buf[:amt]), bytes(buf[amt:])
-        return data
+            return self._rest() + b"".join(self._chunks())
+        # Each byte copied once: pieces cut from the current chunk at an offset, joined.
+        pieces: list[bytes] = []
+        need = amt
+        chunks: Iterator[bytes] | None = None
+        while need > 0:
+            if self._offset >= len(self._pending):
+                if chunks is None:
+                    chunks = self._chunks()
+                chunk = next(chunks, None)
+                if chunk is None:
+                    break
+                self._pending, self._offset = chunk, 0
+            piece = self._pending[self._offset:self._offset + need]
+            self._offset += len(piece)
+            need -= len(piece)
+            pieces.append(piece)
+        if self._offset >= len(self._pending):
+            self._pending, self._offset = b"", 0
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
     def close(self) -> None:
         self.closed = True
@@ -331,6 +355,11 @@ def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verif
                             request=request)
     raw = _RequestsRaw(streamed, content, status, reason, pairs, request, version)
     response = adapter.build_response(request, raw)
+    if content is not None and response.raw is raw:
+        # Not streamed: the body is already whole, what requests' Session.send would read it
+        # into (response.content) right after this; `raw` is then read out, as urllib3's is.
+        response._content, response._content_consumed = content, True
+        raw.read()
     response.elapsed = datetime.datetime.now() - started
     return response
 
