@@ -287,6 +287,8 @@ def _requests_cert_verify(url: str, verify: Any, cert: Any) -> None:
 def _requests_proxy(url: str, proxies: Any, request: Any) -> str:
     """The proxy for this URL as requests' HTTPAdapter picks it: scheme prepended when missing,
     a URL with no host refused (InvalidProxyURL); "" for none."""
+    if not proxies:
+        return ""
     from requests.exceptions import InvalidProxyURL
     from requests.utils import prepend_scheme_if_needed, select_proxy
     from urllib3.util import parse_url
