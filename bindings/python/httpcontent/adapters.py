@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime
 import http.client
-from typing import Any, AsyncIterator, Iterable, Iterator, cast
+import ssl
+from typing import Any, AsyncIterator, Iterable, Iterator
 
 from .client import Client
 from .errors import DecodeError, Error, InvalidArgument, Timeout, TransportError
@@ -24,6 +25,10 @@ _TLS_CODES = frozenset({35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 
 _PROXY_CODES = frozenset({5, 97})
 _BODY_CODES = frozenset({18, 56})   # the body cut short: a partial file, a receive failure
 _DECODING_CODES = frozenset({61})
+
+
+def _as_tuple(value: Any) -> tuple[Any, ...]:
+    return tuple(value)
 
 
 class _Clients:
@@ -38,7 +43,8 @@ class _Clients:
     def get(self, verify: Any = True, cert: Any = None, http2: bool = False) -> Client:
         if self._given is not None and verify is True and cert is None:
             return self._given
-        key: tuple[Any, ...] = (verify, _hashable(cert))
+        cert_key: Any = _as_tuple(cert) if isinstance(cert, list) else cert
+        key: tuple[Any, ...] = (verify, cert_key)
         client = self._made.get(key)
         if client is None:
             options: dict[str, Any] = dict(follow_redirects=False, cookies=False, trust_env=False,
@@ -49,7 +55,7 @@ class _Clients:
             elif isinstance(verify, str):
                 options["ca_file"] = verify
             if cert is not None:
-                options["cert"] = _hashable(cert)
+                options["cert"] = cert if isinstance(cert, str) else tuple(cert_key)
             client = self._made[key] = Client(**options)
         return client
 
@@ -59,15 +65,8 @@ class _Clients:
         self._made.clear()
 
 
-def _hashable(value: Any) -> Any:
-    """A list argument (requests' cert may be one) as a tuple."""
-    if isinstance(value, list):
-        return tuple(str(part) for part in cast("list[object]", value))
-    return value
-
-
 def _header_pairs(headers: Any) -> list[tuple[str, str]]:
-    items: Iterable[tuple[Any, Any]] = headers.items() if hasattr(headers, "items") else headers
+    items: Any = headers.items() if hasattr(headers, "items") else headers
     out: list[tuple[str, str]] = []
     for name, value in items:
         name = name.decode("latin-1") if isinstance(name, bytes) else str(name)
@@ -95,7 +94,8 @@ def _message(headers: Iterable[tuple[str, str]]) -> http.client.HTTPMessage:
 
 # -- requests -------------------------------------------------------------------------------
 
-def _requests_error(exc: Error, request: Any, *, reading: bool = False) -> Exception:
+def _requests_error(exc: Error, request: Any, *, reading: bool = False, proxy: str = "",
+                    timeouts: tuple[Any, Any] = (None, None)) -> Exception:
     from requests import exceptions as rex
     code = getattr(exc, "curl_code", 0) or 0
     # A response had begun: requests would have met the error reading the body.
@@ -113,16 +113,31 @@ def _requests_error(exc: Error, request: Any, *, reading: bool = False) -> Excep
         if reading:
             return rex.ConnectionError(exc.message, request=request)
         connecting = getattr(exc, "headers", None) is None and "connect" in exc.message.lower()
-        return (rex.ConnectTimeout if connecting else rex.ReadTimeout)(exc.message, request=request)
+        # As urllib3's errors, which requests wraps: callers look for "Read timed out." in
+        # e.args[0].args[0].
+        from urllib3.exceptions import ConnectTimeoutError, ReadTimeoutError
+        if connecting:
+            reason = ConnectTimeoutError(f"Connection to {request.url} timed out. "
+                                         f"(connect timeout={timeouts[0]}): {exc.message}")
+            return rex.ConnectTimeout(reason, request=request)
+        pool: Any = None   # no urllib3 pool here
+        return rex.ReadTimeout(ReadTimeoutError(pool, request.url, f"Read timed out. (read timeout="
+                                                f"{timeouts[1]}): {exc.message}"), request=request)
     if isinstance(exc, DecodeError) or code in _DECODING_CODES:
         return rex.ContentDecodingError(exc.message, request=request)
     if code in _TLS_CODES:
         return rex.SSLError(exc.message, request=request)
-    if code in _PROXY_CODES:
+    # Through a proxy, failing to reach or resolve it is a ProxyError, as urllib3 reports it.
+    if code in _PROXY_CODES or (proxy and code in (6, 7) and not reading):
         return rex.ProxyError(exc.message, request=request)
     if reading and code in _BODY_CODES:
         return rex.ChunkedEncodingError(exc.message, request=request)
     return rex.ConnectionError(exc.message, request=request)
+
+
+class _Original:
+    def __init__(self, msg: http.client.HTTPMessage) -> None:
+        self.msg = msg
 
 
 class _RequestsRaw:
@@ -140,8 +155,13 @@ class _RequestsRaw:
         self.version = 20 if version.startswith("HTTP/2") else 11 if version == "HTTP/1.1" else 10
         self.decode_content = True
         self._request = request
-        self._original_response = type("_Original", (), {"msg": _message(pairs)})()
+        # requests' cookie extraction (build_response, and Session.send again) reads it; with no
+        # Set-Cookie there is nothing to extract, and None tells requests so before it builds
+        # its mock request and response.
+        cookies = any(name.lower() in ("set-cookie", "set-cookie2") for name, _ in pairs)
+        self._original_response = _Original(_message(pairs)) if cookies else None
         self._pending = b""
+        self._offset = 0
         self.closed = False
 
     def _chunks(self) -> Iterator[bytes]:
@@ -157,11 +177,17 @@ class _RequestsRaw:
         except Error as exc:
             raise _requests_error(exc, self._request, reading=True) from exc
 
+    def _rest(self) -> bytes:
+        """What is left of the chunk being cut, taken whole."""
+        rest = self._pending[self._offset:] if self._offset else self._pending
+        self._pending, self._offset = b"", 0
+        return rest
+
     def stream(self, amt: int | None = 2 ** 16, decode_content: bool | None = None) -> Iterator[bytes]:
         if amt is None:
-            if self._pending:
-                pending, self._pending = self._pending, b""
-                yield pending
+            rest = self._rest()
+            if rest:
+                yield rest
             yield from self._chunks()
             return
         while True:
@@ -173,18 +199,26 @@ class _RequestsRaw:
     def read(self, amt: int | None = None, decode_content: bool | None = None,
              cache_content: bool = False) -> bytes:
         if amt is None:
-            data = self._pending + b"".join(self._chunks())
-            self._pending = b""
-            return data
-        chunks = self._chunks()
-        buf = bytearray(self._pending)
-        while len(buf) < amt:
-            chunk = next(chunks, None)
-            if chunk is None:
-                break
-            buf += chunk
-        data, self._pending = bytes(buf[:amt]), bytes(buf[amt:])
-        return data
+            return self._rest() + b"".join(self._chunks())
+        # Each byte copied once: pieces cut from the current chunk at an offset, joined.
+        pieces: list[bytes] = []
+        need = amt
+        chunks: Iterator[bytes] | None = None
+        while need > 0:
+            if self._offset >= len(self._pending):
+                if chunks is None:
+                    chunks = self._chunks()
+                chunk = next(chunks, None)
+                if chunk is None:
+                    break
+                self._pending, self._offset = chunk, 0
+            piece = self._pending[self._offset:self._offset + need]
+            self._offset += len(piece)
+            need -= len(piece)
+            pieces.append(piece)
+        if self._offset >= len(self._pending):
+            self._pending, self._offset = b"", 0
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
     def close(self) -> None:
         self.closed = True
@@ -216,67 +250,140 @@ class RequestsAdapter:
                      cert: Any = None, proxies: Any = None) -> Any:
                 return _requests_send(self, request, stream, timeout, verify, cert, proxies)
 
+            def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
+                _requests_cert_verify(url, verify, cert)
+
+            def build_response(self, req: Any, resp: Any) -> Any:
+                return _requests_build_response(self, req, resp)
+
             def close(self) -> None:
                 self._clients.close()
+
+            def __reduce__(self) -> Any:   # pickled with its options, as requests pickles Sessions
+                return (_requests_adapter, (client, client_options))
 
         _Adapter.__name__ = _Adapter.__qualname__ = "RequestsAdapter"
         return _Adapter()
 
 
+def _requests_adapter(client: Client | None, options: dict[str, Any]) -> Any:
+    return RequestsAdapter(client, **options)
+
+
+def _requests_cert_verify(url: str, verify: Any, cert: Any) -> None:
+    """requests' HTTPAdapter.cert_verify's checks, with its messages (OSError)."""
+    import os
+    if url.lower().startswith("https") and verify and verify is not True:
+        if not os.path.exists(verify):
+            raise OSError(f"Could not find a suitable TLS CA certificate bundle, invalid path: {verify}")
+    if cert:
+        cert_file, key_file = (cert, None) if isinstance(cert, str) else (cert[0], cert[1])
+        if cert_file and not os.path.exists(cert_file):
+            raise OSError(f"Could not find the TLS certificate file, invalid path: {cert_file}")
+        if key_file and not os.path.exists(key_file):
+            raise OSError(f"Could not find the TLS key file, invalid path: {key_file}")
+
+
+def _requests_proxy(url: str, proxies: Any, request: Any) -> str:
+    """The proxy for this URL as requests' HTTPAdapter picks it: scheme prepended when missing,
+    a URL with no host refused (InvalidProxyURL); "" for none."""
+    if not proxies:
+        return ""
+    from requests.exceptions import InvalidProxyURL
+    from requests.utils import prepend_scheme_if_needed, select_proxy
+    from urllib3.util import parse_url
+    proxy = select_proxy(url, proxies)
+    if not proxy:
+        return ""
+    proxy = prepend_scheme_if_needed(proxy, "http")
+    if not parse_url(proxy).host:
+        raise InvalidProxyURL("Please check proxy URL. It is malformed and could be missing the host.")
+    return proxy
+
+
 def _requests_timeouts(timeout: Any) -> tuple[Any, Any]:
     if isinstance(timeout, tuple):
+        pair = _as_tuple(timeout)
         try:
-            connect, read = cast("tuple[Any, Any]", timeout)
+            connect, read = pair
         except ValueError:
             raise ValueError(f"Invalid timeout {timeout}. Pass a (connect, read) timeout tuple, "
                              "or a single float to set both timeouts to the same value.") from None
+        from urllib3.util import Timeout as Urllib3Timeout
+        Urllib3Timeout(connect=connect, read=read)
         return connect, read
     if timeout is not None and hasattr(timeout, "connect_timeout"):   # urllib3's Timeout
         return timeout.connect_timeout, timeout.read_timeout
+    # urllib3's checks (requests' HTTPAdapter makes a urllib3 Timeout): a ValueError naming it.
+    from urllib3.util import Timeout as Urllib3Timeout
+    Urllib3Timeout(connect=timeout, read=timeout)
     return timeout, timeout
 
 
 def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verify: Any, cert: Any,
                    proxies: Any) -> Any:
-    from requests.cookies import extract_cookies_to_jar
-    from requests.models import Response as RequestsResponse
-    from requests.structures import CaseInsensitiveDict
-    from requests.utils import get_encoding_from_headers, select_proxy
-
-    connect, read = _requests_timeouts(timeout)
     url = request.url.decode("utf-8") if isinstance(request.url, bytes) else request.url
+    proxy = _requests_proxy(url, proxies, request)
+    adapter.cert_verify(None, url, verify, cert)
+    connect, read = _requests_timeouts(timeout)
     body = request.body.encode("utf-8") if isinstance(request.body, str) else request.body
     options: dict[str, Any] = dict(headers=_header_pairs(request.headers), connect_timeout=connect,
-                                   read_timeout=read, timeout=None, proxy=select_proxy(url, proxies) or "")
+                                   read_timeout=read, timeout=None, proxy=proxy)
     if body is not None:
         options["data"] = body
     client = adapter._clients.get(verify, cert)
     started = datetime.datetime.now()
     try:
-        streamed: StreamedResponse | None = None
-        content: bytes | None = None
         if stream:
-            opened = streamed = client.stream(request.method, url, **options)
+            opened = client.stream(request.method, url, **options)
             status, reason, pairs, version = (opened.status, opened.reason, opened.headers.items(),
                                               opened.http_version)
+            streamed: StreamedResponse | None = opened
+            content = None
         else:
+            streamed = None
             done = client.request(request.method, url, handler=Bytes(accept_status=[]), **options)
             status, reason, pairs, version = done.status, done.reason, done.headers.items(), done.http_version
             content = done.content
     except Error as exc:
-        raise _requests_error(exc, request) from exc
+        raise _requests_error(exc, request, proxy=proxy, timeouts=(connect, read)) from exc
+    pairs = list(pairs)
+    lengths = {value.strip() for name, value in pairs if name.lower() == "content-length"}
+    if len(lengths) > 1:   # as urllib3 and http.client refuse it
+        if streamed is not None:
+            streamed.close()
+        from requests.exceptions import InvalidHeader
+        raise InvalidHeader(f"Content-Length contained multiple unmatching values ({', '.join(sorted(lengths))})",
+                            request=request)
+    raw = _RequestsRaw(streamed, content, status, reason, pairs, request, version)
+    response = adapter.build_response(request, raw)
+    if content is not None and response.raw is raw:
+        # Not streamed: the body is already whole, what requests' Session.send would read it
+        # into (response.content) right after this; `raw` is then read out, as urllib3's is.
+        response._content, response._content_consumed = content, True
+        raw.read()
+    response.elapsed = datetime.datetime.now() - started
+    return response
+
+
+def _requests_build_response(adapter: Any, request: Any, raw: _RequestsRaw) -> Any:
+    """requests' HTTPAdapter.build_response: a requests Response over `raw`."""
+    from requests.cookies import extract_cookies_to_jar
+    from requests.models import Response as RequestsResponse
+    from requests.structures import CaseInsensitiveDict
+    from requests.utils import get_encoding_from_headers
+
     response = RequestsResponse()
-    response.status_code = status
-    raw = _RequestsRaw(streamed, content, status, reason, list(pairs), request, version)
+    response.status_code = raw.status
     response.headers = CaseInsensitiveDict(raw.headers)
     response.encoding = get_encoding_from_headers(response.headers)
     response.raw = raw
-    response.reason = reason
-    response.url = url
+    response.reason = raw.reason
+    url = request.url
+    response.url = url.decode("utf-8") if isinstance(url, bytes) else url
     extract_cookies_to_jar(response.cookies, request, raw)
     response.request = request
     response.connection = adapter
-    response.elapsed = datetime.datetime.now() - started
     return response
 
 
@@ -286,8 +393,11 @@ def _httpx_error(exc: Error, request: Any, *, reading: bool = False) -> Exceptio
     import httpx
     code = getattr(exc, "curl_code", 0) or 0
     if isinstance(exc, InvalidArgument):
-        if "scheme" in exc.message.lower():
-            return httpx.UnsupportedProtocol(exc.message, request=request)
+        if "scheme" in exc.message.lower():   # in httpcore's words
+            return httpx.UnsupportedProtocol("Request URL has an unsupported protocol "
+                                             f"'{request.url.scheme}://'.", request=request)
+        if code == 3:   # a URL httpx accepted but libcurl cannot use (a port beyond 65535): httpcore
+            return httpx.ConnectError(exc.message, request=request)   # fails to connect to it
         return httpx.LocalProtocolError(exc.message, request=request)
     if isinstance(exc, Timeout):
         if getattr(exc, "headers", None) is None and "connect" in exc.message.lower() and not reading:
@@ -304,6 +414,29 @@ def _httpx_error(exc: Error, request: Any, *, reading: bool = False) -> Exceptio
     return httpx.TransportError(exc.message, request=request)
 
 
+_CONTEXT_BUNDLES: dict[tuple[bytes, ...], Any] = {}
+
+
+def _ssl_context_verify(context: ssl.SSLContext) -> bool | str:
+    """What libcurl can take from an ssl.SSLContext given as `verify=`: no verification
+    (CERT_NONE), or the CA certificates it holds (written once to a PEM bundle kept for the
+    process), or the system's when it holds none it can list (a CA directory). Its other settings
+    (ciphers, protocol versions, a client certificate loaded into it) are not carried over."""
+    if context.verify_mode == ssl.CERT_NONE:
+        return False
+    certs = context.get_ca_certs(binary_form=True)
+    if not certs:
+        return True
+    key = tuple(certs)
+    if key not in _CONTEXT_BUNDLES:
+        import tempfile
+        bundle = tempfile.NamedTemporaryFile("w", prefix="httpcontent-ca-", suffix=".pem")
+        bundle.write("".join(ssl.DER_cert_to_PEM_cert(der) for der in certs))
+        bundle.flush()
+        _CONTEXT_BUNDLES[key] = bundle   # one per certificate set, deleted when the process exits
+    return str(_CONTEXT_BUNDLES[key].name)
+
+
 _HTTPX_REFUSED = ("uds", "local_address", "socket_options")
 
 
@@ -316,8 +449,10 @@ def _httpx_client_options(kwargs: dict[str, Any]) -> tuple[dict[str, Any], Any, 
     if kwargs.get("retries"):
         raise ValueError("httpcontent's transport retries only with hc.Retry (client=hc.Client(retries=...))")
     verify = kwargs.get("verify", True)
-    if not isinstance(verify, (bool, str)):   # an ssl.SSLContext
-        raise ValueError("httpcontent's transport takes verify=True/False or a CA bundle path, not an SSLContext")
+    if isinstance(verify, ssl.SSLContext):
+        verify = _ssl_context_verify(verify)
+    elif not isinstance(verify, (bool, str)):
+        raise ValueError("httpcontent's transport takes verify=True/False, a CA bundle path or an ssl.SSLContext")
     options: dict[str, Any] = {}
     proxy = kwargs.get("proxy")
     if proxy is not None:
@@ -344,6 +479,54 @@ class _HTTPXStream:
         self._streamed.close()
 
 
+class _TraceURL:
+    def __init__(self, url: Any) -> None:
+        self.target = url.raw_path
+        self.scheme, self.host, self.port = url.raw_scheme, url.raw_host, url.port
+
+
+class _TraceRequest:
+    """What httpcore's trace events carry as `info["request"]`: method, url.target, headers as bytes."""
+
+    def __init__(self, request: Any) -> None:
+        self.method = request.method.encode("ascii")
+        self.url = _TraceURL(request.url)
+        self.headers = list(request.headers.raw)
+        self.extensions = request.extensions
+
+
+def _trace_events(request: Any, streamed: Any) -> list[tuple[str, dict[str, Any]]]:
+    """httpcore's request and response header events for `request.extensions["trace"]`
+    (the httpx command line prints the exchange from them), sent once the head is in; the
+    connection events are not (libcurl connects, reuses and negotiates TLS out of sight)."""
+    http2 = streamed.http_version.startswith("HTTP/2")
+    prefix = "http2" if http2 else "http11"
+    traced = _TraceRequest(request)
+    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in streamed.headers.items()]
+    head = ((streamed.status, headers) if http2 else
+            (streamed.http_version.encode("ascii"), streamed.status, streamed.reason.encode("latin-1"), headers))
+    return [(f"{prefix}.send_request_headers.started", {"request": traced}),
+            (f"{prefix}.send_request_headers.complete", {"request": traced, "return_value": None}),
+            (f"{prefix}.receive_response_headers.started", {"request": traced}),
+            (f"{prefix}.receive_response_headers.complete", {"request": traced, "return_value": head})]
+
+
+def _trace(request: Any, streamed: Any) -> None:
+    trace = request.extensions.get("trace")
+    if trace is not None:
+        for name, info in _trace_events(request, streamed):
+            trace(name, info)
+
+
+async def _atrace(request: Any, streamed: Any) -> None:
+    trace = request.extensions.get("trace")
+    if trace is not None:
+        for name, info in _trace_events(request, streamed):
+            result = trace(name, info)
+            if hasattr(result, "__await__"):
+                await result
+
+
 def _httpx_timeouts(request: Any) -> dict[str, Any]:
     timeout = request.extensions.get("timeout", {})
     return dict(connect_timeout=timeout.get("connect"), read_timeout=timeout.get("read"), timeout=None)
@@ -352,8 +535,12 @@ def _httpx_timeouts(request: Any) -> dict[str, Any]:
 def _httpx_body(request: Any) -> Any:
     if "content" in request.__dict__ or not hasattr(request, "stream"):
         return request.content or None
-    if request.headers.get("content-length") == "0":
-        return None
+    headers = request.headers
+    if "transfer-encoding" not in headers and headers.get("content-length", "0") == "0":
+        return None   # httpx frames every body it sends: neither header, no body (GET, HEAD)
+    import httpx
+    if isinstance(request.stream, httpx.ByteStream):   # bytes already: sent with their length
+        return b"".join(request.stream) or None
     return iter(request.stream)
 
 
@@ -389,6 +576,7 @@ class HTTPXTransport:
                                                 **_httpx_timeouts(request))
                 except Error as exc:
                     raise _httpx_error(exc, request) from exc
+                _trace(request, streamed)
                 return httpx.Response(streamed.status, headers=list(streamed.headers.items()),
                                       stream=_HTTPXSyncStream(streamed, request),
                                       extensions={"http_version": streamed.http_version.encode(),
@@ -483,6 +671,7 @@ class AsyncHTTPXTransport:
                                                        **_httpx_timeouts(request))
                 except Error as exc:
                     raise _httpx_error(exc, request) from exc
+                await _atrace(request, streamed)
                 return httpx.Response(streamed.status, headers=list(streamed.headers.items()),
                                       stream=_AsyncStream(streamed, request),
                                       extensions={"http_version": streamed.http_version.encode(),

@@ -153,3 +153,42 @@ def test_an_unfollowed_redirect_keeps_its_body_for_a_handler_that_takes_3xx(sess
     assert r.text == "redirecting to /redirect/0"   # as requests gives it
     with hc.Client(follow_redirects=False) as c:
         assert c.get(base_url + "/redirect/1").content == b""    # the default handler: no content
+
+
+def test_requests_adapter_checks_as_requests_httpadapter_does(session, base_url):
+    """Gaps requests' own suite showed (scripts/peer-suites.sh): its checks and errors, in its words."""
+    import pickle
+    with pytest.raises(requests.exceptions.InvalidProxyURL):
+        session.get(base_url + "/bytes/10", proxies={"http": "http://:8080"})
+    with pytest.raises(requests.exceptions.ProxyError):
+        session.get(base_url + "/bytes/10", proxies={"http": "127.0.0.1:1"})   # scheme prepended
+    with pytest.raises(OSError, match="invalid path: /garbage"):
+        session.get("https://127.0.0.1:1/", verify="/garbage")
+    with pytest.raises(ValueError, match="must be an int, float or None"):
+        session.get(base_url + "/bytes/10", timeout="foo")
+    with pytest.raises(requests.exceptions.ReadTimeout) as e:
+        session.get(base_url + "/stall?bytes=10", timeout=(5, 0.3))
+    assert "Read timed out" in e.value.args[0].args[0]
+    again = pickle.loads(pickle.dumps(session))
+    assert again.get(base_url + "/bytes/10").content == bytes(range(10))
+    assert type(again.get_adapter(base_url)).__name__ == "RequestsAdapter"
+
+
+def test_httpx_transport_head_ssl_context_and_trace(base_url):
+    import ssl
+    events = []
+    with httpx.Client(transport=HTTPXTransport()) as c:
+        r = c.head(base_url + "/bytes/1000", timeout=5)
+        assert r.status_code == 200 and r.content == b""
+        r = c.get(base_url + "/bytes/10", extensions={"trace": lambda name, info: events.append((name, info))})
+        assert r.content == bytes(range(10))
+        with pytest.raises(httpx.UnsupportedProtocol, match="unsupported protocol 'ftp://'"):
+            c.get("ftp://127.0.0.1/")
+    names = [name for name, _ in events]
+    assert names[-1] == "http11.receive_response_headers.complete"
+    version, status, reason, headers = events[-1][1]["return_value"]
+    assert (version, status, reason) == (b"HTTP/1.1", 200, b"OK") and (b"Content-Length", b"10") in [
+        (k.title(), v) for k, v in headers]
+    context = ssl.create_default_context()
+    context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+    HTTPXTransport(verify=context).close()   # taken, as verify=False
