@@ -37,6 +37,7 @@ class _Clients:
 
     def __init__(self, client: Client | None, options: dict[str, Any]) -> None:
         self._given = client
+        self.given_client = client   # the caller's, with settings of its own (None: none given)
         self._options = options
         self._made: dict[tuple[Any, ...], Client] = {}
 
@@ -284,6 +285,17 @@ def _requests_cert_verify(url: str, verify: Any, cert: Any) -> None:
             raise OSError(f"Could not find the TLS key file, invalid path: {key_file}")
 
 
+_ANY_STATUS_BYTES: list[Bytes] = []
+
+
+def _any_status_bytes() -> Bytes:
+    """One Bytes handler taking every status, shared by the adapters' requests (a handler made
+    per request costs a native handler and its acceptance calls each time)."""
+    if not _ANY_STATUS_BYTES:
+        _ANY_STATUS_BYTES.append(Bytes(accept_status=[]))
+    return _ANY_STATUS_BYTES[0]
+
+
 def _requests_proxy(url: str, proxies: Any, request: Any) -> str:
     """The proxy for this URL as requests' HTTPAdapter picks it: scheme prepended when missing,
     a URL with no host refused (InvalidProxyURL); "" for none."""
@@ -327,11 +339,14 @@ def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verif
     adapter.cert_verify(None, url, verify, cert)
     connect, read = _requests_timeouts(timeout)
     body = request.body.encode("utf-8") if isinstance(request.body, str) else request.body
-    options: dict[str, Any] = dict(headers=_header_pairs(request.headers), connect_timeout=connect,
-                                   read_timeout=read, timeout=None, proxy=proxy)
+    client = adapter._clients.get(verify, cert)
+    options: dict[str, Any] = dict(headers=_header_pairs(request.headers))
+    if connect is not None or read is not None or proxy or client is adapter._clients.given_client:
+        # A client of the adapter's own has no time limit and no proxy already: for requests'
+        # default (no timeout, no proxy) nothing is set per request (three fewer library calls).
+        options.update(connect_timeout=connect, read_timeout=read, timeout=None, proxy=proxy)
     if body is not None:
         options["data"] = body
-    client = adapter._clients.get(verify, cert)
     started = datetime.datetime.now()
     try:
         if stream:
@@ -342,7 +357,7 @@ def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verif
             content = None
         else:
             streamed = None
-            done = client.request(request.method, url, handler=Bytes(accept_status=[]), **options)
+            done = client.request(request.method, url, handler=_any_status_bytes(), **options)
             status, reason, pairs, version = done.status, done.reason, done.headers.items(), done.http_version
             content = done.content
     except Error as exc:
