@@ -144,11 +144,16 @@ static void *decode_flag(void *userdata, const char *text, size_t len) {
     return v;
 }
 
+static void free_flag(void *userdata, void *value) {
+    (void)userdata;
+    free(value);
+}
+
 static void test_c_transformers_take_any_scalar(void) {
     struct transformer_log log = {0, 0, 0};
     hc_schema_options *o = hc_schema_options_new();
     CHECK_CODE(hc_schema_options_set_transformer_json_cb(o, "cents", decode_cents_json, encode_cents_json, free_money, &log), HC_OK);
-    CHECK_CODE(hc_schema_options_set_transformer_cb(o, "flag", decode_flag, NULL, NULL, NULL), HC_OK);
+    CHECK_CODE(hc_schema_options_set_transformer_cb(o, "flag", decode_flag, NULL, free_flag, NULL), HC_OK);
     CHECK_CODE(hc_schema_options_set_transformer_json_cb(o, "cents", NULL, NULL, NULL, NULL), HC_EINVALID_ARG);
     const char *text = "{\"type\":\"object\",\"properties\":{\"price\":{\"type\":\"integer\",\"format\":\"cents\"},"
                        "\"ok\":{\"type\":\"boolean\",\"format\":\"flag\"},\"when\":{\"format\":\"date-time\"}}}";

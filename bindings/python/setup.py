@@ -37,7 +37,7 @@ HERE = Path(__file__).resolve().parent
 SONAME = "libhttpcontent.so.0"
 # What an sdist carries of the repository, under native/: enough to build the library.
 NATIVE = ["Package.swift", "CMakeLists.txt", "Sources", "include", "cmake", "examples/c",
-          "Tests/HTTPContentTests", "LICENSE", "README.md"]
+          "Tests/HTTPContentTests", "Tests/HTTPContentOpenAPITests", "LICENSE", "README.md"]
 
 
 def source_tree() -> Path:

@@ -226,6 +226,7 @@ extension HTTPContentError {
     /// with the response (status, headers, URL, method) and, when the body is a JSON error
     /// document, the server's message after a colon.
     /// - Parameters:
+    ///   - head: the response refused.
     ///   - body: the body kept with the error (the caller caps it).
     ///   - detail: words after the status line, as "(rejected by the handler)".
     public static func unacceptableStatus(_ head: ResponseHead, body: [UInt8] = [],

@@ -123,6 +123,8 @@ public final class Text: SelectiveHandler {
     /// Decodes a body already received (a `Bytes` response's) by the rules the handler applies
     /// while it arrives: `encoding`, else the charset of `contentType`, else a BOM, else UTF-8.
     /// - Parameters:
+    ///   - body: the body's bytes.
+    ///   - encoding: the encoding to use whatever the response says (nil: the rules below).
     ///   - contentType: the response's Content-Type header value, nil when it had none.
     ///   - strict: an invalid byte throws `.decode` with its offset; lenient: U+FFFD.
     /// - Throws: `.decode` for an unsupported charset or, when strict, an invalid byte.
