@@ -21,7 +21,6 @@ mixed into testserver.Handler. Standard library only.
 """
 
 import base64
-import select
 import socket
 import struct
 import time
@@ -70,25 +69,11 @@ class RecordEndpoints:
                     self.wfile.write(part)
             self.wfile.flush()
             if k < len(edges) - 2 or self._q("hold_last") == "1":
-                if not self._hold(hold):
+                if self._wait_for_client_gone(hold):
                     self.close_connection = True
                     return
         if chunked:
             self._end_chunks()
-
-    def _hold(self, seconds):
-        """Waits `seconds`; False at once when the client has closed its end."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            readable, _, _ = select.select([self.connection], [], [], min(0.05, max(0.0, deadline - time.monotonic())))
-            if readable:
-                try:
-                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
-                        return False
-                except OSError:
-                    return False
-                time.sleep(0.05)
-        return True
 
     def _records_sse_resume(self):
         total = int(self._q("total", "9"))

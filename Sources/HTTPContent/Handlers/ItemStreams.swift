@@ -26,7 +26,9 @@ extension Client {
         let lease = Lease { task.cancel(); queue.abandon() }
         return AsyncThrowingStream {
             try await withTaskCancellationHandler {
-                try await lease.keep(queue).next()
+                let item = try await queue.next()
+                withExtendedLifetime(lease) {}   // the sequence holds the lease
+                return item
             } onCancel: {
                 lease.end()
             }
@@ -47,9 +49,6 @@ final class Lease: Sendable {
         }
         run?()
     }
-
-    /// `value`, used while the lease is held.
-    func keep<T>(_ value: T) -> T { value }
 
     deinit { end() }
 }

@@ -37,9 +37,13 @@ class _Clients:
 
     def __init__(self, client: Client | None, options: dict[str, Any]) -> None:
         self._given = client
-        self.given_client = client   # the caller's, with settings of its own (None: none given)
         self._options = options
         self._made: dict[tuple[Any, ...], Client] = {}
+
+    @property
+    def given(self) -> Client | None:
+        """The caller's client, with settings of its own (None: none was given)."""
+        return self._given
 
     def get(self, verify: Any = True, cert: Any = None, http2: bool = False) -> Client:
         if self._given is not None and verify is True and cert is None:
@@ -341,7 +345,7 @@ def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verif
     body = request.body.encode("utf-8") if isinstance(request.body, str) else request.body
     client = adapter._clients.get(verify, cert)
     options: dict[str, Any] = dict(headers=_header_pairs(request.headers))
-    if connect is not None or read is not None or proxy or client is adapter._clients.given_client:
+    if connect is not None or read is not None or proxy or client is adapter._clients.given:
         # A client of the adapter's own has no time limit and no proxy already: for requests'
         # default (no timeout, no proxy) nothing is set per request (three fewer library calls).
         options.update(connect_timeout=connect, read_timeout=read, timeout=None, proxy=proxy)
