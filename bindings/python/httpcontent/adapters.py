@@ -358,6 +358,8 @@ def _requests_proxy(url: str, proxies: Any, request: Any) -> str:
 
 
 def _requests_timeouts(timeout: Any) -> tuple[Any, Any]:
+    if timeout is None:   # requests' default: nothing to check
+        return None, None
     if isinstance(timeout, tuple):
         pair = _as_tuple(timeout)
         try:
