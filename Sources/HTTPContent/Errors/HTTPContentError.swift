@@ -203,6 +203,15 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code.name) error: \(message)" }
 
+    /// This error naming `head` as its response unless it names one already (a handler's
+    /// parser knows nothing of the response it reads).
+    package func attaching(_ head: ResponseHead?) -> HTTPContentError {
+        guard response == nil else { return self }
+        var error = self
+        error.response = head
+        return error
+    }
+
     /// Wraps any error thrown by caller code as a `.callback` error, keeping ours as they are.
     package static func wrapping(_ error: any Error) -> HTTPContentError {
         if let own = error as? HTTPContentError { return own }

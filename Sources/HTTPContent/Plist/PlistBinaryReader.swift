@@ -57,14 +57,15 @@ public enum PlistBinaryReader {
         guard PlistFormat.sniff(bytes) == .binary else { return false }
         // Trailer, offset table, references, cycles, depth, value count and NULs in strings:
         // everything after relies on what this scan proved about the containers it reached.
-        try PlistScan.binary(bytes, options)
-        var reader = Walk(bytes)
+        var reader = Walk(try PlistScan.binary(bytes, options))
         defer { reader.close() }
         return try reader.run(&visitor)
     }
 
     /// One document's walk. Positions are byte offsets into the document.
     private struct Walk {
+        /// The trailer `PlistScan.binary` checked; its fields copied below for the reads.
+        let layout: PlistBinaryLayout
         let b: UnsafePointer<UInt8>
         let n: Int
         let offSize: Int, refSize: Int
@@ -75,19 +76,17 @@ public enum PlistBinaryReader {
         var scratch: UnsafeMutablePointer<UInt8>
         var scratchCapacity = 256
 
-        init(_ bytes: UnsafeRawBufferPointer) {
-            let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let t = bytes.count - 32
-            let objects = Int(Walk.uint(base + t + 8, 8))
-            b = base
-            n = bytes.count
-            offSize = Int(base[t + 6])
-            refSize = Int(base[t + 7])
-            count = objects
-            top = Int(Walk.uint(base + t + 16, 8))
-            table = Int(Walk.uint(base + t + 24, 8))
-            refs = .allocate(capacity: objects)
-            refs.initialize(repeating: 0, count: objects)
+        init(_ layout: PlistBinaryLayout) {
+            self.layout = layout
+            b = layout.b
+            n = layout.n
+            offSize = layout.offSize
+            refSize = layout.refSize
+            count = layout.count
+            top = layout.top
+            table = layout.table
+            refs = .allocate(capacity: count)
+            refs.initialize(repeating: 0, count: count)
             scratch = .allocate(capacity: 256)
         }
 
@@ -96,39 +95,12 @@ public enum PlistBinaryReader {
             scratch.deallocate()
         }
 
-        @inline(__always) static func uint(_ p: UnsafePointer<UInt8>, _ size: Int) -> UInt64 {
-            switch size {
-            case 1: return UInt64(p[0])
-            case 2: return UInt64(p[0]) << 8 | UInt64(p[1])
-            case 4: return UInt64(UInt32(bigEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt32.self)))
-            case 8: return UInt64(bigEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-            default:
-                var v: UInt64 = 0
-                for i in 0..<size { v = v << 8 | UInt64(p[i]) }
-                return v
-            }
-        }
-
         /// Object `i`'s position (the scan checked it for every object it reached); -1 for an
         /// entry too large for an Int, which only an object the scan did not reach can hold
         /// (countReferences skips it).
-        @inline(__always) func offset(_ i: Int) -> Int {
-            let o = Walk.uint(b + table + i * offSize, offSize)
-            return o <= UInt64(Int.max) ? Int(o) : -1
-        }
+        @inline(__always) func offset(_ i: Int) -> Int { layout.offset(i) }
 
-        /// A container's or string's length after its marker at `p`: the low nibble, or 0xF and
-        /// an integer object; with the position after it. nil when malformed.
-        @inline(__always) func length(_ marker: UInt8, at p: Int) -> (Int, Int)? {
-            let low = Int(marker & 0xF)
-            if low != 0xF { return (low, p) }
-            guard p < table, b[p] >> 4 == 1, b[p] & 0xF <= 3 else { return nil }
-            let size = 1 << Int(b[p] & 0xF)
-            guard p + 1 + size <= table else { return nil }
-            let l = Walk.uint(b + p + 1, size)
-            guard l <= UInt64(n) else { return nil }
-            return (Int(l), p + 1 + size)
-        }
+        @inline(__always) func length(_ marker: UInt8, at p: Int) -> (Int, Int)? { layout.length(marker, at: p) }
 
         /// Counts references (saturated at 2) over every container the table holds; a container
         /// the scan did not reach may be malformed: its bad entries are skipped.
@@ -143,7 +115,7 @@ public enum PlistBinaryReader {
                 guard total <= (table - start) / refSize else { continue }
                 var p = start
                 for _ in 0..<total {
-                    let r = Walk.uint(b + p, refSize)
+                    let r = PlistBinaryLayout.uint(b + p, refSize)
                     p += refSize
                     if r < UInt64(count), refs[Int(r)] < 2 { refs[Int(r)] += 1 }
                 }
@@ -175,7 +147,7 @@ public enum PlistBinaryReader {
                 }
                 stack[i].next = f.next + 1
                 let slot = f.dictionary ? (f.next & 1 == 0 ? f.next >> 1 : f.items + (f.next >> 1)) : f.next
-                let child = Int(Walk.uint(b + f.start + slot * refSize, refSize))
+                let child = Int(PlistBinaryLayout.uint(b + f.start + slot * refSize, refSize))
                 guard let pushed = try value(child, key: f.dictionary && f.next & 1 == 0, &visitor) else { return false }
                 if let pushed { stack.append(pushed) }
             }
@@ -197,28 +169,28 @@ public enum PlistBinaryReader {
                 let size = 1 << Int(marker & 0xF)
                 guard size <= 16, o + 1 + size <= table else { return nil }
                 switch size {
-                case 1, 2, 4: visitor.integer(Int64(Walk.uint(b + o + 1, size)))
-                case 8: visitor.integer(Int64(bitPattern: Walk.uint(b + o + 1, 8)))
+                case 1, 2, 4: visitor.integer(Int64(PlistBinaryLayout.uint(b + o + 1, size)))
+                case 8: visitor.integer(Int64(bitPattern: PlistBinaryLayout.uint(b + o + 1, 8)))
                 default:
                     // 128 bits, as plistlib writes integers above Int64.max: only the upper
                     // half zero is read here (libplist keeps the lower half of any other).
-                    guard Walk.uint(b + o + 1, 8) == 0 else { return nil }
-                    let low = Walk.uint(b + o + 9, 8)
+                    guard PlistBinaryLayout.uint(b + o + 1, 8) == 0 else { return nil }
+                    let low = PlistBinaryLayout.uint(b + o + 9, 8)
                     if low > UInt64(Int64.max) { visitor.unsignedInteger(low) } else { visitor.integer(Int64(low)) }
                 }
             case 0x2:
                 switch marker & 0xF {
                 case 2:
                     guard o + 5 <= table else { return nil }
-                    visitor.real(Double(Float(bitPattern: UInt32(Walk.uint(b + o + 1, 4)))))
+                    visitor.real(Double(Float(bitPattern: UInt32(PlistBinaryLayout.uint(b + o + 1, 4)))))
                 case 3:
                     guard o + 9 <= table else { return nil }
-                    visitor.real(Double(bitPattern: Walk.uint(b + o + 1, 8)))
+                    visitor.real(Double(bitPattern: PlistBinaryLayout.uint(b + o + 1, 8)))
                 default: return nil
                 }
             case 0x3:
                 guard marker == 0x33, o + 9 <= table else { return nil }
-                try visitor.date(PlistDate(secondsSince2001: Double(bitPattern: Walk.uint(b + o + 1, 8))))
+                try visitor.date(PlistDate(secondsSince2001: Double(bitPattern: PlistBinaryLayout.uint(b + o + 1, 8))))
             case 0x4:
                 let shared = refs[i] > 1
                 if shared && visitor.repeated(i) { return .some(nil) }
@@ -250,7 +222,7 @@ public enum PlistBinaryReader {
                 let size = Int(marker & 0xF) + 1
                 guard size <= 8, o + 1 + size <= table else { return nil }
                 // libplist refuses a UID above UInt32.max (a fuzzer's find): left to it.
-                let uid = Walk.uint(b + o + 1, size)
+                let uid = PlistBinaryLayout.uint(b + o + 1, size)
                 guard uid <= UInt64(UInt32.max) else { return nil }
                 visitor.uid(uid)
             case 0xA, 0xD:

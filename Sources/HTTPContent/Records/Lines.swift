@@ -110,11 +110,7 @@ public final class Lines: SelectiveHandler {
         }
     }
 
-    private func withResponse(_ error: HTTPContentError) -> HTTPContentError {
-        var error = error
-        if error.response == nil { error.response = head }
-        return error
-    }
+    private func withResponse(_ error: HTTPContentError) -> HTTPContentError { error.attaching(head) }
 }
 
 /// Gathers lines into batches for callers that cross a slow boundary per call (Python through

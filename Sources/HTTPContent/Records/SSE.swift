@@ -50,15 +50,7 @@ public final class SSE: SelectiveHandler {
     }
 
     public func consume(_ chunk: UnsafeRawBufferPointer) throws {
-        do {
-            try parser.feed(chunk)
-        } catch is StopTransfer {
-            stopped = true
-            throw StopTransfer()
-        } catch var error as HTTPContentError {
-            if error.response == nil { error.response = head }
-            throw error
-        }
+        try RecordStep.run(head, onStop: { stopped = true }) { try parser.feed(chunk) }
     }
 
     public func finish() throws -> Int {

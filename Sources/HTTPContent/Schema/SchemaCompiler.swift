@@ -199,11 +199,25 @@ final class SchemaCompiler {
         return ref
     }
 
-    /// Compiles the keywords of an object schema into `node`.
+    /// Compiles the keywords of an object schema into `node`, vocabulary by vocabulary (each
+    /// in evaluation order; the `unevaluated*` keywords last, since they read what the others
+    /// evaluated).
     private func fill(_ node: SchemaNode, _ o: JSONObject, resource r: SchemaResource, pointer p: String,
                       vocab: SchemaVocabularies) throws(HTTPContentError) {
         var k: [SchemaKeyword] = []
-        // Core: identifiers first, so references resolve against the right base.
+        try compileCore(&k, node, o, r, p, vocab)
+        if vocab.contains(.validation) { try compileValidation(&k, o, r, p) }
+        if vocab.contains(.applicator) { try compileApplicators(&k, o, r, p, vocab) }
+        try compileFormatAndContent(&k, o, r, p, vocab)
+        if vocab.contains(.unevaluated) { try compileUnevaluated(&k, node, o, r, p, vocab) }
+        node.keywords = k
+    }
+
+    // MARK: - Keywords by vocabulary
+
+    /// Core: identifiers first, so references resolve against the right base.
+    private func compileCore(_ k: inout [SchemaKeyword], _ node: SchemaNode, _ o: JSONObject, _ r: SchemaResource,
+                             _ p: String, _ vocab: SchemaVocabularies) throws(HTTPContentError) {
         if case .string(let a)? = o["$anchor"] { r.anchors[a] = node }
         if case .string(let a)? = o["$dynamicAnchor"] {
             r.anchors[a] = node
@@ -221,132 +235,162 @@ final class SchemaCompiler {
             guard case .string(let s) = ref else { throw invalid(r, p, "$dynamicRef", "must be a string") }
             k.append(.dynamicRef(reference(s, r, dynamic: true)))
         }
+    }
 
-        if vocab.contains(.validation) {
-            if let t = o["type"] {
-                var set: SchemaTypes = []
-                var names: [String] = []
-                let list: [JSONValue]
-                if case .array(let a) = t { list = a.elements } else { list = [t] }
-                for item in list {
-                    guard case .string(let name) = item, let bit = SchemaTypes.named(name) else {
-                        throw invalid(r, p, "type", "unknown type \(item)")
-                    }
-                    set.insert(bit)
-                    names.append(name)
-                }
-                k.append(.type(set, names))
-            }
-            if let e = o["enum"] {
-                guard case .array(let a) = e else { throw invalid(r, p, "enum", "must be an array") }
-                k.append(.enumeration(a.elements))
-            }
-            if let c = o["const"] { k.append(.constant(c)) }
-            if let v = try number(o["multipleOf"], r, p, "multipleOf") {
-                guard let d = v.doubleValue, d > 0 else { throw invalid(r, p, "multipleOf", "must be greater than 0") }
-                k.append(.multipleOf(v))
-            }
-            if let v = try number(o["maximum"], r, p, "maximum") { k.append(.maximum(v)) }
-            if let v = try number(o["exclusiveMaximum"], r, p, "exclusiveMaximum") { k.append(.exclusiveMaximum(v)) }
-            if let v = try number(o["minimum"], r, p, "minimum") { k.append(.minimum(v)) }
-            if let v = try number(o["exclusiveMinimum"], r, p, "exclusiveMinimum") { k.append(.exclusiveMinimum(v)) }
-            if let n = try count(o["maxLength"], r, p, "maxLength") { k.append(.maxLength(n)) }
-            if let n = try count(o["minLength"], r, p, "minLength") { k.append(.minLength(n)) }
-            if let v = o["pattern"] {
-                guard case .string(let s) = v else { throw invalid(r, p, "pattern", "must be a string") }
-                k.append(.pattern(try SchemaRegex(s)))
-            }
-            if let n = try count(o["maxItems"], r, p, "maxItems") { k.append(.maxItems(n)) }
-            if let n = try count(o["minItems"], r, p, "minItems") { k.append(.minItems(n)) }
-            if o["uniqueItems"] == .bool(true) { k.append(.uniqueItems) }
-            if let n = try count(o["maxProperties"], r, p, "maxProperties") { k.append(.maxProperties(n)) }
-            if let n = try count(o["minProperties"], r, p, "minProperties") { k.append(.minProperties(n)) }
-            if let v = o["required"] {
-                guard case .array(let a) = v else { throw invalid(r, p, "required", "must be an array of strings") }
-                var names: [String] = []
-                for item in a {
-                    guard case .string(let s) = item else { throw invalid(r, p, "required", "must be an array of strings") }
-                    names.append(s)
-                }
-                k.append(.required(names.map(SchemaKey.init)))
-            }
-            if let v = o["dependentRequired"] {
-                guard case .object(let d) = v else { throw invalid(r, p, "dependentRequired", "must be an object") }
-                var out: [(String, [String])] = []
-                for m in d {
-                    guard case .array(let a) = m.value else { throw invalid(r, p, "dependentRequired", "must hold arrays of strings") }
-                    out.append((m.key, a.compactMap { $0.stringValue }))
-                }
-                k.append(.dependentRequired(out))
-            }
+    /// Validation: the assertions on the value itself.
+    private func compileValidation(_ k: inout [SchemaKeyword], _ o: JSONObject, _ r: SchemaResource,
+                                   _ p: String) throws(HTTPContentError) {
+        if let t = o["type"] { k.append(try compileType(t, r, p)) }
+        if let e = o["enum"] {
+            guard case .array(let a) = e else { throw invalid(r, p, "enum", "must be an array") }
+            k.append(.enumeration(a.elements))
         }
-
-        if vocab.contains(.applicator) {
-            var prefixCount = 0
-            if let list = try schemaList(o["prefixItems"], r, p, "prefixItems", vocab) {
-                prefixCount = list.count
-                k.append(.prefixItems(list))
-            }
-            if let v = o["items"] { k.append(.items(try sub(v, r, p, "items", vocab: vocab), prefix: prefixCount)) }
-            if let v = o["contains"] {
-                let s = try sub(v, r, p, "contains", vocab: vocab)
-                let minC = vocab.contains(.validation) ? try count(o["minContains"], r, p, "minContains") ?? 1 : 1
-                let maxC = vocab.contains(.validation) ? try count(o["maxContains"], r, p, "maxContains") : nil
-                k.append(.contains(s, min: minC, max: maxC))
-            }
-            var names = Set<String>()
-            if let props = try schemaMap(o["properties"], r, p, "properties", vocab) {
-                var dict: [String: SchemaNode] = [:]
-                for (name, s) in props { dict[name] = s; names.insert(name) }
-                k.append(.properties(props, dict, props.map { SchemaKey($0.0) }))
-            }
-            var patterns: [SchemaRegex] = []
-            if let pp = try schemaMap(o["patternProperties"], r, p, "patternProperties", vocab) {
-                var out: [(SchemaRegex, SchemaNode)] = []
-                for (pattern, s) in pp {
-                    let re = try SchemaRegex(pattern)
-                    patterns.append(re)
-                    out.append((re, s))
-                }
-                k.append(.patternProperties(out))
-            }
-            if let v = o["additionalProperties"] {
-                k.append(.additionalProperties(try sub(v, r, p, "additionalProperties", vocab: vocab), names: names,
-                                               keys: names.sorted().map(SchemaKey.init), patterns: patterns))
-            }
-            if let v = o["propertyNames"] { k.append(.propertyNames(try sub(v, r, p, "propertyNames", vocab: vocab))) }
-            if let d = try schemaMap(o["dependentSchemas"], r, p, "dependentSchemas", vocab) { k.append(.dependentSchemas(d)) }
-            if let l = try schemaList(o["allOf"], r, p, "allOf", vocab) { k.append(.allOf(l)) }
-            if let l = try schemaList(o["anyOf"], r, p, "anyOf", vocab) { k.append(.anyOf(l)) }
-            if let l = try schemaList(o["oneOf"], r, p, "oneOf", vocab) { k.append(.oneOf(l)) }
-            if let v = o["not"] { k.append(.not(try sub(v, r, p, "not", vocab: vocab))) }
-            let thenNode = try o["then"].map { v throws(HTTPContentError) in try sub(v, r, p, "then", vocab: vocab) }
-            let elseNode = try o["else"].map { v throws(HTTPContentError) in try sub(v, r, p, "else", vocab: vocab) }
-            if let v = o["if"] {
-                k.append(.conditional(try sub(v, r, p, "if", vocab: vocab), then: thenNode, else: elseNode))
-            }
+        if let c = o["const"] { k.append(.constant(c)) }
+        if let v = try number(o["multipleOf"], r, p, "multipleOf") {
+            guard let d = v.doubleValue, d > 0 else { throw invalid(r, p, "multipleOf", "must be greater than 0") }
+            k.append(.multipleOf(v))
         }
+        if let v = try number(o["maximum"], r, p, "maximum") { k.append(.maximum(v)) }
+        if let v = try number(o["exclusiveMaximum"], r, p, "exclusiveMaximum") { k.append(.exclusiveMaximum(v)) }
+        if let v = try number(o["minimum"], r, p, "minimum") { k.append(.minimum(v)) }
+        if let v = try number(o["exclusiveMinimum"], r, p, "exclusiveMinimum") { k.append(.exclusiveMinimum(v)) }
+        if let n = try count(o["maxLength"], r, p, "maxLength") { k.append(.maxLength(n)) }
+        if let n = try count(o["minLength"], r, p, "minLength") { k.append(.minLength(n)) }
+        if let v = o["pattern"] {
+            guard case .string(let s) = v else { throw invalid(r, p, "pattern", "must be a string") }
+            k.append(.pattern(try SchemaRegex(s)))
+        }
+        if let n = try count(o["maxItems"], r, p, "maxItems") { k.append(.maxItems(n)) }
+        if let n = try count(o["minItems"], r, p, "minItems") { k.append(.minItems(n)) }
+        if o["uniqueItems"] == .bool(true) { k.append(.uniqueItems) }
+        if let n = try count(o["maxProperties"], r, p, "maxProperties") { k.append(.maxProperties(n)) }
+        if let n = try count(o["minProperties"], r, p, "minProperties") { k.append(.minProperties(n)) }
+        if let v = o["required"] { k.append(try compileRequired(v, r, p)) }
+        if let v = o["dependentRequired"] { k.append(try compileDependentRequired(v, r, p)) }
+    }
 
+    /// Applicators: the keywords with subschemas, on the items, the members, or in place.
+    private func compileApplicators(_ k: inout [SchemaKeyword], _ o: JSONObject, _ r: SchemaResource, _ p: String,
+                                    _ vocab: SchemaVocabularies) throws(HTTPContentError) {
+        var prefixCount = 0
+        if let list = try schemaList(o["prefixItems"], r, p, "prefixItems", vocab) {
+            prefixCount = list.count
+            k.append(.prefixItems(list))
+        }
+        if let v = o["items"] { k.append(.items(try sub(v, r, p, "items", vocab: vocab), prefix: prefixCount)) }
+        if let v = o["contains"] { k.append(try compileContains(v, o, r, p, vocab)) }
+        try compileMembers(&k, o, r, p, vocab)
+        if let v = o["propertyNames"] { k.append(.propertyNames(try sub(v, r, p, "propertyNames", vocab: vocab))) }
+        if let d = try schemaMap(o["dependentSchemas"], r, p, "dependentSchemas", vocab) { k.append(.dependentSchemas(d)) }
+        if let l = try schemaList(o["allOf"], r, p, "allOf", vocab) { k.append(.allOf(l)) }
+        if let l = try schemaList(o["anyOf"], r, p, "anyOf", vocab) { k.append(.anyOf(l)) }
+        if let l = try schemaList(o["oneOf"], r, p, "oneOf", vocab) { k.append(.oneOf(l)) }
+        if let v = o["not"] { k.append(.not(try sub(v, r, p, "not", vocab: vocab))) }
+        let thenNode = try o["then"].map { v throws(HTTPContentError) in try sub(v, r, p, "then", vocab: vocab) }
+        let elseNode = try o["else"].map { v throws(HTTPContentError) in try sub(v, r, p, "else", vocab: vocab) }
+        if let v = o["if"] {
+            k.append(.conditional(try sub(v, r, p, "if", vocab: vocab), then: thenNode, else: elseNode))
+        }
+    }
+
+    /// format (asserted when asked or by the vocabulary), contentEncoding, and contentSchema,
+    /// whose subschema is an annotation only but may hold identifiers.
+    private func compileFormatAndContent(_ k: inout [SchemaKeyword], _ o: JSONObject, _ r: SchemaResource, _ p: String,
+                                         _ vocab: SchemaVocabularies) throws(HTTPContentError) {
         if vocab.contains(.format), case .string(let name)? = o["format"] {
             formatNamesUsed.insert(name)
             let asserting = assertFormat || vocab.contains(.formatAssertion)
             k.append(.format(name, asserting ? formats[name] ?? SchemaFormat.builtin[name] : nil))
         }
         if case .string(let encoding)? = o["contentEncoding"] { k.append(.contentEncoding(encoding)) }
-        // Subschemas of content keywords are annotations only, but may hold identifiers.
         if let v = o["contentSchema"] { _ = try sub(v, r, p, "contentSchema", vocab: vocab) }
+    }
 
-        if vocab.contains(.unevaluated) {
-            if let v = o["unevaluatedItems"] {
-                k.append(.unevaluatedItems(try sub(v, r, p, "unevaluatedItems", vocab: vocab)))
-                node.hasUnevaluated = true
-            }
-            if let v = o["unevaluatedProperties"] {
-                k.append(.unevaluatedProperties(try sub(v, r, p, "unevaluatedProperties", vocab: vocab)))
-                node.hasUnevaluated = true
-            }
+    /// unevaluatedItems and unevaluatedProperties: they make the node collect annotations.
+    private func compileUnevaluated(_ k: inout [SchemaKeyword], _ node: SchemaNode, _ o: JSONObject, _ r: SchemaResource,
+                                    _ p: String, _ vocab: SchemaVocabularies) throws(HTTPContentError) {
+        if let v = o["unevaluatedItems"] {
+            k.append(.unevaluatedItems(try sub(v, r, p, "unevaluatedItems", vocab: vocab)))
+            node.hasUnevaluated = true
         }
-        node.keywords = k
+        if let v = o["unevaluatedProperties"] {
+            k.append(.unevaluatedProperties(try sub(v, r, p, "unevaluatedProperties", vocab: vocab)))
+            node.hasUnevaluated = true
+        }
+    }
+
+    // MARK: - Keywords with a shape of their own
+
+    /// `type`: one name or a list of them.
+    private func compileType(_ t: JSONValue, _ r: SchemaResource, _ p: String) throws(HTTPContentError) -> SchemaKeyword {
+        var set: SchemaTypes = []
+        var names: [String] = []
+        let list: [JSONValue]
+        if case .array(let a) = t { list = a.elements } else { list = [t] }
+        for item in list {
+            guard case .string(let name) = item, let bit = SchemaTypes.named(name) else {
+                throw invalid(r, p, "type", "unknown type \(item)")
+            }
+            set.insert(bit)
+            names.append(name)
+        }
+        return .type(set, names)
+    }
+
+    private func compileRequired(_ v: JSONValue, _ r: SchemaResource, _ p: String) throws(HTTPContentError) -> SchemaKeyword {
+        guard case .array(let a) = v else { throw invalid(r, p, "required", "must be an array of strings") }
+        var names: [String] = []
+        for item in a {
+            guard case .string(let s) = item else { throw invalid(r, p, "required", "must be an array of strings") }
+            names.append(s)
+        }
+        return .required(names.map(SchemaKey.init))
+    }
+
+    private func compileDependentRequired(_ v: JSONValue, _ r: SchemaResource,
+                                          _ p: String) throws(HTTPContentError) -> SchemaKeyword {
+        guard case .object(let d) = v else { throw invalid(r, p, "dependentRequired", "must be an object") }
+        var out: [(String, [String])] = []
+        for m in d {
+            guard case .array(let a) = m.value else { throw invalid(r, p, "dependentRequired", "must hold arrays of strings") }
+            out.append((m.key, a.compactMap { $0.stringValue }))
+        }
+        return .dependentRequired(out)
+    }
+
+    /// `contains`, with minContains / maxContains when the validation vocabulary is in effect.
+    private func compileContains(_ v: JSONValue, _ o: JSONObject, _ r: SchemaResource, _ p: String,
+                                 _ vocab: SchemaVocabularies) throws(HTTPContentError) -> SchemaKeyword {
+        let s = try sub(v, r, p, "contains", vocab: vocab)
+        let minC = vocab.contains(.validation) ? try count(o["minContains"], r, p, "minContains") ?? 1 : 1
+        let maxC = vocab.contains(.validation) ? try count(o["maxContains"], r, p, "maxContains") : nil
+        return .contains(s, min: minC, max: maxC)
+    }
+
+    /// properties, patternProperties and additionalProperties (which reads the other two's
+    /// names and patterns).
+    private func compileMembers(_ k: inout [SchemaKeyword], _ o: JSONObject, _ r: SchemaResource, _ p: String,
+                                _ vocab: SchemaVocabularies) throws(HTTPContentError) {
+        var names = Set<String>()
+        if let props = try schemaMap(o["properties"], r, p, "properties", vocab) {
+            var dict: [String: SchemaNode] = [:]
+            for (name, s) in props { dict[name] = s; names.insert(name) }
+            k.append(.properties(props, dict, props.map { SchemaKey($0.0) }))
+        }
+        var patterns: [SchemaRegex] = []
+        if let pp = try schemaMap(o["patternProperties"], r, p, "patternProperties", vocab) {
+            var out: [(SchemaRegex, SchemaNode)] = []
+            for (pattern, s) in pp {
+                let re = try SchemaRegex(pattern)
+                patterns.append(re)
+                out.append((re, s))
+            }
+            k.append(.patternProperties(out))
+        }
+        if let v = o["additionalProperties"] {
+            k.append(.additionalProperties(try sub(v, r, p, "additionalProperties", vocab: vocab), names: names,
+                                           keys: names.sorted().map(SchemaKey.init), patterns: patterns))
+        }
     }
 
     // MARK: - References

@@ -208,14 +208,7 @@ final class SchemaTapeProgram: @unchecked Sendable {
         for k in n.keywords {
             switch k {
             case .type(let set, _): out.append(.type(set.rawValue))
-            case .enumeration(let list):
-                if !list.isEmpty, list.allSatisfy({ if case .string = $0 { return true } else { return false } }) {
-                    let first = Int32(keys.count)
-                    for case .string(let s) in list { _ = key(s) }
-                    out.append(.enumStrings(first, Int32(list.count)))
-                } else {
-                    out.append(.enumeration(value(.array(JSONArray(list)))))
-                }
+            case .enumeration(let list): out.append(enumeration(list))
             case .constant(let c): out.append(.constant(value(c)))
             case .multipleOf(let m): out.append(.multipleOf(value(m)))
             case .maximum(let m): out.append(bound(0, m))
@@ -233,14 +226,7 @@ final class SchemaTapeProgram: @unchecked Sendable {
             case .required(let names):
                 required += names
                 hasObjectPlan = true
-            case .dependentRequired(let deps):
-                for (name, needed) in deps {
-                    let k = key(name)
-                    let first = Int32(keys.count)
-                    for other in needed { _ = key(other) }
-                    dependencies.append((k, first, Int32(needed.count)))
-                    out.append(.dependentRequired(Int32(dependencies.count - 1)))
-                }
+            case .dependentRequired(let deps): out += dependentRequired(deps)
             case .prefixItems(let ns):
                 let (first, count) = try list(ns)
                 out.append(.prefixItems(first, count))
@@ -261,11 +247,7 @@ final class SchemaTapeProgram: @unchecked Sendable {
                 additional = a
                 hasObjectPlan = true
             case .propertyNames(let p): out.append(.propertyNames(try node(p)))
-            case .dependentSchemas(let deps):
-                for (name, d) in deps {
-                    dependentSchemas.append((key(name), try node(d)))
-                    out.append(.dependentSchema(Int32(dependentSchemas.count - 1)))
-                }
+            case .dependentSchemas(let deps): out += try dependentSchemas(deps)
             case .allOf(let ns):
                 let (first, count) = try list(ns)
                 out.append(.allOf(first, count))
@@ -293,32 +275,72 @@ final class SchemaTapeProgram: @unchecked Sendable {
             }
         }
         if hasObjectPlan {
-            // Distinct required names, each a bit (more than 64: the full validator).
-            var requiredNames: [String] = []
-            for r in required where !requiredNames.contains(r.name) { requiredNames.append(r.name) }
-            if requiredNames.count > 64 { throw Refusal() }
-            let firstKey = Int32(keys.count)
-            var mask: UInt64 = 0
-            for (name, sub) in props {
-                let bit: UInt64 = requiredNames.firstIndex(of: name).map { 1 << UInt64($0) } ?? 0
-                mask |= bit
-                _ = key(name, node: try node(sub), bit: bit)
-            }
-            for (j, name) in requiredNames.enumerated() where !props.contains(where: { $0.0 == name }) {
-                mask |= 1 << UInt64(j)
-                _ = key(name, bit: 1 << UInt64(j))
-            }
-            let firstPattern = Int32(patterns.count)
-            for (re, sub) in patternList { patterns.append((regex(re), try node(sub))) }
-            plans.append(ObjectPlan(firstKey: firstKey, keyCount: Int32(keys.count) - firstKey, required: mask,
-                                    firstPattern: firstPattern, patternCount: Int32(patternList.count),
-                                    additional: try additional.map { (x: SchemaNode) throws(Refusal) -> Int32 in try node(x) } ?? -1))
             // Cheap checks first: the plan descends into the members.
-            out.append(.object(Int32(plans.count - 1)))
+            out.append(try objectPlan(props, required, patternList, additional))
         }
         nodes[Int(i)].first = Int32(ops.count)
         nodes[Int(i)].count = Int32(out.count)
         ops += out
+    }
+
+    /// `enum`: an enum of strings only is compared as keys (no value made per check).
+    private func enumeration(_ list: [JSONValue]) -> SchemaTapeOp {
+        guard !list.isEmpty, list.allSatisfy({ if case .string = $0 { return true } else { return false } }) else {
+            return .enumeration(value(.array(JSONArray(list))))
+        }
+        let first = Int32(keys.count)
+        for case .string(let s) in list { _ = key(s) }
+        return .enumStrings(first, Int32(list.count))
+    }
+
+    /// `dependentRequired`: an op per named property, its needed names as keys.
+    private func dependentRequired(_ deps: [(String, [String])]) -> [SchemaTapeOp] {
+        var out: [SchemaTapeOp] = []
+        for (name, needed) in deps {
+            let k = key(name)
+            let first = Int32(keys.count)
+            for other in needed { _ = key(other) }
+            dependencies.append((k, first, Int32(needed.count)))
+            out.append(.dependentRequired(Int32(dependencies.count - 1)))
+        }
+        return out
+    }
+
+    /// `dependentSchemas`: an op per named property.
+    private func dependentSchemas(_ deps: [(String, SchemaNode)]) throws(Refusal) -> [SchemaTapeOp] {
+        var out: [SchemaTapeOp] = []
+        for (name, d) in deps {
+            dependentSchemas.append((key(name), try node(d)))
+            out.append(.dependentSchema(Int32(dependentSchemas.count - 1)))
+        }
+        return out
+    }
+
+    /// properties, required, patternProperties and additionalProperties fused into one plan:
+    /// distinct required names, each a bit (more than 64: the full validator).
+    private func objectPlan(_ props: [(String, SchemaNode)], _ required: [SchemaKey],
+                            _ patternList: [(SchemaRegex, SchemaNode)],
+                            _ additional: SchemaNode?) throws(Refusal) -> SchemaTapeOp {
+        var requiredNames: [String] = []
+        for r in required where !requiredNames.contains(r.name) { requiredNames.append(r.name) }
+        if requiredNames.count > 64 { throw Refusal() }
+        let firstKey = Int32(keys.count)
+        var mask: UInt64 = 0
+        for (name, sub) in props {
+            let bit: UInt64 = requiredNames.firstIndex(of: name).map { 1 << UInt64($0) } ?? 0
+            mask |= bit
+            _ = key(name, node: try node(sub), bit: bit)
+        }
+        for (j, name) in requiredNames.enumerated() where !props.contains(where: { $0.0 == name }) {
+            mask |= 1 << UInt64(j)
+            _ = key(name, bit: 1 << UInt64(j))
+        }
+        let firstPattern = Int32(patterns.count)
+        for (re, sub) in patternList { patterns.append((regex(re), try node(sub))) }
+        plans.append(ObjectPlan(firstKey: firstKey, keyCount: Int32(keys.count) - firstKey, required: mask,
+                                firstPattern: firstPattern, patternCount: Int32(patternList.count),
+                                additional: try additional.map { (x: SchemaNode) throws(Refusal) -> Int32 in try node(x) } ?? -1))
+        return .object(Int32(plans.count - 1))
     }
 }
 

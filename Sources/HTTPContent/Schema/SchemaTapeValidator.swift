@@ -57,192 +57,48 @@ struct SchemaTapeRun {
         return result
     }
 
-    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    /// Dispatches one program op to its check (one function per op, in `SchemaTapeOps.swift`
+    /// and below).
     @inline(__always)
     private mutating func op(_ op: SchemaTapeOp, _ v: UInt32) -> Verdict {
         let w = tape.word(v)
         let tag = w & 0xF
         switch op {
-        case .type(let set):
-            return SchemaTapeRun.typeMatches(w, set, tape, v)
-
-        case .enumeration(let index):
-            guard case .array(let list) = program.values[Int(index)] else { return .undecided }
-            let value = JSONTape.valueOf(tape, v)
-            for item in list where SchemaEquality.equal(item, value) { return .valid }
-            return .invalid
-        case .enumStrings(let first, let count):
-            guard isString(tag) else { return .invalid }
-            let t = tape.text(v)
-            for j in Int(first)..<Int(first + count) where keyEquals(j, w, t) { return .valid }
-            // Invalid UTF-8 is compared repaired by the full validator.
-            return JSONStrings.isValidUTF8(t) ? .invalid : .undecided
-        case .constant(let index):
-            return SchemaEquality.equal(program.values[Int(index)], JSONTape.valueOf(tape, v)) ? .valid : .invalid
-        case .multipleOf(let index):
-            guard isNumber(tag) else { return .valid }
-            return SchemaNumbers.isMultiple(JSONTape.valueOf(tape, v), of: program.values[Int(index)]) ? .valid : .invalid
-        case .bound(let b):
-            return bound(t.bounds[Int(b)], w, v)
-
-        case .maxLength(let limit):
-            guard isString(tag) else { return .valid }
-            let t = tape.text(v)
-            if t.count <= limit { return .valid }
-            guard let n = SchemaTapeRun.scalars(t) else { return .undecided }
-            return n > limit ? .invalid : .valid
-        case .minLength(let limit):
-            guard isString(tag) else { return .valid }
-            let t = tape.text(v)
-            if t.count < limit { return .invalid }
-            if t.count >= 4 * limit { return .valid }
-            guard let n = SchemaTapeRun.scalars(t) else { return .undecided }
-            return n < limit ? .invalid : .valid
-        case .pattern(let r):
-            guard isString(tag) else { return .valid }
-            return search(r, tape.text(v))
-
-        case .maxItems(let limit):
-            guard tag == Tag.array.rawValue else { return .valid }
-            return tape.count(v) > limit ? .invalid : .valid
-        case .minItems(let limit):
-            guard tag == Tag.array.rawValue else { return .valid }
-            return tape.count(v) < limit ? .invalid : .valid
-        case .uniqueItems:
-            guard tag == Tag.array.rawValue else { return .valid }
-            guard case .array(let a) = JSONTape.valueOf(tape, v) else { return .undecided }
-            return SchemaEquality.firstDuplicate(a) == nil ? .valid : .invalid
-        case .maxProperties(let limit):
-            guard tag == Tag.object.rawValue else { return .valid }
-            return tape.count(v) > limit ? .invalid : .valid
-        case .minProperties(let limit):
-            guard tag == Tag.object.rawValue else { return .valid }
-            return tape.count(v) < limit ? .invalid : .valid
-
-        case .object(let plan):
-            guard tag == Tag.object.rawValue else { return .valid }
-            return object(t.plans[Int(plan)], v)
-        case .dependentRequired(let d):
-            guard tag == Tag.object.rawValue else { return .valid }
-            let dep = program.dependencies[Int(d)]
-            guard hasKey(Int(dep.key), v) else { return .valid }
-            for j in Int(dep.first)..<Int(dep.first + dep.count) where !hasKey(j, v) { return .invalid }
-            return .valid
-        case .dependentSchema(let d):
-            guard tag == Tag.object.rawValue else { return .valid }
-            let dep = program.dependentSchemas[Int(d)]
-            guard hasKey(Int(dep.key), v) else { return .valid }
-            return eval(dep.node, v)
-
-        case .prefixItems(let first, let count):
-            guard tag == Tag.array.rawValue else { return .valid }
-            let n = min(Int(count), tape.count(v))
-            var result = Verdict.valid
-            for i in 0..<n {
-                let r = eval(t.lists[Int(first) + i], tape.element(v, i))
-                if r == .invalid { return .invalid }
-                result = max(result, r)
-            }
-            return result
-        case .items(let item, let prefix):
-            guard tag == Tag.array.rawValue else { return .valid }
-            let n = tape.count(v)
-            var result = Verdict.valid
-            var i = Int(prefix)
-            while i < n {
-                let r = eval(item, tape.element(v, i))
-                if r == .invalid { return .invalid }
-                result = max(result, r)
-                i += 1
-            }
-            return result
-        case .contains(let item, let minC, let maxC):
-            guard tag == Tag.array.rawValue else { return .valid }
-            let n = tape.count(v)
-            var matched = 0, unknown = 0
-            for i in 0..<n {
-                switch eval(item, tape.element(v, i)) {
-                case .valid: matched += 1
-                case .undecided: unknown += 1
-                case .invalid: break
-                }
-                if maxC < 0 && matched >= minC { return .valid }
-                if maxC >= 0 && matched > maxC { return .invalid }
-            }
-            if matched + unknown < minC { return .invalid }
-            if matched >= minC && (maxC < 0 || matched + unknown <= Int(maxC)) { return .valid }
-            return .undecided
-        case .propertyNames(let names):
-            guard tag == Tag.object.rawValue else { return .valid }
-            let n = tape.count(v)
-            var result = Verdict.valid
-            for i in 0..<n {
-                let r = eval(names, tape.memberKey(v, i))
-                if r == .invalid { return .invalid }
-                result = max(result, r)
-            }
-            return result
-
-        case .allOf(let first, let count):
-            var result = Verdict.valid
-            for i in Int(first)..<Int(first + count) {
-                let r = eval(t.lists[i], v)
-                if r == .invalid { return .invalid }
-                result = max(result, r)
-            }
-            return result
-        case .anyOf(let first, let count):
-            var result = Verdict.invalid
-            for i in Int(first)..<Int(first + count) {
-                let r = eval(t.lists[i], v)
-                if r == .valid { return .valid }
-                result = min(result, r)
-            }
-            return result
-        case .oneOf(let first, let count):
-            var passing = 0, unknown = 0
-            for i in Int(first)..<Int(first + count) {
-                switch eval(t.lists[i], v) {
-                case .valid: passing += 1
-                case .undecided: unknown += 1
-                case .invalid: break
-                }
-                if passing > 1 { return .invalid }
-            }
-            if unknown > 0 { return .undecided }
-            return passing == 1 ? .valid : .invalid
-        case .not(let x):
-            switch eval(x, v) {
-            case .valid: return .invalid
-            case .invalid: return .valid
-            case .undecided: return .undecided
-            }
-        case .conditional(let c, let then, let otherwise):
-            let taken: Int32
-            switch eval(c, v) {
-            case .valid: taken = then
-            case .invalid: taken = otherwise
-            case .undecided:
-                // Either branch may apply: certain only when both agree.
-                let a = then < 0 ? .valid : eval(then, v)
-                let b = otherwise < 0 ? .valid : eval(otherwise, v)
-                return a == b ? a : .undecided
-            }
-            return taken < 0 ? .valid : eval(taken, v)
-        case .ref(let target):
-            return eval(target, v)
-        case .format(let f):
-            guard isString(tag) else { return .valid }
-            let t = tape.text(v)
-            guard JSONStrings.isValidUTF8(t) else { return .undecided }
-            return program.formats[Int(f)].check(JSONStrings.repaired(t)) ? .valid : .invalid
+        case .type(let set): return SchemaTapeRun.typeMatches(w, set, tape, v)
+        case .enumeration(let index): return enumeration(index, v)
+        case .enumStrings(let first, let count): return enumStrings(first, count, w, v)
+        case .constant(let index): return constant(index, v)
+        case .multipleOf(let index): return multipleOf(index, tag, v)
+        case .bound(let b): return bound(t.bounds[Int(b)], w, v)
+        case .maxLength(let limit): return maxLength(limit, tag, v)
+        case .minLength(let limit): return minLength(limit, tag, v)
+        case .pattern(let r): return isString(tag) ? search(r, tape.text(v)) : .valid
+        case .maxItems(let limit): return count(of: .array, tag, v, atMost: limit)
+        case .minItems(let limit): return count(of: .array, tag, v, atLeast: limit)
+        case .uniqueItems: return uniqueItems(tag, v)
+        case .maxProperties(let limit): return count(of: .object, tag, v, atMost: limit)
+        case .minProperties(let limit): return count(of: .object, tag, v, atLeast: limit)
+        case .object(let plan): return tag == Tag.object.rawValue ? object(t.plans[Int(plan)], v) : .valid
+        case .dependentRequired(let d): return dependentRequired(d, tag, v)
+        case .dependentSchema(let d): return dependentSchema(d, tag, v)
+        case .prefixItems(let first, let count): return prefixItems(first, count, tag, v)
+        case .items(let item, let prefix): return items(item, prefix, tag, v)
+        case .contains(let item, let minC, let maxC): return contains(item, minC, maxC, tag, v)
+        case .propertyNames(let names): return propertyNames(names, tag, v)
+        case .allOf(let first, let count): return branches(first, count, v, all: true)
+        case .anyOf(let first, let count): return branches(first, count, v, all: false)
+        case .oneOf(let first, let count): return oneOf(first, count, v)
+        case .not(let x): return not(x, v)
+        case .conditional(let c, let then, let otherwise): return conditional(c, then, otherwise, v)
+        case .ref(let target): return eval(target, v)
+        case .format(let f): return format(f, tag, v)
         }
     }
 
     // MARK: - Objects
 
     /// properties, required, additionalProperties and patternProperties in one pass.
-    private mutating func object(_ plan: SchemaTapeProgram.ObjectPlan, _ v: UInt32) -> Verdict {
+    mutating func object(_ plan: SchemaTapeProgram.ObjectPlan, _ v: UInt32) -> Verdict {
         let n = tape.count(v)
         var seen: UInt64 = 0
         var result = Verdict.valid
@@ -300,7 +156,7 @@ struct SchemaTapeRun {
 
     /// Whether key `j` of the program equals a tape string (word `w`, bytes `t`).
     @inline(__always)
-    private func keyEquals(_ j: Int, _ w: UInt64, _ text: UnsafeRawBufferPointer) -> Bool {
+    func keyEquals(_ j: Int, _ w: UInt64, _ text: UnsafeRawBufferPointer) -> Bool {
         let key = t.keys[j]
         if key.word != 0 && w & 0xF == Tag.inlineString.rawValue { return key.word == w }
         guard Int(key.length) == text.count else { return false }
@@ -308,7 +164,7 @@ struct SchemaTapeRun {
         return memcmp(t.keyBytes + Int(key.offset), b, text.count) == 0
     }
 
-    private func hasKey(_ j: Int, _ v: UInt32) -> Bool {
+    func hasKey(_ j: Int, _ v: UInt32) -> Bool {
         for i in 0..<tape.count(v) {
             let k = tape.memberKey(v, i)
             if keyEquals(j, tape.word(k), tape.text(k)) { return true }
@@ -318,17 +174,17 @@ struct SchemaTapeRun {
 
     // MARK: - Scalars
 
-    @inline(__always) private func isString(_ tag: UInt64) -> Bool {
+    @inline(__always) func isString(_ tag: UInt64) -> Bool {
         tag == Tag.inlineString.rawValue || tag == Tag.string.rawValue || tag == Tag.wideString.rawValue
     }
 
-    @inline(__always) private func isNumber(_ tag: UInt64) -> Bool {
+    @inline(__always) func isNumber(_ tag: UInt64) -> Bool {
         tag == Tag.int.rawValue || tag == Tag.double.rawValue || tag == Tag.wideInt.rawValue
             || tag == Tag.wideDouble.rawValue || tag == Tag.number.rawValue || tag == Tag.wideNumber.rawValue
     }
 
     @inline(__always)
-    private func search(_ r: Int32, _ text: UnsafeRawBufferPointer) -> Verdict {
+    func search(_ r: Int32, _ text: UnsafeRawBufferPointer) -> Verdict {
         let m = t.matchers[Int(r)]
         switch m.kind {
         case .prefix:
@@ -358,7 +214,7 @@ struct SchemaTapeRun {
 
     /// A bound, as `SchemaNumbers.compare` decides it.
     @inline(__always)
-    private func bound(_ b: SchemaTapeProgram.Bound, _ w: UInt64, _ v: UInt32) -> Verdict {
+    func bound(_ b: SchemaTapeProgram.Bound, _ w: UInt64, _ v: UInt32) -> Verdict {
         let c: Int
         switch w & 0xF {
         case Tag.int.rawValue, Tag.wideInt.rawValue:

@@ -92,3 +92,15 @@ public func fuzzCheck(_ condition: @autoclosure () -> Bool, _ message: @autoclos
 public func hex(_ bytes: some Sequence<UInt8>) -> String {
     bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
 }
+
+/// The image format a body's magic bytes name ("png", "gif", "webp", "bmp", "jpeg", as
+/// `ImageInfo.Format`'s raw values), nil for none: the image targets' own oracle, written apart
+/// from the library's sniffer so that it checks it.
+public func magicImageFormat(_ b: [UInt8]) -> String? {
+    if b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "png" }
+    if b.starts(with: Array("GIF8".utf8)) { return "gif" }
+    if b.starts(with: Array("RIFF".utf8)) && b.count >= 12 && Array(b[8..<12]) == Array("WEBP".utf8) { return "webp" }
+    if b.starts(with: Array("BM".utf8)) { return "bmp" }
+    if b.starts(with: [0xFF, 0xD8]) { return "jpeg" }
+    return nil
+}

@@ -35,14 +35,8 @@ func run(_ chunks: [ArraySlice<UInt8>], contentType: String?, maxPixels: Int) ->
     }
 }
 
-func magicFormat(_ b: [UInt8]) -> ImageInfo.Format? {
-    if b.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-    if b.starts(with: Array("GIF8".utf8)) { return .gif }
-    if b.starts(with: Array("RIFF".utf8)) && b.count >= 12 && Array(b[8..<12]) == Array("WEBP".utf8) { return .webp }
-    if b.starts(with: Array("BM".utf8)) { return .bmp }
-    if b.starts(with: [0xFF, 0xD8]) { return .jpeg }
-    return nil
-}
+/// The format the magic bytes name (FuzzSupport's oracle, apart from the library's sniffer).
+func magicFormat(_ b: [UInt8]) -> ImageInfo.Format? { magicImageFormat(b).flatMap(ImageInfo.Format.init(rawValue:)) }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
