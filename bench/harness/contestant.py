@@ -19,6 +19,7 @@ class Contestant:
       the client's taskset and parses the program's last output line with the benchmark's `parse`.
     - call: a callable taking nothing, timed in-process (wall and CPU); its result goes to `check`.
     - tags: free-form facts a benchmark groups or labels by (format, group, baseline of...).
+    - prepare: run before each measurement, untimed (hyperfine's --prepare): resetting a target file.
     Exit status 3 from a command means "not installed": the contestant is skipped, not failed.
     """
     name: str
@@ -26,6 +27,7 @@ class Contestant:
     command: Sequence[str] | None = None
     call: Callable[[], Any] | None = None
     tags: dict[str, Any] = dataclasses.field(default_factory=dict)
+    prepare: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.call is None):

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from .contestant import Contestant
 from .machine import loadavg
 
-Metrics = dict[str, float]
+Metrics = dict[str, Any]   # numbers, or whatever a benchmark's parse keeps (latency samples)
 Parse = Callable[[str], Metrics]
 
 
@@ -106,9 +106,12 @@ class Runner:
     parse: Parse = parse_mbps
     check: Callable[[Contestant, Any], None] | None = None
     rotate: bool = True
+    keep_going: bool = False   # a failed measurement is logged and left out instead of ending the run
 
     def measure(self, c: Contestant, count: int) -> Metrics:
-        """One measurement of c: `count` passes."""
+        """One measurement of c: `count` passes (after its untimed `prepare`)."""
+        if c.prepare is not None:
+            c.prepare()
         if c.call is not None:
             return self._call(c, count)
         argv = [*self.pin, *c.argv(count)]
@@ -161,7 +164,13 @@ class Runner:
         for rnd in range(1, rounds + 1):
             for k in range(n):
                 c = active[(k + rnd - 1) % n] if self.rotate else active[k]
-                m = self.measure(c, count)
+                try:
+                    m = self.measure(c, count)
+                except Failed as exc:
+                    if not self.keep_going:
+                        raise
+                    log(f"round {rnd}/{rounds}  {exc} (left out)")
+                    continue
                 res.add(c.name, rnd, m)
                 log(f"round {rnd}/{rounds}  {c.name:<18} " + describe(m))
         res.elapsed = time.monotonic() - start
@@ -180,4 +189,4 @@ def describe(m: Metrics) -> str:
     """A log line's figures."""
     if "mbps" in m:
         return f"{m['mbps']:.1f} MB/s  CPU {m.get('cpu_s_per_gb', float('nan')):.2f} s/GB"
-    return "  ".join(f"{k} {v:.4g}" for k, v in m.items())
+    return "  ".join(f"{k} {v:.4g}" for k, v in m.items() if isinstance(v, (int, float)))

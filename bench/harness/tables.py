@@ -50,3 +50,37 @@ def contestant_rows(contestants: list[Contestant], res: Results,
     return table(["Contestant", "", "CPU s/GB", "MB/s at that CPU", "Median MB/s (wall)",
                   *(f"R{r}" for r in rounds), "Peak RSS growth", "RSS target"],
                  rows, "llrrr" + "r" * len(rounds) + "rl")
+
+
+def time_rows(contestants: list[Contestant], res: Results, group: str = "") -> list[str]:
+    """In-process contestants: their group tag (if `group` names one), settings, median wall
+    and CPU seconds per pass, and the per-round wall seconds."""
+    wall, cpu = res.of("seconds"), res.of("cpu")
+    rounds = list(range(1, res.rounds + 1))
+    rows = []
+    for c in contestants:
+        if c.name in wall:
+            rows.append(((c.tags.get(group, ""),) if group else ()) + (
+                f"`{c.name}`", f"`{c.settings}`", f"{stats.median(wall[c.name].values()):.3f}",
+                f"{stats.median(cpu[c.name].values()):.3f}", ", ".join(round_cells(wall[c.name], rounds, ".3f"))))
+    head = ([group.capitalize()] if group else []) + ["Contestant", "Settings", "Median s (wall)",
+                                                      "Median s (CPU)", "Rounds (s)"]
+    return table(head, rows, ("l" if group else "") + "llrrl")
+
+
+def speedup_rows(ratios: list[Ratio], res: Results, metric: str = "seconds", group: str = "",
+                 tags: dict[str, str] | None = None) -> list[str]:
+    """Per ratio, the same-round speed-up of r.num over r.den (r.den's seconds over r.num's:
+    above 1, r.num is faster), written "den / num": median, min–max, each round, the target."""
+    per_round = res.of(metric)
+    rows = []
+    for r in ratios:
+        if r.num not in per_round or r.den not in per_round:
+            continue
+        x = stats.same_round(per_round[r.den], per_round[r.num])
+        target = f" (target {r.target})" if r.target else ""
+        rows.append(((tags.get(r.num, ""),) if group and tags else ()) + (
+            f"{r.den} / {r.num}{target}", f"**{stats.median(x):.2f}x**", stats.spread(x),
+            ", ".join(f"{v:.2f}" for v in x)))
+    head = ([group.capitalize()] if group and tags else []) + ["Ratio (anchor / hc, wall)", "Median", "Min-max", "Per round"]
+    return table(head, rows, ("l" if group and tags else "") + "lrrl")
