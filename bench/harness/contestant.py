@@ -20,6 +20,8 @@ class Contestant:
     - call: a callable taking nothing, timed in-process (wall and CPU); its result goes to `check`.
     - tags: free-form facts a benchmark groups or labels by (format, group, baseline of...).
     - prepare: run before each measurement, untimed (hyperfine's --prepare): resetting a target file.
+    - count: this contestant's passes per measurement, when it differs from the run's (calibrated
+      from its own warm-up rate, say); None takes the run's.
     Exit status 3 from a command means "not installed": the contestant is skipped, not failed.
     """
     name: str
@@ -28,6 +30,7 @@ class Contestant:
     call: Callable[[], Any] | None = None
     tags: dict[str, Any] = dataclasses.field(default_factory=dict)
     prepare: Callable[[], None] | None = None
+    count: int | None = None
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.call is None):

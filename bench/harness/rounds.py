@@ -43,6 +43,7 @@ class Results:
     elapsed: float = 0.0
     load_before: str = "?"
     load_after: str = "?"
+    round_loads: list[str] = dataclasses.field(default_factory=list)   # 1-min load after each round
 
     def add(self, name: str, rnd: int, metrics: Metrics) -> None:
         for key, value in metrics.items():
@@ -107,6 +108,7 @@ class Runner:
     check: Callable[[Contestant, Any], None] | None = None
     rotate: bool = True
     keep_going: bool = False   # a failed measurement is logged and left out instead of ending the run
+    warm: dict[str, Metrics] = dataclasses.field(default_factory=dict)   # each warm-up's figures
 
     def measure(self, c: Contestant, count: int) -> Metrics:
         """One measurement of c: `count` passes (after its untimed `prepare`)."""
@@ -139,33 +141,41 @@ class Runner:
             self.check(c, result)
         return metrics
 
-    def warm_up(self, contestants: list[Contestant], only: set[str] = frozenset()) -> list[Contestant]:
-        """One pass of each (those named by `only`, if any); returns those that ran. A contestant
-        not installed is skipped; a failure ends the run."""
-        log("warm-up: one pass each")
+    def warm_up(self, contestants: list[Contestant], only: set[str] = frozenset(), count: int = 1) -> list[Contestant]:
+        """`count` passes of each (those named by `only`, if any); returns those that ran, their
+        figures in `warm`. A contestant not installed is skipped; a failure ends the run."""
+        log(f"warm-up: {count} pass(es) each")
         active = []
         for c in contestants:
             if only and c.name not in only:
                 continue
             try:
-                m = self.measure(c, 1)
+                m = self.measure(c, count)
             except NotInstalled:
                 log(f"  {c.name}: not installed, skipped")
                 continue
             active.append(c)
+            self.warm[c.name] = m
             log(f"  {c.name:<18} " + describe(m))
         return active
 
-    def rounds(self, active: list[Contestant], rounds: int, count: int) -> Results:
-        """`rounds` rounds of `active`, `count` passes a measurement, interleaved."""
+    def rounds(self, active: list[Contestant], rounds: int, count: int, budget: float | None = None) -> Results:
+        """`rounds` rounds of `active`, `count` passes a measurement (or the contestant's own),
+        interleaved. With a budget (seconds), no round starts that would likely end past it
+        (judged by the last round's length); `res.rounds` is then the rounds done."""
         res = Results(active=active, rounds=rounds, load_before=loadavg())
         start = time.monotonic()
-        n = len(active)
+        n, last = len(active), 0.0
         for rnd in range(1, rounds + 1):
+            if budget is not None and rnd > 1 and time.monotonic() - start + last > budget:
+                log(f"time budget ({budget:.0f} s) reached: stopping after {rnd - 1} rounds")
+                res.rounds = rnd - 1
+                break
+            round_start = time.monotonic()
             for k in range(n):
                 c = active[(k + rnd - 1) % n] if self.rotate else active[k]
                 try:
-                    m = self.measure(c, count)
+                    m = self.measure(c, c.count or count)
                 except Failed as exc:
                     if not self.keep_going:
                         raise
@@ -173,16 +183,11 @@ class Runner:
                     continue
                 res.add(c.name, rnd, m)
                 log(f"round {rnd}/{rounds}  {c.name:<18} " + describe(m))
+            last = time.monotonic() - round_start
+            res.round_loads.append(loadavg().split()[0])
         res.elapsed = time.monotonic() - start
         res.load_after = loadavg()
         return res
-
-    def run(self, contestants: list[Contestant], rounds: int, count: int,
-            only: set[str] = frozenset(), warm_up: bool = True) -> Results:
-        """Warm-up (optional), then the rounds."""
-        active = self.warm_up(contestants, only) if warm_up else \
-            [c for c in contestants if not only or c.name in only]
-        return self.rounds(active, rounds, count)
 
 
 def describe(m: Metrics) -> str:

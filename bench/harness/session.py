@@ -69,16 +69,19 @@ class Session(contextlib.ExitStack):
         log(f"nginx {info['version']} on port {info['port']} (pid {info['pid']})")
         return info
 
-    def runner(self, **kwargs: Any) -> Runner:
-        """A Runner pinned to the client CPU, with the step timeout and the snapshot's paths."""
+    def runner(self, cls: type[Runner] = Runner, **kwargs: Any) -> Runner:
+        """A Runner (or subclass) pinned to the client CPU, with the step timeout and the
+        snapshot's paths."""
         env = {"PYTHONPATH": self.pythonpath} if self.pythonpath else {}
-        return Runner(pin=self.pinning.client, env=env, timeout=self.settings.timeout, **kwargs)
+        return cls(pin=self.pinning.client, env=env, timeout=self.settings.timeout, **kwargs)
 
-    def run(self, contestants: list[Contestant], runner: Runner | None = None, warm_up: bool = True) -> Results:
-        """Warm-up and rounds with the settings' rounds, count and BENCH_ONLY; keeps the raw
-        figures in BENCH_KEEP_RESULTS if set."""
-        s = self.settings
-        res = (runner or self.runner()).run(contestants, s.rounds, s.count, s.only, warm_up)
+    def run(self, contestants: list[Contestant], runner: Runner | None = None, warm_up: bool = True,
+            budget: float | None = None) -> Results:
+        """Warm-up (unless warm_up is False) and rounds with the settings' rounds, count and
+        BENCH_ONLY, within budget seconds if given; keeps the raw figures in BENCH_KEEP_RESULTS."""
+        s, runner = self.settings, runner or self.runner()
+        active = runner.warm_up(contestants, s.only) if warm_up else [c for c in contestants if not s.only or c.name in s.only]
+        res = runner.rounds(active, s.rounds, s.count, budget)
         if s.keep_results:
             res.save_tsv(s.keep_results)
         log(f"{res.elapsed:.0f} s of measurements, load {res.load}")

@@ -1,6 +1,6 @@
 """Adapters (issue 30): requests and httpx with httpcontent underneath, against themselves.
 
-    python3 bench/bench.py adapters [--rounds 7] [--big 100] [--small 2000] [--requests 2000] [--no-write]
+    bash bench/adapters.sh [--rounds 7] [--big 100] [--small 2000] [--requests 2000] [--no-write]
 
 A local nginx (one worker, sendfile, keep-alive, on the server CPU; this process on the client CPU) serves a 1 MiB
 and a 1 KiB file. Contestants, interleaved round by round in one process (the order rotating):
@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
         (("--small",), {"type": int, "default": 2000, "help": "1 KiB sequential GETs per round and contestant"}),
         (("--requests",), {"type": int, "default": 2000, "help": "1 KiB GETs per round at 64 in flight"})])
     x = settings.extra
-    with Session("adapters", "python3 bench/bench.py adapters", settings) as s:
+    with Session("adapters", "bash bench/adapters.sh", settings) as s:
         www = s.path("www")
         os.makedirs(www)
         for name, size in (("big.bin", MIB), ("small.bin", 1024)):

@@ -1,7 +1,7 @@
 """Native asyncio (issue 15): httpcontent's `arequest`/`amap` on the event loop
 against aiohttp, and many slow requests held at once on one thread.
 
-    python3 bench/bench.py async [--rounds 5] [--count 2000] [--levels 16 64] [--hold 10000] [--no-write]
+    bash bench/async.sh [--rounds 5] [--count 2000] [--levels 16 64] [--hold 10000] [--no-write]
 
 Part 1, request rates: COUNT GETs of a 1 KiB file from a local nginx (sendfile, keep-alive), at
 16 and 64 in flight, contestants (one per level, `NAME@N`) interleaved round by round in one
@@ -213,7 +213,7 @@ def main(argv: list[str]) -> int:
         (("--hold",), {"type": int, "default": 10000}),
         (("--hold-delay",), {"type": float, "default": 2.0})])
     x = settings.extra
-    with Session("async", "python3 bench/bench.py async", settings) as s:
+    with Session("async", "bash bench/async.sh", settings) as s:
         www = s.path("www")
         os.makedirs(www)
         with open(os.path.join(www, "small.bin"), "wb") as f:

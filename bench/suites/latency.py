@@ -6,7 +6,7 @@ streaming API and prints now - stamp per item. Rounds are interleaved; p50 and p
 sample of every round are the figures, with the anchors (requests, httpx, httpx-sse, aiohttp,
 pycurl, ijson; raw libcurl from C) measured in the same run.
 
-    python3 bench/bench.py latency [--records N] [--rounds R] [--gap-ms G] [--only a,b] [--swift] [--no-write]
+    bash bench/latency.sh [--records N] [--rounds R] [--gap-ms G] [--only a,b] [--swift] [--no-write]
 
 --swift builds the Swift contestants first (bench/swift, a package of its own: a release build of
 the library, minutes); without it they run if already built.
@@ -80,7 +80,7 @@ def main(argv: list[str]) -> int:
         (("--records",), {"type": int, "default": 200}), (("--gap-ms",), {"type": float, "default": 5.0}),
         (("--swift",), {"action": "store_true"})])
     x = settings.extra
-    with Session("latency", "python3 bench/bench.py latency", settings) as s:
+    with Session("latency", "bash bench/latency.sh", settings) as s:
         s.snapshot()
         server = subprocess.Popen([*s.pinning.server, sys.executable, os.path.join(settings.here, "drip_server.py")],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)

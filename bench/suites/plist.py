@@ -1,7 +1,7 @@
 """Property-list decoding from Python (issue 16): `hc.Plist()` against `plistlib.loads`, on the
 same ~10 MB document in the binary and the XML format, fetched from a local server.
 
-    python3 bench/bench.py plist [--rounds N] [--mb SIZE] [--no-write]
+    bash bench/plist.sh [--rounds N] [--mb SIZE] [--no-write]
 
 Both contestants fetch the same bytes through the same library transport, so the ratio compares
 decoding: `hc.Plist()` (a binary plist read straight from its bytes into a pickle, an XML one
@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     doc = document(settings.extra.mb)
     expected = plistlib.loads(plistlib.dumps(doc, fmt=plistlib.FMT_BINARY))
     expected_xml = plistlib.loads(plistlib.dumps(doc))
-    with Session("plist", "python3 bench/bench.py plist", settings) as s:
+    with Session("plist", "bash bench/plist.sh", settings) as s:
         s.snapshot()
         sys.path.insert(0, s.snap["py"])
         import httpcontent as hc

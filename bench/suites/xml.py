@@ -1,6 +1,6 @@
 """XML from Python (issue 16): path streaming and whole trees, against ElementTree and lxml.
 
-    python3 bench/bench.py xml [--rounds N] [--mb SIZE] [--tree-mb SIZE] [--no-write]
+    bash bench/xml.sh [--rounds N] [--mb SIZE] [--tree-mb SIZE] [--no-write]
 
 Two benchmarks on documents generated here (an Atom feed: default namespace and a prefixed one,
 attributes, entities, CDATA, comments, non-ASCII text), served by Python's ThreadingHTTPServer on
@@ -28,6 +28,7 @@ installed there with pip when missing; without it the lxml rows are left out, wi
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import urllib.request
@@ -52,6 +53,7 @@ def lxml_etree(pydeps: str) -> tuple[Any, str]:
         log(f"lxml missing: pip install --target {pydeps} lxml")
         if not library.pip_into_cache(pydeps, "lxml"):
             return None, "not measured (pip install lxml failed)"
+        importlib.invalidate_caches()   # the folder may not have existed when it joined sys.path
         try:
             import lxml.etree as etree
         except ImportError:
@@ -148,7 +150,7 @@ def main(argv: list[str]) -> int:
     settings = parse(argv, rounds=5, options=[
         (("--mb",), {"type": float, "default": 100.0, "help": "size of the streamed feed"}),
         (("--tree-mb",), {"type": float, "default": 20.0, "help": "size of the whole-tree document"})])
-    with Session("xml", "python3 bench/bench.py xml", settings) as s:
+    with Session("xml", "bash bench/xml.sh", settings) as s:
         s.snapshot()
         sys.path.insert(0, s.snap["py"])
         import httpcontent as hc
