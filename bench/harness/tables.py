@@ -68,19 +68,25 @@ def time_rows(contestants: list[Contestant], res: Results, group: str = "") -> l
     return table(head, rows, ("l" if group else "") + "llrrl")
 
 
-def speedup_rows(ratios: list[Ratio], res: Results, metric: str = "seconds", group: str = "",
-                 tags: dict[str, str] | None = None) -> list[str]:
+def speedup_rows(ratios: list[Ratio], res: Results, metric: str = "seconds", group: str = "") -> list[str]:
     """Per ratio, the same-round speed-up of r.num over r.den (r.den's seconds over r.num's:
-    above 1, r.num is faster), written "den / num": median, min–max, each round, the target."""
+    above 1, r.num is faster), written "den / num": median, min–max, each round, the target;
+    with `group`, first the num contestant's tag of that name."""
     per_round = res.of(metric)
+    tag = {c.name: c.tags.get(group, "") for c in res.active}
     rows = []
     for r in ratios:
         if r.num not in per_round or r.den not in per_round:
             continue
         x = stats.same_round(per_round[r.den], per_round[r.num])
         target = f" (target {r.target})" if r.target else ""
-        rows.append(((tags.get(r.num, ""),) if group and tags else ()) + (
+        rows.append(((tag[r.num],) if group else ()) + (
             f"{r.den} / {r.num}{target}", f"**{stats.median(x):.2f}x**", stats.spread(x),
             ", ".join(f"{v:.2f}" for v in x)))
-    head = ([group.capitalize()] if group and tags else []) + ["Ratio (anchor / hc, wall)", "Median", "Min-max", "Per round"]
-    return table(head, rows, ("l" if group and tags else "") + "lrrl")
+    head = ([group.capitalize()] if group else []) + ["Ratio (anchor / hc, wall)", "Median", "Min-max", "Per round"]
+    return table(head, rows, ("l" if group else "") + "lrrl")
+
+
+def timed(ratios: list[Ratio], res: Results, group: str = "") -> list[str]:
+    """An in-process benchmark's two tables: seconds per contestant, then the speed-ups."""
+    return time_rows(res.active, res, group) + [""] + speedup_rows(ratios, res, group=group)

@@ -80,12 +80,10 @@ def main(argv: list[str]) -> int:
         client = s.enter_context(hc.Client(timeout=300))
         cs = contestants(hc, client, {fmt: f"{base}/{name}" for fmt, name, _ in FORMATS})
         res = s.run(cs, s.runner(check=check))     # the warm-up pass checks every result too
-    fmt_of = {c.name: c.tags["format"] for c in cs}
     lines = [SECTION, "",
              f"{s.measured_by()}. {s.rounds_note(res)}: the ratios are the figure, not the seconds. "
              f"Document: {len(doc['items'])} records of every plist type; binary {sizes['binary'] / 1e6:.1f} MB, "
              f"XML {sizes['xml'] / 1e6:.1f} MB, served by Python's http.server on 127.0.0.1, client and "
              f"server in one unpinned process.", ""]
-    lines += tables.time_rows(cs, res, "format") + [""]
-    lines += tables.speedup_rows(RATIOS, res, group="format", tags=fmt_of)
+    lines += tables.timed(RATIOS, res, "format")
     return s.publish(lines)

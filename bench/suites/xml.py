@@ -168,12 +168,10 @@ def main(argv: list[str]) -> int:
         client = s.enter_context(hc.Client(timeout=600))
         cs = contestants(client, etree, f"{base}/feed.xml", f"{base}/tree.xml")
         res = s.run(cs, s.runner(check=check), warm_up=False)
-    bench = {c.name: c.tags["benchmark"] for c in cs}
     lines = [SECTION, "",
              f"{s.measured_by()}. Streamed feed: {sizes['stream'] / 1e6:.0f} MB, {counts['stream']} entries; "
              f"tree document: {sizes['tree'] / 1e6:.0f} MB, {counts['tree']} entries; served by Python's "
              f"http.server on 127.0.0.1, client and server in one unpinned process. {s.rounds_note(res)}. "
              f"lxml: {lxml_note}.", ""]
-    lines += tables.time_rows(cs, res, "benchmark") + [""]
-    lines += tables.speedup_rows(RATIOS, res, group="benchmark", tags=bench)
+    lines += tables.timed(RATIOS, res, "benchmark")
     return s.publish(lines)
