@@ -40,8 +40,8 @@ def _has_conflicts(paths: list[str]) -> bool:
 
 
 def snapshot(root: str, libdir: str, tmp: str) -> dict[str, str]:
-    """Copies the library, header and binding into tmp/{lib,include,py}; takes header and
-    binding from HEAD if the tree is mid-merge. Returns {"lib", "include", "py", "id", "note"}
+    """Copies the library, headers (include/ and the build's generated ones) and binding into
+    tmp/{lib,include,py}; takes headers and binding from HEAD if the tree is mid-merge. Returns {"lib", "include", "py", "id", "note"}
     and sets HTTPCONTENT_LIBRARY for this process and its children."""
     lib = need_library(root, libdir)
     out = {k: os.path.join(tmp, k) for k in ("lib", "include", "py")}
@@ -49,6 +49,9 @@ def snapshot(root: str, libdir: str, tmp: str) -> dict[str, str]:
         os.makedirs(d, exist_ok=True)
     shutil.copy2(lib, out["lib"])
     shutil.copytree(os.path.join(root, "include"), out["include"], dirs_exist_ok=True)
+    generated = os.path.join(libdir, "include")   # headers CMake generates (httpcontent/version.h)
+    if os.path.isdir(generated):
+        shutil.copytree(generated, out["include"], dirs_exist_ok=True)
     shutil.copytree(os.path.join(root, "bindings/python/httpcontent"), os.path.join(out["py"], "httpcontent"))
     note = ""
     files = glob.glob(os.path.join(out["include"], "**/*.h"), recursive=True) + \
