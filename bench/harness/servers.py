@@ -25,7 +25,10 @@ def free_port() -> int:
 
 
 def nginx_binary() -> str:
-    """nginx's path; installs nginx-light with apt-get if there is none (as the scripts did)."""
+    """nginx's path ($NGINX, else on PATH or /usr/sbin); installs nginx-light with apt-get if
+    there is none (as the scripts did)."""
+    if os.environ.get("NGINX") and os.access(os.environ["NGINX"], os.X_OK):
+        return os.environ["NGINX"]
     found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
     if found:
         return found
