@@ -17,7 +17,7 @@ echo "== C library build and ctest"
 (cd build && ctest --output-on-failure 2>&1) | tee "$logs/ctest.log" | tail -4; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "== pytest"
-python3 -m pytest -q bindings/python/tests 2>&1 | tee "$logs/pytest.log" | tail -4; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+python3 -m pytest -q bindings/python/tests bench/harness 2>&1 | tee "$logs/pytest.log" | tail -4; [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 echo "== hc command line (Tests/cli: runs the binary)"
 swift build --product hc > "$logs/hc-build.log" 2>&1 || { tail -30 "$logs/hc-build.log"; status=1; }
