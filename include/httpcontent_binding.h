@@ -152,14 +152,14 @@ HC_EXTERN hc_code hc_plist_pypickle(const hc_plist *value, uint8_t **data, size_
 
 /** For the Python binding: hc_handler_plist_new's limits, errors and acceptance, but the document
  *  is written as the pickle hc_plist_pypickle gives, with no value tree (a binary plist is read
- *  straight from its bytes): read it with hc_response_plist_pickle. A date outside datetime's
+ *  straight from its bytes): read it with hc_response_plist_pypickle. A date outside datetime's
  *  years is HC_EDECODE from the transfer. No schema (hc_handler_plist_set_schema refuses it).
  *  The caller owns the result and frees it with hc_handler_free. */
-HC_EXTERN hc_handler *hc_handler_plist_pickle_new(const hc_plist_options *opts);
+HC_EXTERN hc_handler *hc_handler_plist_pypickle_new(const hc_plist_options *opts);
 
-/** The pickle bytes of a response from hc_handler_plist_pickle_new, borrowed until the response
+/** The pickle bytes of a response from hc_handler_plist_pypickle_new, borrowed until the response
  *  is freed. *data NULL and *len 0 (HC_OK) for an empty body where hc_response_plist gives NULL. */
-HC_EXTERN hc_code hc_response_plist_pickle(const hc_response *response, const uint8_t **data, size_t *len);
+HC_EXTERN hc_code hc_response_plist_pypickle(const hc_response *response, const uint8_t **data, size_t *len);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Python: XML written as a pickle of ElementTree elements (bindings/python/httpcontent/xmlcontent.py) */
@@ -171,21 +171,46 @@ typedef int (*hc_xml_batch_cb)(void *userdata, size_t path_index, const uint8_t 
 
 /** For the Python binding: the tree handler's parse, options, errors and acceptance, but the document
  *  is written while it is parsed as a Python pickle (protocol 4) whose pickle.loads is the root
- *  xml.etree.ElementTree.Element (read it with hc_response_xml_pickle). The caller owns the result
+ *  xml.etree.ElementTree.Element (read it with hc_response_xml_pypickle). The caller owns the result
  *  and frees it with hc_handler_free. */
-HC_EXTERN hc_handler *hc_handler_xml_pickle_new(const hc_xml_options *opts);
+HC_EXTERN hc_handler *hc_handler_xml_pypickle_new(const hc_xml_options *opts);
 
 /** For the Python binding: as hc_handler_xml_elements_new, but elements come in batches, each a
  *  pickle of a list of xml.etree.ElementTree.Element, delivered at HC_XML_BATCH_BYTES and at the
  *  end of received chunks. The caller owns the result and frees it with hc_handler_free. */
-HC_EXTERN hc_handler *hc_handler_xml_batches_pickle_new(const char *const *paths, size_t count,
+HC_EXTERN hc_handler *hc_handler_xml_batches_pypickle_new(const char *const *paths, size_t count,
                                                         const hc_xml_options *opts, hc_xml_batch_cb cb,
                                                         void *userdata);
 
-/** The pickle bytes of a response from hc_handler_xml_pickle_new, borrowed until the response is
+/** The pickle bytes of a response from hc_handler_xml_pypickle_new, borrowed until the response is
  *  freed. *data NULL and *len 0 (HC_OK) for an empty body. */
-HC_EXTERN hc_code hc_response_xml_pickle(const hc_response *response, const uint8_t **data, size_t *len);
+HC_EXTERN hc_code hc_response_xml_pypickle(const hc_response *response, const uint8_t **data, size_t *len);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Deprecated spellings (the binding suffix is _pymarshal or _pypickle; these are still exported) */
+/* ------------------------------------------------------------------------------------------ */
+
+/** The old name of hc_handler_plist_pypickle_new. */
+HC_EXTERN hc_handler *hc_handler_plist_pickle_new(const hc_plist_options *opts);
+HC_DEPRECATED("renamed hc_handler_plist_pypickle_new") hc_handler *hc_handler_plist_pickle_new(const hc_plist_options *opts);
+
+/** The old name of hc_response_plist_pypickle. */
+HC_EXTERN hc_code hc_response_plist_pickle(const hc_response *response, const uint8_t **data, size_t *len);
+HC_DEPRECATED("renamed hc_response_plist_pypickle") hc_code hc_response_plist_pickle(const hc_response *response, const uint8_t **data, size_t *len);
+
+/** The old name of hc_handler_xml_pypickle_new. */
+HC_EXTERN hc_handler *hc_handler_xml_pickle_new(const hc_xml_options *opts);
+HC_DEPRECATED("renamed hc_handler_xml_pypickle_new") hc_handler *hc_handler_xml_pickle_new(const hc_xml_options *opts);
+
+/** The old name of hc_handler_xml_batches_pypickle_new. */
+HC_EXTERN hc_handler *hc_handler_xml_batches_pickle_new(const char *const *paths, size_t count,
+                                                        const hc_xml_options *opts, hc_xml_batch_cb cb,
+                                                        void *userdata);
+HC_DEPRECATED("renamed hc_handler_xml_batches_pypickle_new") hc_handler *hc_handler_xml_batches_pickle_new(const char *const *paths, size_t count, const hc_xml_options *opts, hc_xml_batch_cb cb, void *userdata);
+
+/** The old name of hc_response_xml_pypickle. */
+HC_EXTERN hc_code hc_response_xml_pickle(const hc_response *response, const uint8_t **data, size_t *len);
+HC_DEPRECATED("renamed hc_response_xml_pypickle") hc_code hc_response_xml_pickle(const hc_response *response, const uint8_t **data, size_t *len);
 HC_END_DECL
 
 #endif /* HTTPCONTENT_BINDING_H */

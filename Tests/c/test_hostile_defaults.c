@@ -31,7 +31,7 @@ static void test_tls_is_verified_by_default(void) {
     int curl = 0;
     CHECK_CODE(send_on(c, https, NULL, NULL, &curl), HC_ETRANSPORT);
     CHECK(curl == 60); /* CURLE_PEER_FAILED_VERIFICATION */
-    CHECK_CODE(hc_client_set_verify_tls(c, 0), HC_OK);
+    CHECK_CODE(hc_client_set_verify(c, 0), HC_OK);
     CHECK(strcmp(body_of(https, c), "genuine") == 0);
     hc_client_free(c);
 

@@ -159,16 +159,16 @@ static void test_form_and_body_codes(void) {
     CHECK_CODE(hc_request_set_text_body(req, "\xe2\x82\xac", "iso-8859-1"), HC_EINVALID_ARG);   /* no euro sign */
     CHECK_CODE(hc_request_set_text_body(req, "x", "klingon-8"), HC_EINVALID_ARG);
     hc_multipart *mp = hc_multipart_new();
-    CHECK_CODE(hc_multipart_add_file(mp, "f", "/nonexistent/hc-promises", NULL, NULL), HC_EIO);   /* "now" */
+    CHECK_CODE(hc_multipart_add_file(mp, "f", "/nonexistent/hc-promises", NULL, NULL), HC_ELOCAL_IO);   /* "now" */
     CHECK_CODE(hc_multipart_add_field(mp, "a\r\nb", "v"), HC_EINVALID_ARG);
     hc_multipart_free(mp);
     CHECK_CODE(hc_request_set_file_body(req, "/nonexistent/hc-promises", NULL), HC_OK);
     hc_response *resp = (hc_response *)1;
-    CHECK_CODE(hc_client_send(client, req, &resp), HC_EIO);   /* at each send, before connecting */
+    CHECK_CODE(hc_client_send(client, req, &resp), HC_ELOCAL_IO);   /* at each send, before connecting */
     CHECK(resp == NULL && hc_error_status(hc_error_last()) == 0);
     hc_request_free(req);
     hc_handler *file = hc_handler_file_new("/nonexistent-dir/hc-promises/x", 0);
-    CHECK_CODE(hc_test_send(client, "GET", "/bytes/1", file, &resp), HC_EIO);   /* unwritable: before sending */
+    CHECK_CODE(hc_test_send(client, "GET", "/bytes/1", file, &resp), HC_ELOCAL_IO);   /* unwritable: before sending */
     CHECK(hc_error_status(hc_error_last()) == 0);
     hc_handler_free(file);
     CHECK(hc_request_new("GET", "http://exa mple.com/") == NULL);
@@ -214,7 +214,7 @@ static void test_type_acceptance_redirect_override_and_host_limit(void) {
     /* A host limit of 1: every request still completes, each once. */
     hc_batch *batch = hc_batch_new(client);
     CHECK_CODE(hc_batch_set_host_limit(batch, 1), HC_OK);
-    struct done_count done[4] = {{0, HC_EIO, 0}, {0, HC_EIO, 0}, {0, HC_EIO, 0}, {0, HC_EIO, 0}};
+    struct done_count done[4] = {{0, HC_ELOCAL_IO, 0}, {0, HC_ELOCAL_IO, 0}, {0, HC_ELOCAL_IO, 0}, {0, HC_ELOCAL_IO, 0}};
     for (int i = 0; i < 4; i++) {
         req = hc_request_new("GET", hc_url("/bytes/50"));
         CHECK_CODE(hc_batch_add(batch, req, count_done, &done[i]), HC_OK);

@@ -230,7 +230,7 @@ static void test_the_last_error_is_per_thread_and_never_null(void) {
     hc_response *resp = NULL;
     CHECK_CODE(hc_test_send(client, "GET", "/status/404", NULL, &resp), HC_EUNACCEPTABLE_STATUS);
     const hc_error *mine = hc_error_last();
-    struct thread_view view = {HC_EIO, 0, HC_OK};
+    struct thread_view view = {HC_ELOCAL_IO, 0, HC_OK};
     pthread_t t;
     CHECK(pthread_create(&t, NULL, fail_on_another_thread, &view) == 0);
     pthread_join(t, NULL);

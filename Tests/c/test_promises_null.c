@@ -151,7 +151,7 @@ static void test_every_function_refuses_null_handles(void) {
     NULL_CODE(hc_client_add_header(NULL, "a", "b"));
     NULL_CODE(hc_client_add_header(client, NULL, "b"));
     NULL_CODE(hc_client_add_header(client, "a", NULL));
-    NULL_CODE(hc_client_set_verify_tls(NULL, 1));
+    NULL_CODE(hc_client_set_verify(NULL, 1));
     NULL_CODE(hc_client_set_ca_file(NULL, NULL));
     NULL_CODE(hc_client_set_client_cert(NULL, NULL, NULL));
     NULL_CODE(hc_client_set_rejected_body_limit(NULL, 1));

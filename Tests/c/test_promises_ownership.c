@@ -218,7 +218,7 @@ static void test_handles_given_away_are_kept_by_the_receiver(void) {
 
     /* hc_batch_add: the request is freed right after the call, then the batch runs it. */
     hc_batch *batch = hc_batch_new(client);
-    struct done_count done = {0, HC_EIO, 0};
+    struct done_count done = {0, HC_ELOCAL_IO, 0};
     req = hc_request_new("GET", hc_url("/bytes/123"));
     CHECK_CODE(hc_batch_add(batch, req, count_done, &done), HC_OK);
     hc_request_free(req);
@@ -231,7 +231,7 @@ static void test_handles_given_away_are_kept_by_the_receiver(void) {
     hc_batch *b2 = hc_batch_new(own);
     hc_client_free(own);
     req = hc_request_new("GET", hc_url("/user-agent"));
-    struct done_count ua = {0, HC_EIO, 0};
+    struct done_count ua = {0, HC_ELOCAL_IO, 0};
     CHECK_CODE(hc_batch_add(b2, req, count_done, &ua), HC_OK);
     hc_request_free(req);
     CHECK_CODE(hc_batch_run(b2), HC_OK);

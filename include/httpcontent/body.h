@@ -121,7 +121,7 @@ HC_EXTERN hc_code hc_request_set_text_body(hc_request *request, const char *text
 HC_EXTERN hc_code hc_request_set_json_body(hc_request *request, const uint8_t *data, size_t len);
 
 /** Streams the file at `path` as the body, read while sending: memory stays flat whatever its
- *  size. The file is opened at each send, before connecting; missing or unreadable gives HC_EIO
+ *  size. The file is opened at each send, before connecting; missing or unreadable gives HC_ELOCAL_IO
  *  and nothing is sent. A regular file's size is sent as Content-Length; a FIFO is sent chunked.
  *  `content_type` may be NULL (no Content-Type). Both strings are copied. */
 HC_EXTERN hc_code hc_request_set_file_body(hc_request *request, const char *path, const char *content_type);
@@ -158,8 +158,8 @@ HC_EXTERN hc_code hc_multipart_add_field(hc_multipart *mp, const char *name, con
 
 /** Adds a file part read from `path` while sending. `filename` (NULL: the path's last component)
  *  and `content_type` (NULL: guessed by libcurl from the extension, else
- *  application/octet-stream) are optional. A missing or unreadable file gives HC_EIO now; a
- *  file gone by the time of sending gives HC_EIO from hc_client_send, before connecting.
+ *  application/octet-stream) are optional. A missing or unreadable file gives HC_ELOCAL_IO now; a
+ *  file gone by the time of sending gives HC_ELOCAL_IO from hc_client_send, before connecting.
  *  All strings are copied; the file is read at each send. */
 HC_EXTERN hc_code hc_multipart_add_file(hc_multipart *mp, const char *name, const char *path,
                                         const char *filename, const char *content_type);

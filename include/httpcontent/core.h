@@ -166,7 +166,7 @@ HC_EXTERN hc_handler *hc_handler_stream_file_new(FILE *file);
 HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
 
 #define HC_FILE_MAKE_DIRS 1u     /**< Create missing parent directories. */
-#define HC_FILE_NO_OVERWRITE 2u  /**< Fail with HC_EIO before sending if the file exists. */
+#define HC_FILE_NO_OVERWRITE 2u  /**< Fail with HC_ELOCAL_IO before sending if the file exists. */
 #define HC_FILE_RESUME 4u        /**< Continue PATH.part with a Range request; keep it on failure.
                                       A 416 whose Content-Range "bytes * /N" (no space) equals
                                       the part's size means the part is the whole file: it is
@@ -182,7 +182,7 @@ HC_EXTERN hc_handler *hc_handler_stream_cb_new(hc_write_cb cb, void *userdata);
  *  later request can continue it). A response with no body by definition (HEAD, 204, 205, a
  *  redirect not followed)
  *  leaves `path` and PATH.part as they were (0 bytes written). An unwritable directory fails
- *  with HC_EIO before sending. `flags` combines HC_FILE_*. Accepts 200-299, any type.
+ *  with HC_ELOCAL_IO before sending. `flags` combines HC_FILE_*. Accepts 200-299, any type.
  *  The caller owns the result and frees it with hc_handler_free. */
 HC_EXTERN hc_handler *hc_handler_file_new(const char *path, unsigned int flags);
 
@@ -346,7 +346,11 @@ HC_EXTERN hc_code hc_client_set_user_agent(hc_client *client, const char *user_a
 HC_EXTERN hc_code hc_client_add_header(hc_client *client, const char *name, const char *value);
 
 /** Verify TLS certificates and host names (1, the default) or not (0: insecure). */
+HC_EXTERN hc_code hc_client_set_verify(hc_client *client, int verify);
+
+/** The old name of hc_client_set_verify (still exported; the Python binding calls it). */
 HC_EXTERN hc_code hc_client_set_verify_tls(hc_client *client, int verify);
+HC_DEPRECATED("renamed hc_client_set_verify") hc_code hc_client_set_verify_tls(hc_client *client, int verify);
 
 /** Trust the CA certificates in this PEM file instead of the system's (NULL: the system's). */
 HC_EXTERN hc_code hc_client_set_ca_file(hc_client *client, const char *path);

@@ -26,9 +26,11 @@ typedef enum hc_code {
     HC_EDECODE = 7,                     /**< The body could not be decoded (charset, JSON, image). */
     HC_ETOO_LARGE = 8,                  /**< The decoded body exceeds the handler's limit. */
     HC_ECANCELLED = 9,                  /**< Cancelled by hc_cancel_cancel or a progress callback. */
-    HC_EIO = 10,                        /**< A local file operation failed. */
+    HC_ELOCAL_IO = 10,                  /**< A local file operation failed (Python: LocalIOError). */
     HC_ECALLBACK = 11,                  /**< A callback of yours reported failure. */
-    HC_ECHECKSUM = 12                   /**< A download does not match its expected digest; no file is left. */
+    HC_ECHECKSUM_MISMATCH = 12,         /**< A download does not match its expected digest; no file is left. */
+    HC_EIO HC_DEPRECATED("renamed HC_ELOCAL_IO") = 10,                  /**< Old name of HC_ELOCAL_IO. */
+    HC_ECHECKSUM HC_DEPRECATED("renamed HC_ECHECKSUM_MISMATCH") = 12    /**< Old name of HC_ECHECKSUM_MISMATCH. */
 } hc_code;
 
 /** Details of the last failure on the calling thread. */

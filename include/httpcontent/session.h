@@ -50,10 +50,10 @@ HC_EXTERN hc_code hc_client_cookie_set(hc_client *client, const char *name, cons
 HC_EXTERN hc_code hc_client_cookies_clear(hc_client *client);
 
 /** Writes the jar to `path` in Netscape format (NULL: the file given to hc_client_set_cookies;
- *  HC_EINVALID_ARG when there is none). HC_EIO when the file cannot be written. */
+ *  HC_EINVALID_ARG when there is none). HC_ELOCAL_IO when the file cannot be written. */
 HC_EXTERN hc_code hc_client_cookies_save(hc_client *client, const char *path);
 
-/** Adds the cookies of the Netscape cookie file `path` to the jar. HC_EIO if it cannot be read. */
+/** Adds the cookies of the Netscape cookie file `path` to the jar. HC_ELOCAL_IO if it cannot be read. */
 HC_EXTERN hc_code hc_client_cookies_load(hc_client *client, const char *path);
 
 /** Sends the cookie `name`=`value` with this request, beside the jar's (not stored in the jar).
@@ -122,7 +122,7 @@ HC_EXTERN int hc_error_attempts(const hc_error *err);
  *    (OpenSSL's libcrypto), covering the part already on disk after a resume. */
 
 /** The digest the download must have: `algorithm` "sha256", "sha512" or "md5" and its value in
- *  `hex`; a mismatch fails the send with HC_ECHECKSUM and leaves neither the file nor a part.
+ *  `hex`; a mismatch fails the send with HC_ECHECKSUM_MISMATCH and leaves neither the file nor a part.
  *  Digests the server sends (RFC 9530 Repr-Digest, Content-Digest on a whole unencoded body,
  *  legacy Digest) are checked whether or not one is set. NULL `algorithm` removes it. Only for
  *  file handlers (others ignore it). The strings are copied. */
