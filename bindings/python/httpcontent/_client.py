@@ -8,6 +8,7 @@ import ctypes
 from typing import TYPE_CHECKING, Any, Generator, Iterable
 
 from . import _feed, _ffi, _lib
+from . import _constants as _c
 from . import session as _session
 from . import streaming as _streaming
 from ._aclient import LoopMethods
@@ -115,7 +116,7 @@ class Client(LoopMethods, StreamingMethods, Handle):
                 check(lib.hc_client_set_cookies(self, int(bool(cookies)), _ffi.text(cookie_file)))
             if auth is not None:
                 kind, a, b, callback = _session.auth_args(auth, [])
-                if kind == 4:
+                if kind == _c.HC_AUTH_CUSTOM:
                     self._auth_hook = auth
                 else:
                     check(lib.hc_client_set_auth(self, kind, a, b, callback, None))

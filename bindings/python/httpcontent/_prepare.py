@@ -104,10 +104,7 @@ def prepare(request: Request, default: Handler, auth_hook: Any = None,
                    files=o.get("files"), arrays=o.get("arrays"),
                    plist=o.get("plist"))
         plist_value = o.get("plist")
-        if plist_value is not None:
-            others = [n for n in ("form", "json", "data", "multipart", "files") if o.get(n) is not None]
-            if others:
-                raise InvalidArgument(f"one body at a time: got plist, {', '.join(others)}")
+        if plist_value is not None:  # alone: apply_body checked the one-body rule
             _set_plist_body(native, plist_value, o.get("plist_format", "xml"), o.get("schema"))
         # The request keeps its own reference to the native handler; `keep` keeps its Python
         # object, with the callbacks it calls, for the send (the handler may be closed and make
