@@ -86,7 +86,8 @@ public struct ClientConfiguration: Sendable {
     }
 }
 
-/// The library version, also returned by the C `hc_version()`.
+/// The library version, also returned by the C `hc_version()`; the repository's VERSION file is
+/// the one place it is written (VersionTests pins these numbers to it).
 public enum HTTPContentVersion {
     public static let major = 0
     public static let minor = 1
