@@ -423,42 +423,6 @@ class Text(Handler):
         return ctypes.string_at(data, size.value).decode("utf-8") if size.value else ""
 
 
-@dataclass(frozen=True)
-class ImageContent:
-    """An image's format ("png", "jpeg", "gif", "webp", "bmp"), pixel size and bytes."""
-    format: str
-    width: int
-    height: int
-    data: bytes
-
-
-_IMAGE_FORMATS = {1: "png", 2: "jpeg", 3: "gif", 4: "webp", 5: "bmp"}
-
-
-class Image(Handler):
-    """Keeps an image body and inspects it: format sniffed from the bytes, width and height read
-    from the header. Bytes that are not the declared type, or a header claiming more than 100
-    megapixels, raise `hc.DecodeError`. Content is None for an empty 204/HEAD response.
-    Accepts 200-299, `image/*`."""
-
-    _any_type_by_default = False
-    _may_raise = False
-
-    def _new_native(self) -> int | None:
-        native: int | None = _ffi.lib().hc_handler_image_new()
-        return native
-
-    def _content(self, response_ptr: int) -> ImageContent | None:
-        lib = _ffi.lib()
-        fmt, width, height = ctypes.c_int(), ctypes.c_int64(), ctypes.c_int64()
-        check(lib.hc_response_image(response_ptr, ctypes.byref(fmt), ctypes.byref(width),
-                                    ctypes.byref(height)))
-        if fmt.value == 0:
-            return None
-        return ImageContent(_IMAGE_FORMATS[fmt.value], width.value, height.value,
-                            _ffi.borrowed_bytes(lib.hc_response_bytes, response_ptr))
-
-
 class Stream(Handler):
     """Passes each chunk, as it arrives, to `target`: a writable binary file object (its
     `write` is called) or a callable taking bytes. Keeps nothing; `response.content` is the
@@ -593,5 +557,5 @@ class Compound(Handler):
         return found[0] if found else None
 
 
-__all__ = ["set_default_accept_types", "set_server_message_paths", "Handler", "ResponseHead", "Discard", "Bytes", "Text", "Image", "ImageContent",
+__all__ = ["set_default_accept_types", "set_server_message_paths", "Handler", "ResponseHead", "Discard", "Bytes", "Text",
            "Stream", "File", "Download", "Compound", "set_default_accept_status", "reset_defaults"]
