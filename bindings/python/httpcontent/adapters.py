@@ -25,6 +25,8 @@ _TLS_CODES = frozenset({35, 53, 54, 58, 59, 60, 64, 66, 77, 80, 82, 83, 90, 91, 
 _PROXY_CODES = frozenset({5, 97})
 _BODY_CODES = frozenset({18, 56})   # the body cut short: a partial file, a receive failure
 _DECODING_CODES = frozenset({61})
+# Headers that describe one request's body: never a client's defaults.
+_BODY_HEADERS = frozenset({"content-length", "content-type", "transfer-encoding", "content-encoding"})
 
 
 def _as_tuple(value: Any) -> tuple[Any, ...]:
@@ -39,6 +41,8 @@ class _Clients:
         self._given = client
         self._options = options
         self._made: dict[tuple[Any, ...], Client] = {}
+        # The header set each client of ours sends by default (see `with_headers`).
+        self._defaults: dict[tuple[Any, ...], tuple[tuple[str, str], ...]] = {}
 
     @property
     def given(self) -> Client | None:
@@ -46,28 +50,64 @@ class _Clients:
         return self._given
 
     def get(self, verify: Any = True, cert: Any = None, http2: bool = False) -> Client:
+        return self.with_headers(verify, cert, [])[0]
+
+    def with_headers(self, verify: Any, cert: Any,
+                     headers: list[tuple[str, str]]) -> tuple[Client, list[tuple[str, str]] | None]:
+        """The client for these TLS settings, and the headers to send with it (None: the
+        client's default headers are exactly these). A client of ours takes the first request's
+        headers as its defaults: a session sends the same ones on most requests, which then go
+        as one library call (`Client._fetch`, the header lines made once per client) instead
+        of a native request built header by header; one with more headers sends them. A request
+        lacking one of the defaults goes through a client without defaults, as the library
+        would otherwise add the missing one."""
         if self._given is not None and verify is True and cert is None:
-            return self._given
+            return self._given, headers
         cert_key: Any = _as_tuple(cert) if isinstance(cert, list) else cert
         key: tuple[Any, ...] = (verify, cert_key)
         client = self._made.get(key)
         if client is None:
-            options: dict[str, Any] = dict(follow_redirects=False, cookies=False, trust_env=False,
-                                           connect_timeout=None)
-            options.update(self._options)
-            if verify is False:
-                options["verify"] = False
-            elif isinstance(verify, str):
-                options["ca_file"] = verify
-            if cert is not None:
-                options["cert"] = cert if isinstance(cert, str) else tuple(cert_key)
-            client = self._made[key] = Client(**options)
-        return client
+            try:   # (headers given among the adapter's client options stay the client's)
+                defaults = [] if "headers" in self._options else [
+                    (name, value) for name, value in headers if name.lower() not in _BODY_HEADERS]
+                client = self._make(verify, cert, cert_key, defaults)
+                self._defaults[key] = tuple(defaults)
+            except Error:   # a header the library refuses: reported per request, as requests would
+                client = self._make(verify, cert, cert_key, [])
+                self._defaults[key] = ()
+            self._made[key] = client
+        defaults = self._defaults[key]
+        if defaults == tuple(headers):
+            return client, None
+        names = {name.lower() for name, _ in headers}
+        if all(name.lower() in names for name, _ in defaults):
+            return client, headers
+        bare_key = (*key, "bare")
+        bare = self._made.get(bare_key)
+        if bare is None:
+            bare = self._made[bare_key] = self._make(verify, cert, cert_key, [])
+            self._defaults[bare_key] = ()
+        return bare, headers
+
+    def _make(self, verify: Any, cert: Any, cert_key: Any, headers: list[tuple[str, str]]) -> Client:
+        options: dict[str, Any] = dict(follow_redirects=False, cookies=False, trust_env=False,
+                                       connect_timeout=None)
+        options.update(self._options)
+        if headers:
+            options["headers"] = list(headers)
+        if verify is False:
+            options["verify"] = False
+        elif isinstance(verify, str):
+            options["ca_file"] = verify
+        if cert is not None:
+            options["cert"] = cert if isinstance(cert, str) else tuple(cert_key)
+        return Client(**options)
 
     def close(self) -> None:
         for client in self._made.values():
             client.close()
         self._made.clear()
+        self._defaults.clear()
 
 
 def _header_pairs(headers: Any) -> list[tuple[str, str]]:
@@ -318,6 +358,8 @@ def _requests_proxy(url: str, proxies: Any, request: Any) -> str:
 
 
 def _requests_timeouts(timeout: Any) -> tuple[Any, Any]:
+    if timeout is None:   # requests' default: nothing to check
+        return None, None
     if isinstance(timeout, tuple):
         pair = _as_tuple(timeout)
         try:
@@ -343,8 +385,8 @@ def _requests_send(adapter: Any, request: Any, stream: bool, timeout: Any, verif
     adapter.cert_verify(None, url, verify, cert)
     connect, read = _requests_timeouts(timeout)
     body = request.body.encode("utf-8") if isinstance(request.body, str) else request.body
-    client = adapter._clients.get(verify, cert)
-    options: dict[str, Any] = dict(headers=_header_pairs(request.headers))
+    client, headers = adapter._clients.with_headers(verify, cert, _header_pairs(request.headers))
+    options: dict[str, Any] = {} if headers is None else dict(headers=headers)
     if connect is not None or read is not None or proxy or client is adapter._clients.given:
         # A client of the adapter's own has no time limit and no proxy already: for requests'
         # default (no timeout, no proxy) nothing is set per request (three fewer library calls).

@@ -192,3 +192,71 @@ def test_httpx_transport_head_ssl_context_and_trace(base_url):
     context = ssl.create_default_context()
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
     HTTPXTransport(verify=context).close()   # taken, as verify=False
+
+
+def test_requests_session_headers_sent_exactly_on_each_path(session, base_url):
+    # The session's usual GET goes as one library call with its headers as a client's defaults
+    # (adapters._Clients.with_headers); one with more headers, one with fewer and one with a body
+    # take the other paths. Each must send exactly the headers requests prepared.
+    def sent(r):
+        return {k.lower(): v for k, v in r.json()["headers"]}
+    usual = sent(session.get(base_url + "/echo"))
+    assert usual["user-agent"] == requests.utils.default_user_agent()
+    assert usual["accept"] == "*/*" and usual["connection"] == "keep-alive"
+    assert sent(session.get(base_url + "/echo")) == usual
+    more = sent(session.get(base_url + "/echo", headers={"X-Extra": "1"}))
+    assert more == dict(usual, **{"x-extra": "1"})
+    fewer = sent(session.get(base_url + "/echo", headers={"Connection": None}))
+    assert "connection" not in fewer and fewer["user-agent"] == usual["user-agent"]
+    posted = session.post(base_url + "/echo", data=b"abc").json()
+    assert posted["body_len"] == 3 and sent(session.get(base_url + "/echo")) == usual
+
+
+def test_requests_session_keeps_one_connection_across_header_sets():
+    # A digest-auth retry adds a header to the session's usual ones: it must go on the same
+    # connection (requests' own low-level tests count connections), not a client of its own.
+    import socket
+    import threading
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(10)
+    seen: list[bytes] = []
+    accepted = []
+
+    def serve():
+        conn, _ = server.accept()
+        accepted.append(conn)
+        conn.settimeout(10)
+        data = b""
+        for _ in range(2):   # two requests on this one connection, then stop
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(4096)
+                if not chunk:
+                    return
+                data += chunk
+            head, data = data.split(b"\r\n\r\n", 1)
+            seen.append(head)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        try:   # a third connection would be a second client's
+            server.settimeout(0.3)
+            accepted.append(server.accept()[0])
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    s = requests.Session()
+    s.mount("http://", RequestsAdapter())
+    url = f"http://127.0.0.1:{server.getsockname()[1]}/"
+    try:
+        assert s.get(url).text == "ok"
+        assert s.get(url, headers={"Authorization": "Digest x"}).text == "ok"
+    finally:
+        thread.join(15)
+        s.close()
+        for c in accepted:
+            c.close()
+        server.close()
+    assert len(accepted) == 1 and len(seen) == 2
+    assert b"Authorization: Digest x" in seen[1] and b"Authorization" not in seen[0]
