@@ -18,13 +18,13 @@ from .errors import (CallbackError, Cancelled, ChecksumMismatch, ConnectError, D
                      UnacceptableContentType, UnacceptableStatus)
 from .session import AuthHook, BasicAuth, BearerAuth, Cookie, Cookies, DigestAuth, Retry
 from .errors import RequestSchemaError, SchemaError
-from .jsoncontent import JSON, JSONItems
-from .imagecontent import DecodedImage, DecodedImageContent
+from .json import JSON, JSONItems
+from .image import DecodedImage, DecodedImageContent, Image, ImageContent
 from .records import SSE, JSONLines, Lines, ServerSentEvent
-from .xmlcontent import XML, XMLElements, XMLEvents
+from .xml import XML, XMLElements, XMLEvents
 from .plist import Plist
 from .schema import Schema
-from .handlers import (Bytes, Compound, Discard, Download, File, Handler, Image, ImageContent,
+from .handlers import (Bytes, Compound, Discard, Download, File, Handler,
                        ResponseHead, Stream, Text, reset_defaults, set_default_accept_status,
                        set_default_accept_types, set_server_message_paths)
 

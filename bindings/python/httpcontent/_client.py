@@ -8,6 +8,7 @@ import ctypes
 from typing import TYPE_CHECKING, Any, Generator, Iterable
 
 from . import _feed, _ffi, _lib
+from . import _constants as _c
 from . import session as _session
 from . import streaming as _streaming
 from ._aclient import LoopMethods
@@ -22,6 +23,8 @@ from .errors import CallbackError, check
 from .handlers import Bytes, Handler
 from .models import CancelToken, Request, Response
 
+_ffi.declare("hc_default_max_redirects", ctypes.c_int, [])
+
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
@@ -29,8 +32,11 @@ if TYPE_CHECKING:
 
 
 class Client(LoopMethods, StreamingMethods, Handle):
-    """Sends requests; keeps connections alive between them. Defaults: no total timeout,
-    30 s to connect, redirects followed (at most 10), TLS verified, compressed bodies decoded.
+    """Sends requests; keeps connections alive between them. Defaults, the library's (an
+    option left out is not set): no total timeout, 30 s to connect
+    (`hc_default_connect_timeout_ms`), redirects followed (at most `hc_default_max_redirects`,
+    10), TLS verified, compressed bodies decoded, 64 KiB of a rejected body kept
+    (`hc_default_rejected_body_limit`).
 
     Time limits, in seconds (None: none): `timeout` the total for a request, `connect_timeout`
     to connect, `read_timeout` the longest silence between bytes (the limit for streams, which
@@ -57,12 +63,12 @@ class Client(LoopMethods, StreamingMethods, Handle):
     def _free(ptr: int) -> None:
         _ffi.lib().hc_client_free(ptr)
 
-    def __init__(self, *, timeout: float | None = None, connect_timeout: float | None = 30.0,
+    def __init__(self, *, timeout: float | None = None, connect_timeout: float | None | _Unset = UNSET,
                  read_timeout: float | None = None, low_speed: tuple[int, int] | None = None, follow_redirects: bool = True,
-                 max_redirects: int = 10, user_agent: str | None = None,
+                 max_redirects: int | None = None, user_agent: str | None = None,
                  headers: HeadersInput | None = None,
                  verify: bool = True, ca_file: str | None = None,
-                 rejected_body_limit: int = 65536,
+                 rejected_body_limit: int | None = None,
                  proxy: str | None = None, no_proxy: str | None = None,
                  buffer_size: int | None = None, upload_buffer_size: int | None = None,
                  cookies: bool = True, cookie_file: str | None = None, auth: Any = None,
@@ -84,12 +90,15 @@ class Client(LoopMethods, StreamingMethods, Handle):
         try:
             if timeout is not None:
                 check(lib.hc_client_set_timeout_ms(self, ms(timeout)))
-            check(lib.hc_client_set_connect_timeout_ms(self, ms(connect_timeout) if connect_timeout else 0))
+            if connect_timeout is not UNSET:
+                check(lib.hc_client_set_connect_timeout_ms(self, ms(connect_timeout) if connect_timeout else 0))
             if read_timeout is not None:
                 check(lib.hc_client_set_read_timeout_ms(self, ms(read_timeout)))
             if low_speed is not None:
                 check(lib.hc_client_set_low_speed(self, int(low_speed[0]), int(low_speed[1])))
-            check(lib.hc_client_set_redirects(self, int(follow_redirects), int(max_redirects)))
+            if not follow_redirects or max_redirects is not None:
+                most = lib.hc_default_max_redirects() if max_redirects is None else int(max_redirects)
+                check(lib.hc_client_set_redirects(self, int(follow_redirects), most))
             if user_agent is not None:
                 check(lib.hc_client_set_user_agent(self, _ffi.text(user_agent)))
             for name, value in pairs(headers):
@@ -102,7 +111,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
                 check(lib.hc_client_set_client_cert(self, _ffi.text(cert_file), _ffi.text(key_file)))
             if not compressed:
                 check(lib.hc_client_set_compressed(self, 0))
-            check(lib.hc_client_set_rejected_body_limit(self, int(rejected_body_limit)))
+            if rejected_body_limit is not None:
+                check(lib.hc_client_set_rejected_body_limit(self, int(rejected_body_limit)))
             if buffer_size is not None or upload_buffer_size is not None:
                 check(lib.hc_client_set_buffer_sizes(self, int(buffer_size or 0), int(upload_buffer_size or 0)))
             if proxy is not None:
@@ -115,7 +125,7 @@ class Client(LoopMethods, StreamingMethods, Handle):
                 check(lib.hc_client_set_cookies(self, int(bool(cookies)), _ffi.text(cookie_file)))
             if auth is not None:
                 kind, a, b, callback = _session.auth_args(auth, [])
-                if kind == 4:
+                if kind == _c.HC_AUTH_CUSTOM:
                     self._auth_hook = auth
                 else:
                     check(lib.hc_client_set_auth(self, kind, a, b, callback, None))

@@ -11,6 +11,7 @@ import ctypes
 from typing import Any
 
 from . import _ffi, _lib
+from ._constants import HC_TIMEOUT_NONE
 from ._aio import _RELEASE_BATCH, _released, release_now
 from .errors import last_error
 from .handlers import _LEND_MIN, Handler
@@ -18,9 +19,8 @@ from .models import Response
 
 #: hc_client_fetch's timeout argument: the client's own limit.
 NO_TIMEOUT = _ffi.as_arg(ctypes.c_long, 0)
-#: The header's HC_TIMEOUT_NONE: no limit, lifting the client's.
-TIMEOUT_NONE = -1
-LIFTED = _ffi.as_arg(ctypes.c_long, TIMEOUT_NONE)
+#: HC_TIMEOUT_NONE: no limit, lifting the client's.
+LIFTED = _ffi.as_arg(ctypes.c_long, HC_TIMEOUT_NONE)
 
 
 def response_of(handler: Handler, result: Any, cls: type[Response] = Response) -> Response:
@@ -68,5 +68,5 @@ def fetched(handler: Handler, result: Any) -> Response:
 #: What the loop driver makes small-bodied responses of (as `fetched` does) in its step.
 SMALL = (LoopResponse, _LEND_MIN)
 
-__all__ = ["LIFTED", "NO_TIMEOUT", "SMALL", "TIMEOUT_NONE", "LoopResponse", "fetched",
+__all__ = ["LIFTED", "NO_TIMEOUT", "SMALL", "LoopResponse", "fetched",
            "raise_fetch_error", "response_of"]

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, AsyncGenerator, Generator, Iterator
 
 from . import chunks as _chunks
 from . import records as _records
-from .jsoncontent import aiter_json as _aiter_json
-from .jsoncontent import iter_json as _iter_json
-from .xmlcontent import aiter_xml as _aiter_xml
-from .xmlcontent import iter_xml as _iter_xml
+from .json import aiter_json as _aiter_json
+from .json import iter_json as _iter_json
+from .xml import aiter_xml as _aiter_xml
+from .xml import iter_xml as _iter_xml
 
 if TYPE_CHECKING:
     from ._aio import LoopDriver

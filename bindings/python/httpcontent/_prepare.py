@@ -5,6 +5,7 @@ makes."""
 
 from __future__ import annotations
 
+import ctypes
 from typing import TYPE_CHECKING, Any, Mapping, cast
 
 from . import _ffi
@@ -13,7 +14,7 @@ from . import session as _session
 from ._handle import Handle
 from ._types import REQUEST_OPTION_NAMES, UNSET, HeadersInput, Progress, ProgressInfo, _Unset
 from .bodies import apply_body
-from .errors import InvalidArgument, check, last_error
+from .errors import check, last_error
 from .handlers import Handler
 from .models import CancelToken, Request, Response
 from .plist import set_plist_body as _set_plist_body
@@ -104,10 +105,7 @@ def prepare(request: Request, default: Handler, auth_hook: Any = None,
                    files=o.get("files"), arrays=o.get("arrays"),
                    plist=o.get("plist"))
         plist_value = o.get("plist")
-        if plist_value is not None:
-            others = [n for n in ("form", "json", "data", "multipart", "files") if o.get(n) is not None]
-            if others:
-                raise InvalidArgument(f"one body at a time: got plist, {', '.join(others)}")
+        if plist_value is not None:  # alone: apply_body checked the one-body rule
             _set_plist_body(native, plist_value, o.get("plist_format", "xml"), o.get("schema"))
         # The request keeps its own reference to the native handler; `keep` keeps its Python
         # object, with the callbacks it calls, for the send (the handler may be closed and make
@@ -115,13 +113,9 @@ def prepare(request: Request, default: Handler, auth_hook: Any = None,
         native_handler = handler._native_for(raised)
         keep.append(native_handler)
         check(lib.hc_request_set_handler(native, native_handler))
-        set_limits(native, o.get("timeout", UNSET), o.get("connect_timeout", UNSET), o.get("read_timeout", UNSET))
-        follow = o.get("follow_redirects")
-        if follow is not None:
-            check(lib.hc_request_set_follow_redirects(native, int(follow)))
-        proxy = o.get("proxy")
-        if proxy is not None:
-            check(lib.hc_request_set_proxy(native, _ffi.text(proxy)))
+        transfer = _transfer_options(o)
+        if transfer is not None:   # time limits, redirects, proxy: one call
+            check(lib.hc_request_apply_options(native, ctypes.byref(transfer)))
         if cancel is not None:
             check(lib.hc_request_set_cancel(native, cancel))
         progress = o.get("progress")
@@ -136,15 +130,38 @@ def prepare(request: Request, default: Handler, auth_hook: Any = None,
     return Prepared(native, handler, keep, raised)
 
 
-def set_limits(native: Any, *limits: float | None | _Unset) -> None:
-    """A request's total, connect and read time limits, where given (None: no limit, which lifts
-    the client's)."""
-    lib = _ffi.lib()
-    setters = (lib.hc_request_set_timeout_ms, lib.hc_request_set_connect_timeout_ms,
-               lib.hc_request_set_read_timeout_ms)
-    for setter, limit in zip(setters, limits):
-        if limit is not UNSET:
-            check(setter(native, TIMEOUT_NONE if limit is None else ms(limit) or 1))
+class TransferOptions(ctypes.Structure):
+    """hc_request_options (include/httpcontent/request_options.h), versioned by its size."""
+    _fields_ = [("struct_size", ctypes.c_size_t), ("timeout_ms", ctypes.c_long),
+                ("connect_timeout_ms", ctypes.c_long), ("read_timeout_ms", ctypes.c_long),
+                ("follow_redirects", ctypes.c_int), ("max_redirects", ctypes.c_int),
+                ("proxy", ctypes.c_char_p)]
+
+
+_ffi.declare("hc_request_options_init", ctypes.c_int, [ctypes.POINTER(TransferOptions), ctypes.c_size_t])
+_ffi.declare("hc_request_apply_options", ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(TransferOptions)])
+_LIMITS = (("timeout", "timeout_ms"), ("connect_timeout", "connect_timeout_ms"),
+           ("read_timeout", "read_timeout_ms"))
+
+
+def _transfer_options(o: RequestOptions) -> TransferOptions | None:
+    """The request's time limits (None: no limit, which lifts the client's), redirects and proxy
+    as one hc_request_options, its other fields the client's (hc_request_options_init); None
+    when the request sets none of them."""
+    follow, proxy = o.get("follow_redirects"), o.get("proxy")
+    given: list[tuple[str, Any]] = [(field, limit) for name, field in _LIMITS
+             if (limit := o.get(name, UNSET)) is not UNSET]
+    if not given and follow is None and proxy is None:
+        return None
+    opts = TransferOptions()
+    check(_ffi.lib().hc_request_options_init(ctypes.byref(opts), ctypes.sizeof(opts)))
+    for field, limit in given:
+        setattr(opts, field, TIMEOUT_NONE if limit is None else ms(limit) or 1)
+    if follow is not None:
+        opts.follow_redirects = int(follow)
+    if proxy is not None:
+        opts.proxy = _ffi.text(proxy)
+    return opts
 
 
 def limits(timeout: float | None | _Unset, connect_timeout: float | None | _Unset,
@@ -204,4 +221,4 @@ def pairs(headers: HeadersInput | None) -> list[tuple[str, str]]:
 
 
 
-__all__ = ["NativeRequest", "Prepared", "limits", "ms", "pairs", "prepare", "set_limits"]
+__all__ = ["NativeRequest", "Prepared", "TransferOptions", "limits", "ms", "pairs", "prepare"]

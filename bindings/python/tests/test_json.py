@@ -250,7 +250,7 @@ _DIFF_OPTIONS = [{}, {"remove_nulls": True}, {"strict_utf8": False}, {"allow_com
 
 def _tree_reference(text: bytes, options: dict):
     import ctypes
-    from httpcontent import _ffi, jsoncontent
+    from httpcontent import _ffi, json as jsoncontent
     lib = _ffi.lib()
     lib.hc_json_parse.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p,
                                   ctypes.POINTER(ctypes.c_void_p)]
