@@ -32,7 +32,8 @@ final class ClientBox {
         change(&config)
         // The cookie jar outlives a setting change, unless the change is to the cookies.
         let sameJar = config.cookies == configuration.cookies && config.cookieFile == configuration.cookieFile
-        client = try Client(configuration: config, cookieJar: sameJar ? client.cookieJar : nil)
+        client = try Client(configuration: config, cookieJar: sameJar ? client.cookieJar : nil,
+                            share: !config.cookies && client.cookieJar == nil ? client.share : nil)
         configuration = config
     }
 }

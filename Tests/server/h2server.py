@@ -29,8 +29,34 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(d: Path):
-    """Starts nginx in `d`; returns (process, port, CA file, access log path)."""
+def _make_certificates(openssl: str, d: Path) -> None:
+    """A CA (ca.pem) and the server's certificate signed by it (cert.pem, key.pem, for
+    127.0.0.1): clients that refuse a self-signed CA as the server's own certificate
+    (rustls: pyreqwest, httpr) verify it too."""
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], check=True, capture_output=True, timeout=60)
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=httpcontent test CA",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"))
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+        "-keyout", str(d / "key.pem"), "-out", str(d / "cert.csr"))
+    (d / "cert.ext").write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+                                "extendedKeyUsage=serverAuth\n")
+    run("x509", "-req", "-in", str(d / "cert.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
+        "-CAcreateserial", "-days", "1", "-extfile", str(d / "cert.ext"), "-out", str(d / "cert.pem"))
+
+
+def start(d: Path, keepalive_timeout: str | None = None, http2: bool = True,
+          files: dict[str, int] | None = None, access_log: bool = True,
+          protocols: str | None = None, log_sessions: bool = False):
+    """Starts nginx in `d`; returns (process, port, CA file, access log path).
+
+    The benchmarks (bench/https.py) ask for more: `keepalive_timeout` ("0": the server closes
+    every connection after one response, so each request makes a new TLS connection),
+    `http2=False` (ALPN offers http/1.1 only), `protocols` (nginx's ssl_protocols, as
+    "TLSv1.2 TLSv1.3"; default: nginx's own), `files` (name -> size, zero bytes, beside the
+    tests' ones), `access_log=False` (no disk write per request) and `log_sessions` (a fourth
+    field per log line: "r" for a request on a resumed TLS session, "." after a full handshake)."""
     nginx = shutil.which("nginx") or shutil.which("/usr/sbin/nginx")
     openssl = shutil.which("openssl")
     if nginx is None:
@@ -39,14 +65,14 @@ def start(d: Path):
         raise Unavailable("openssl is not installed: the HTTP/2 test makes its own certificate")
     if "http_v2_module" not in subprocess.run([nginx, "-V"], capture_output=True, text=True).stderr:
         raise Unavailable("this nginx is built without http_v2")
-    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-                    "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")],
-                   check=True, capture_output=True, timeout=60)
+    _make_certificates(openssl, d)
     www = d / "www"
     www.mkdir(exist_ok=True)
     for i in range(FILES):
         (www / f"f{i}.bin").write_bytes(bytes([i]) * (1000 + i))
+    for name, size in (files or {}).items():
+        with open(www / name, "wb") as f:
+            f.truncate(size)
     port = _free_port()
     # One process (no master, no workers under another user): it reads the test's own files.
     (d / "nginx.conf").write_text(f"""
@@ -56,10 +82,14 @@ pid {d}/nginx.pid;
 error_log {d}/error.log;
 events {{ worker_connections 256; }}
 http {{
-  log_format conn '$connection $server_protocol $request_uri';
-  access_log {d}/access.log conn;
+  log_format conn '$connection $server_protocol $request_uri{" $ssl_session_reused" if log_sessions else ""}';
+  access_log {f"{d}/access.log conn" if access_log else "off"};
+  {f"keepalive_timeout {keepalive_timeout};" if keepalive_timeout is not None else ""}
+  keepalive_requests 1000000;
+  sendfile on;
   server {{
-    listen 127.0.0.1:{port} ssl http2;
+    listen 127.0.0.1:{port} ssl{" http2" if http2 else ""};
+    {f"ssl_protocols {protocols};" if protocols else ""}
     ssl_certificate {d}/cert.pem;
     ssl_certificate_key {d}/key.pem;
     root {www};
@@ -73,7 +103,7 @@ http {{
     while True:  # bounded: until nginx accepts, exits, or 10 s pass
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc, port, str(d / "cert.pem"), d / "access.log"
+            return proc, port, str(d / "ca.pem"), d / "access.log"
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()

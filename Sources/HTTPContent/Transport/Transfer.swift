@@ -101,7 +101,7 @@ final class Transfer {
     func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil,
                    defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil,
                    direct: Bool = false, buffers: TransferBuffers = TransferBuffers(receive: 0, upload: 0),
-                   jar: CookieJar? = nil) throws(HTTPContentError) {
+                   jar: CookieJar? = nil, share: ConnectionShare? = nil) throws(HTTPContentError) {
         let opts = request.options
         // A request of its own proxy leaves the handle to be reset, as one with a body does.
         let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
@@ -116,7 +116,7 @@ final class Transfer {
             easy.reset()
             previous = nil
         }
-        if previous == nil { try configureFixed(config, direct: direct, jar: jar) }
+        if previous == nil { try configureFixed(config, direct: direct, jar: jar, share: share) }
         if let proxy = opts.proxy {
             try easy.set(CURLOPT_PROXY, proxy)
             if config.noProxy == nil { try easy.set(CURLOPT_NOPROXY, "") }
@@ -203,12 +203,18 @@ final class Transfer {
         return true
     }
 
+    /// libcurl is built on OpenSSL, whose SSL_CTX `hc_curl_setopt_allow_tickets` changes.
+    static let openSSL = hc_curl_ssl_is_openssl() != 0
+
     /// The options that depend only on the client's configuration, set on a new or reset handle.
-    private func configureFixed(_ config: ClientConfiguration, direct: Bool, jar: CookieJar?) throws(HTTPContentError) {
+    private func configureFixed(_ config: ClientConfiguration, direct: Bool, jar: CookieJar?,
+                                share: ConnectionShare?) throws(HTTPContentError) {
         try easy.set(CURLOPT_NOSIGNAL, true)
         if let jar {
             try jar.attach(easy)
             easy.jar = jar
+        } else if let share {
+            try share.attach(easy)
         }
         try config.auth?.configure(easy)
         if let proxy = config.proxy {
@@ -231,6 +237,7 @@ final class Transfer {
         try easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS)
         try easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
+        if config.tlsSessionTickets, Transfer.openSSL { _ = hc_curl_setopt_allow_tickets(easy.raw) }
         if let cert = config.clientCertificate {
             try easy.set(CURLOPT_SSLCERT, cert)
             if let key = config.clientKey { try easy.set(CURLOPT_SSLKEY, key) }
