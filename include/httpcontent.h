@@ -2198,4 +2198,6 @@ HC_EXTERN hc_code hc_xml_events_parse(const uint8_t *data, size_t len, const hc_
 
 HC_END_DECL
 
+#include "httpcontent/transport.h" /* hc_client_set_resolve ... hc_response_timing */
+
 #endif /* HTTPCONTENT_H */

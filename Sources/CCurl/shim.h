@@ -5,6 +5,7 @@
 
 #include <curl/curl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <openssl/ssl.h>
 
@@ -100,6 +101,25 @@ static inline CURLcode hc_curl_setopt_allow_tickets(CURL *h) {
 static inline int hc_curl_ssl_is_openssl(void) {
     const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
     return v != NULL && v->ssl_version != NULL && strncmp(v->ssl_version, "OpenSSL/", 8) == 0;
+}
+
+/* Certificates and keys from memory (Transport/TransportOptions.swift): libcurl copies them. */
+static inline CURLcode hc_curl_setopt_blob(CURL *h, CURLoption o, const void *data, size_t len) {
+    struct curl_blob blob = { (void *)data, len, CURL_BLOB_COPY };
+    return curl_easy_setopt(h, o, &blob);
+}
+
+/* Whether libcurl's built-in CA bundle (CURLINFO_CAINFO, 7.84+) is a readable file. */
+static inline int hc_curl_default_cainfo_exists(void) {
+    CURL *h = curl_easy_init();
+    char *path = NULL;
+    int found = 0;
+    if (h != NULL && curl_easy_getinfo(h, CURLINFO_CAINFO, &path) == CURLE_OK && path != NULL) {
+        FILE *f = fopen(path, "r");
+        if (f != NULL) { found = 1; fclose(f); }
+    }
+    curl_easy_cleanup(h);
+    return found;
 }
 
 /* CURLAUTH_* are unsigned long shifts Swift does not import. */

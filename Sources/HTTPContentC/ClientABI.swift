@@ -54,7 +54,7 @@ public func hc_client_free(_ client: OpaquePointer?) {
 }
 
 /// Applies a configuration change, with the NULL guard every setter needs.
-private func configure(_ client: OpaquePointer?, _ function: String = #function,
+func configure(_ client: OpaquePointer?, _ function: String = #function,
                        _ change: (inout ClientConfiguration) -> Void) -> Int32 {
     guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client", in: function) }
     do {

@@ -1,8 +1,13 @@
 """An HTTP/2 server for the tests of every front: a real nginx (TLS, ALPN h2) on 127.0.0.1 and a
 free port, with a certificate made for the test, serving /f{i}.bin = bytes([i]) * (1000 + i)
-for i < 40, and an access log of one line per request: "<connection> <protocol> <uri>".
+for i < 40, and an access log of one line per request: "<connection> <protocol> <uri>". It also
+listens on the Unix socket DIR/nginx.sock, asks for an optional client certificate (the CA's)
+and answers /whoami with "<verification> <client subject>".
 
-    python3 h2server.py DIR
+    python3 h2server.py DIR [--fresh] [--tls12]
+
+(--fresh: keepalive_timeout 0, a new connection per request, and the log's fourth field says
+whether the TLS session was resumed; --tls12: TLS 1.2 only, where sessions resume by ticket)
 
 prints "READY <port> <ca_file> <access_log>" (or "SKIP <reason>" where nginx with http_v2 or
 openssl is missing) and stops nginx when its stdin closes. From Python: `start(dir)`, `stop`.
@@ -29,10 +34,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _make_certificates(openssl: str, d: Path) -> None:
+def make_certificates(openssl: str, d: Path) -> None:
     """A CA (ca.pem) and the server's certificate signed by it (cert.pem, key.pem, for
-    127.0.0.1): clients that refuse a self-signed CA as the server's own certificate
-    (rustls: pyreqwest, httpr) verify it too."""
+    127.0.0.1 and hc.test), and a client certificate (client.pem, client.key, client.p12): clients that refuse a self-signed CA as the server's own certificate
+    (rustls: pyreqwest, httpr) verify it too. bench/suites/https.py makes its own with it."""
     def run(*args: str) -> None:
         subprocess.run([openssl, *args], check=True, capture_output=True, timeout=60)
     run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=httpcontent test CA",
@@ -40,10 +45,19 @@ def _make_certificates(openssl: str, d: Path) -> None:
         "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"))
     run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
         "-keyout", str(d / "key.pem"), "-out", str(d / "cert.csr"))
-    (d / "cert.ext").write_text("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n"
+    (d / "cert.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:hc.test\nbasicConstraints=CA:FALSE\n"
                                 "extendedKeyUsage=serverAuth\n")
     run("x509", "-req", "-in", str(d / "cert.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
         "-CAcreateserial", "-days", "1", "-extfile", str(d / "cert.ext"), "-out", str(d / "cert.pem"))
+    # A client certificate (EC P-256, quick to make) signed by the same CA, also as PKCS#12
+    # (password "secret"), for the client-certificate tests (/whoami answers its subject).
+    run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=hc-client",
+        "-keyout", str(d / "client.key"), "-out", str(d / "client.csr"))
+    (d / "client.ext").write_text("basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n")
+    run("x509", "-req", "-in", str(d / "client.csr"), "-CA", str(d / "ca.pem"), "-CAkey", str(d / "ca.key"),
+        "-CAcreateserial", "-days", "1", "-extfile", str(d / "client.ext"), "-out", str(d / "client.pem"))
+    run("pkcs12", "-export", "-in", str(d / "client.pem"), "-inkey", str(d / "client.key"),
+        "-passout", "pass:secret", "-out", str(d / "client.p12"))
 
 
 def start(d: Path, keepalive_timeout: str | None = None, http2: bool = True,
@@ -65,7 +79,7 @@ def start(d: Path, keepalive_timeout: str | None = None, http2: bool = True,
         raise Unavailable("openssl is not installed: the HTTP/2 test makes its own certificate")
     if "http_v2_module" not in subprocess.run([nginx, "-V"], capture_output=True, text=True).stderr:
         raise Unavailable("this nginx is built without http_v2")
-    _make_certificates(openssl, d)
+    make_certificates(openssl, d)
     www = d / "www"
     www.mkdir(exist_ok=True)
     for i in range(FILES):
@@ -89,9 +103,13 @@ http {{
   sendfile on;
   server {{
     listen 127.0.0.1:{port} ssl{" http2" if http2 else ""};
+    listen unix:{d}/nginx.sock ssl{" http2" if http2 else ""};
     {f"ssl_protocols {protocols};" if protocols else ""}
     ssl_certificate {d}/cert.pem;
     ssl_certificate_key {d}/key.pem;
+    ssl_client_certificate {d}/ca.pem;
+    ssl_verify_client optional;
+    location = /whoami {{ default_type text/plain; return 200 "$ssl_client_verify $ssl_client_s_dn"; }}
     root {www};
   }}
 }}
@@ -125,7 +143,10 @@ def main() -> int:
     # inherit that and never see stop()'s SIGTERM.
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     try:
-        proc, port, ca, log = start(Path(sys.argv[1]))
+        flags = set(sys.argv[2:])
+        proc, port, ca, log = start(Path(sys.argv[1]), keepalive_timeout="0" if "--fresh" in flags else None,
+                                    protocols="TLSv1.2" if "--tls12" in flags else None,
+                                    log_sessions="--fresh" in flags)
     except Unavailable as exc:
         print(f"SKIP {exc}", flush=True)
         return 0

@@ -27,6 +27,8 @@ public final class Client: Sendable {
     /// What every handle of the client shares: TLS sessions and DNS entries (the cookie jar's
     /// share when cookies are on). See `ConnectionShare`.
     public let share: ConnectionShare
+    /// The configuration's transport options as libcurl takes them; nil when there are none.
+    let transport: PreparedTransport?
     private let executor = Locked<Executor?>(nil)
 
     /// - Parameters:
@@ -53,6 +55,7 @@ public final class Client: Sendable {
         if let noProxy = configuration.noProxy, noProxy.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw HTTPContentError(.invalidArgument, "invalid no-proxy list \(quoted(noProxy))")
         }
+        transport = configuration.transport.isEmpty ? nil : try PreparedTransport(configuration.transport)
         self.configuration = configuration
         defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
         defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
@@ -205,7 +208,7 @@ public final class Client: Sendable {
                                    defaultTimeoutMs: defaultTimeoutMs,
                                    defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct,
                                    buffers: alone ? aloneBuffers : multiBuffers,
-                                   jar: cookieJar, share: share)
+                                   jar: cookieJar, share: share, transport: transport)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer)

@@ -57,6 +57,10 @@ public struct ClientConfiguration: Sendable {
     public var uploadBufferSize: Int? = nil
     /// Ask for compressed bodies (every encoding libcurl supports) and decode them. Default: true.
     public var acceptCompressed = true
+    /// Where connections go and how TLS is set up beyond the above: DNS overrides, a Unix
+    /// socket, certificates from memory, TLS versions and ciphers, pinning, happy eyeballs
+    /// (`TransportOptions`). Default: none of them.
+    public var transport = TransportOptions()
 
     /// Most transfers the client's `async` requests run at once; more wait their turn.
     /// Default: `defaultMaxConcurrentTransfers` (64).

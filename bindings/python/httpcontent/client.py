@@ -29,6 +29,7 @@ from .plist import set_plist_body as _set_plist_body
 from .models import CancelToken, Headers, Request, Response
 from . import session as _session
 from . import streaming as _streaming
+from . import transport as _transport
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -81,7 +82,8 @@ class Client(Handle):
                  buffer_size: int | None = None, upload_buffer_size: int | None = None,
                  cookies: bool = True, cookie_file: str | None = None, auth: Any = None,
                  retries: "_session.Retry | None" = None, trust_env: bool = True,
-                 compressed: bool = True, cert: str | tuple[str, str] | None = None) -> None:
+                 compressed: bool = True, cert: str | tuple[str, str] | None = None,
+                 **transport: Any) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -135,6 +137,8 @@ class Client(Handle):
                     check(lib.hc_client_set_auth(self, kind, a, b, callback, None))
             if retries is not None:
                 check(lib.hc_client_set_retry(self, *retries.args()))
+            if transport:  # resolve=, unix_socket=, ca_pem=, min_tls=...: see transport.py
+                _transport.configure(self, **transport)
         except BaseException:
             self.close()
             raise

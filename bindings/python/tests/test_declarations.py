@@ -25,7 +25,7 @@ from httpcontent import _lib
 
 PACKAGE = Path(httpcontent.__file__).resolve().parent
 INCLUDE = Path(__file__).resolve().parents[3] / "include"
-HEADERS = [INCLUDE / "httpcontent.h", INCLUDE / "httpcontent_binding.h"]
+HEADERS = [INCLUDE / "httpcontent.h", INCLUDE / "httpcontent_binding.h", *sorted(INCLUDE.glob("httpcontent/*.h"))]
 
 # Functions called on purpose without a declaration (a reason each).
 UNDECLARED_ON_PURPOSE = {
