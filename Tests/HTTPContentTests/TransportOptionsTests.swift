@@ -24,7 +24,7 @@ import Foundation
     }
 
     @Test func newConnectionsResumeTheTLS12SessionByTicket() throws {
-        guard let h2 = try H2Server(["--fresh", "--tls12"]) else { return }
+        guard let h2 = try H2Server(["--fresh", "--tls12", "--http1"]) else { return }
         defer { h2.stop() }
         let client = try Client(configuration: config(h2))
         for _ in 0..<3 {
@@ -35,7 +35,7 @@ import Foundation
     }
 
     @Test func ticketsOffMeansAFullHandshakeEachTime() throws {
-        guard let h2 = try H2Server(["--fresh", "--tls12"]) else { return }
+        guard let h2 = try H2Server(["--fresh", "--tls12", "--http1"]) else { return }
         defer { h2.stop() }
         var config = config(h2)
         config.tlsSessionTickets = false
@@ -45,7 +45,7 @@ import Foundation
     }
 
     @Test func clientsGivenOneShareResumeEachOthersSessions() throws {
-        guard let h2 = try H2Server(["--fresh", "--tls12"]) else { return }
+        guard let h2 = try H2Server(["--fresh", "--tls12", "--http1"]) else { return }
         defer { h2.stop() }
         let share = ConnectionShare()
         let first = try Client(configuration: config(h2), share: share)

@@ -2,12 +2,14 @@
  * (Tests/server/h2server.py): TLS 1.2 sessions resumed by ticket on new connections, DNS
  * overrides, CA and client certificate from memory, the Unix socket, pinning, minimum TLS
  * version, and the per-phase timings. Skipped, saying why, where nginx or openssl is missing. */
+/* This test starts its own server (h2server.py), not testutil's: its helpers go unused. */
+#pragma GCC diagnostic ignored "-Wunused-function"
 #include "testutil.h"
 #include <sys/wait.h>
 
 struct h2 { pid_t pid; int in; int port; char dir[64], ca[512], log[512]; };
 
-/* Starts h2server.py in a new folder with `flag` ("--fresh --tls12" style options, or NULL);
+/* Starts h2server.py (ALPN http/1.1) in a new folder with up to two options ("--fresh", "--tls12");
  * 0 when it runs, -1 (a line printed) when it skipped. */
 static int h2_start(struct h2 *s, const char *flag1, const char *flag2) {
     char script[512], line[1024] = {0};
@@ -22,7 +24,7 @@ static int h2_start(struct h2 *s, const char *flag1, const char *flag2) {
     if (s->pid == 0) { /* the server stops when our end of its stdin closes */
         dup2(in[0], 0); dup2(out[1], 1);
         close(in[1]); close(out[0]);
-        execlp("python3", "python3", script, s->dir, flag1, flag2, (char *)NULL);
+        execlp("python3", "python3", script, s->dir, "--http1", flag1, flag2, (char *)NULL);
         _exit(127);
     }
     close(in[0]); close(out[1]);

@@ -4,10 +4,12 @@ for i < 40, and an access log of one line per request: "<connection> <protocol> 
 listens on the Unix socket DIR/nginx.sock, asks for an optional client certificate (the CA's)
 and answers /whoami with "<verification> <client subject>".
 
-    python3 h2server.py DIR [--fresh] [--tls12]
+    python3 h2server.py DIR [--fresh] [--tls12] [--http1]
 
 (--fresh: keepalive_timeout 0, a new connection per request, and the log's fourth field says
-whether the TLS session was resumed; --tls12: TLS 1.2 only, where sessions resume by ticket)
+whether the TLS session was resumed; --tls12: TLS 1.2 only, where sessions resume by ticket;
+--http1: ALPN offers http/1.1 only. nginx 1.22 ends an h2 connection with keepalive_timeout 0
+abruptly, which makes OpenSSL 3.0 mark its session not resumable: resumption tests use --http1)
 
 prints "READY <port> <ca_file> <access_log>" (or "SKIP <reason>" where nginx with http_v2 or
 openssl is missing) and stops nginx when its stdin closes. From Python: `start(dir)`, `stop`.
@@ -146,6 +148,7 @@ def main() -> int:
         flags = set(sys.argv[2:])
         proc, port, ca, log = start(Path(sys.argv[1]), keepalive_timeout="0" if "--fresh" in flags else None,
                                     protocols="TLSv1.2" if "--tls12" in flags else None,
+                                    http2="--http1" not in flags,
                                     log_sessions="--fresh" in flags)
     except Unavailable as exc:
         print(f"SKIP {exc}", flush=True)

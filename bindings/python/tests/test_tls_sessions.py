@@ -13,8 +13,10 @@ import h2server  # Tests/server, on the path through conftest
 
 def _server(tmp_path_factory, name: str, protocols: str):
     try:
+        # http/1.1: nginx 1.22 ends an h2 connection with keepalive_timeout 0 abruptly, and
+        # OpenSSL 3.0 then marks its session not resumable (h2server.py).
         proc, port, ca, log = h2server.start(tmp_path_factory.mktemp(name), keepalive_timeout="0",
-                                             protocols=protocols, log_sessions=True)
+                                             protocols=protocols, log_sessions=True, http2=False)
     except h2server.Unavailable as exc:
         pytest.skip(str(exc))
     return proc, f"https://127.0.0.1:{port}", ca, log
@@ -56,11 +58,10 @@ def test_each_new_connection_after_the_first_resumes_the_tls_session(server, req
     assert _resumed(log, before) == [".", "r", "r", "r"]
 
 
-def test_handles_of_one_client_share_its_tls_sessions(tls13_server):
+def test_handles_of_one_client_share_its_tls_sessions(tls12_server):
     """A batch of transfers at once takes new easy handles from the client's pool: they resume
-    the session the client's first request left, as its own handle does (TLS 1.3, which
-    libcurl resumes by itself on one handle: what is tested is the sharing)."""
-    base, ca, log = tls13_server
+    the session the client's first request left, as its own handle does."""
+    base, ca, log = tls12_server
     with hc.Client(ca_file=ca) as client:
         assert client.get(f"{base}/f2.bin").status == 200
         before = _count(log)
