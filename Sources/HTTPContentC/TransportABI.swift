@@ -83,6 +83,14 @@ public func hc_client_set_happy_eyeballs_ms(_ client: OpaquePointer?, _ ms: Int)
     return configure(client) { $0.transport.happyEyeballsTimeout = ms < 0 ? nil : .milliseconds(ms) }
 }
 
+@_cdecl("hc_client_set_http_version")
+public func hc_client_set_http_version(_ client: OpaquePointer?, _ version: Int32) -> Int32 {
+    guard let v = TransportOptions.HTTPVersion(rawValue: Int(version)) else {
+        return fail(.invalidArgument, "hc_client_set_http_version: unknown version \(version)")
+    }
+    return configure(client) { $0.transport.httpVersion = v }
+}
+
 @_cdecl("hc_client_set_tls_session_tickets")
 public func hc_client_set_tls_session_tickets(_ client: OpaquePointer?, _ on: Int32) -> Int32 {
     configure(client) { $0.tlsSessionTickets = on != 0 }

@@ -20,6 +20,8 @@ import Foundation
         var config = ClientConfiguration()
         config.caFile = h2.caFile
         config.cookies = false
+        // Directly: other suites running at the same time set proxy variables (ProxyTests).
+        config.trustEnvironment = false
         return config
     }
 

@@ -156,6 +156,8 @@ static void test_options_against_nginx(void) {
     CHECK_CODE(hc_client_set_happy_eyeballs_ms(c, 50), HC_OK);
     CHECK_CODE(hc_client_set_ciphers(c, "", NULL), HC_EINVALID_ARG);
     CHECK_CODE(hc_client_set_tls_session_tickets(c, 0), HC_OK);
+    CHECK_CODE(hc_client_set_http_version(c, (hc_http_version)3), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_set_http_version(c, HC_HTTP_1_1), HC_OK);
     hc_client_free(c);
     h2_stop(&s);
 }

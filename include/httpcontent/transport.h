@@ -67,6 +67,16 @@ HC_EXTERN hc_code hc_client_set_pinned_public_key(hc_client *client, const char 
  *  milliseconds; -1: libcurl's default (200 ms). Default: -1. */
 HC_EXTERN hc_code hc_client_set_happy_eyeballs_ms(hc_client *client, long ms);
 
+/** HTTP versions a client offers, for hc_client_set_http_version. */
+typedef enum hc_http_version {
+    HC_HTTP_1_1 = 2,               /**< HTTP/1.1 only (ALPN offers http/1.1). */
+    HC_HTTP_2 = 4,                 /**< h2 where ALPN agrees over TLS, else HTTP/1.1 (the default). */
+    HC_HTTP_2_PRIOR_KNOWLEDGE = 5  /**< h2 from the first byte, no ALPN or upgrade (h2c servers). */
+} hc_http_version;
+
+/** The HTTP versions offered: `version` is an hc_http_version. Default: HC_HTTP_2. */
+HC_EXTERN hc_code hc_client_set_http_version(hc_client *client, hc_http_version version);
+
 /** Accept TLS 1.2 session tickets (1) or not (0): with them a new connection to a server seen
  *  before resumes its session where the server keeps no session-ID cache (nginx's default).
  *  Sessions are shared by every handle of the client. Default: 1. */

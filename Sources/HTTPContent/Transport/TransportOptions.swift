@@ -35,8 +35,23 @@ public struct TransportOptions: Sendable, Equatable {
     /// How long IPv6 gets before IPv4 is tried too, for a host with both (RFC 8305,
     /// CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS). Default: nil, libcurl's 200 ms.
     public var happyEyeballsTimeout: Duration? = nil
+    /// The HTTP versions offered (CURLOPT_HTTP_VERSION). Default: `.http2`, h2 by ALPN over
+    /// TLS (HTTP/1.1 over plain http).
+    public var httpVersion: HTTPVersion = .http2
 
     public init() {}
+
+    /// What a client offers (CURL_HTTP_VERSION_*).
+    public enum HTTPVersion: Int, Sendable, Equatable {
+        /// HTTP/1.1 only: ALPN offers http/1.1. A connection per request then closes cleanly
+        /// (nginx 1.22 ends an h2 connection abruptly when it keeps none alive, and OpenSSL 3.0
+        /// then forgets its session: BENCHMARKS.md, HTTPS).
+        case http1_1 = 2
+        /// h2 where ALPN agrees, else HTTP/1.1.
+        case http2 = 4
+        /// h2 from the first byte, without ALPN or upgrade (h2c servers).
+        case http2PriorKnowledge = 5
+    }
 
     /// TLS protocol versions (CURL_SSLVERSION_TLSv1_x).
     public enum TLSVersion: Int, Sendable, Equatable {
@@ -128,6 +143,7 @@ final class PreparedTransport: @unchecked Sendable {
         if let c = o.tls13Ciphers { try easy.set(CURLOPT_TLS13_CIPHERS, c) }
         if let pins = o.pinnedPublicKey { try easy.set(CURLOPT_PINNEDPUBLICKEY, pins) }
         if let t = o.happyEyeballsTimeout { try easy.set(CURLOPT_HAPPY_EYEBALLS_TIMEOUT_MS, milliseconds(t)) }
+        if o.httpVersion != .http2 { try easy.set(CURLOPT_HTTP_VERSION, o.httpVersion.rawValue) }
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(HTTPContentError) {

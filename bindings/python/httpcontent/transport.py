@@ -1,6 +1,7 @@
 """Where connections go and how TLS is set up (issue 31): the keywords `hc.Client` passes here
 (`resolve`, `unix_socket`, `ca_pem`, `cert_pem`, `cert_p12`, `min_tls`, `ciphers`,
-`pinned_public_key`, `happy_eyeballs_timeout`, `tls_session_tickets`) and `Response.timings`.
+`pinned_public_key`, `happy_eyeballs_timeout`, `tls_session_tickets`, `http_version`) and
+`Response.timings`.
 Each is one setter of include/httpcontent/transport.h; the core checks the values.
 """
 
@@ -25,10 +26,13 @@ for _name, _res, _args in [
     ("hc_client_set_pinned_public_key", ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
     ("hc_client_set_happy_eyeballs_ms", ctypes.c_int, [ctypes.c_void_p, ctypes.c_long]),
     ("hc_client_set_tls_session_tickets", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_client_set_http_version", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     ("hc_response_timing", ctypes.c_double, [ctypes.c_void_p, ctypes.c_int]),
 ]:
     _ffi.declare(_name, _res, _args)
 
+# hc_http_version
+HTTP_VERSIONS = {"1.1": 2, "2": 4, "2-prior-knowledge": 5}
 # hc_tls_version
 TLS_VERSIONS = {"1.0": 4, "1.1": 5, "1.2": 6, "1.3": 7}
 # hc_timing, in the order of Timings' keys
@@ -56,7 +60,7 @@ def configure(client: Any, *, resolve: Sequence[str] | None = None, unix_socket:
               cert_p12: bytes | tuple[bytes, str] | None = None, min_tls: str | None = None,
               ciphers: str | tuple[str | None, str | None] | None = None,
               pinned_public_key: str | None = None, happy_eyeballs_timeout: float | None = None,
-              tls_session_tickets: bool = True) -> None:
+              tls_session_tickets: bool = True, http_version: str | None = None) -> None:
     """Applies the transport keywords of `hc.Client` to its native client (the defaults set
     nothing)."""
     lib = _ffi.lib()
@@ -85,6 +89,10 @@ def configure(client: Any, *, resolve: Sequence[str] | None = None, unix_socket:
         check(lib.hc_client_set_pinned_public_key(client, _ffi.text(pinned_public_key)))
     if happy_eyeballs_timeout is not None:
         check(lib.hc_client_set_happy_eyeballs_ms(client, int(happy_eyeballs_timeout * 1000)))
+    if http_version is not None:
+        if http_version not in HTTP_VERSIONS:
+            raise ValueError(f"http_version must be one of {', '.join(HTTP_VERSIONS)}, not {http_version!r}")
+        check(lib.hc_client_set_http_version(client, HTTP_VERSIONS[http_version]))
     if not tls_session_tickets:
         check(lib.hc_client_set_tls_session_tickets(client, 0))
 

@@ -161,3 +161,15 @@ def test_timings_are_the_phases_in_order(tls):
     assert first["tls"] > first["connect"]   # a handshake took place on the new connection
     assert kept["tls"] <= first["tls"]       # the kept connection made none
     assert first["redirect"] == 0
+
+
+def test_http_version_is_what_alpn_offers(tls):
+    port, d = tls
+    log = d / "access.log"
+    for version, protocol in ((None, "HTTP/2.0"), ("1.1", "HTTP/1.1"), ("2", "HTTP/2.0")):
+        kwargs = {} if version is None else {"http_version": version}
+        with hc.Client(ca_file=_ca(d), **kwargs) as client:
+            assert client.get(f"https://127.0.0.1:{port}/f9.bin").status == 200
+        assert log.read_text().splitlines()[-1].split()[1] == protocol
+    with pytest.raises(ValueError):
+        hc.Client(http_version="3")
