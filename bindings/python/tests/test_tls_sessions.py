@@ -5,6 +5,8 @@ is a real nginx (Tests/server/h2server.py) that closes each connection after its
 its session was resumed ("r") or not ("."); the tests skip, saying why, where nginx or openssl
 is missing."""
 
+import time
+
 import pytest
 
 import httpcontent as hc
@@ -38,9 +40,15 @@ def tls13_server(tmp_path_factory):
     h2server.stop(proc)
 
 
-def _resumed(log, after: int) -> list[str]:
-    """The resumption field ("r" or ".") of each request logged after line `after`."""
-    return [line.split()[3] for line in log.read_text().splitlines()[after:]]
+def _resumed(log, after: int, count: int) -> list[str]:
+    """The resumption field ("r" or ".") of each request logged after line `after`, once `count`
+    are there: nginx writes a request's line after sending its response (waits at most 10 s)."""
+    deadline = time.monotonic() + 10
+    lines = log.read_text().splitlines()[after:]
+    while len(lines) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+        lines = log.read_text().splitlines()[after:]
+    return [line.split()[3] for line in lines]
 
 
 def _count(log) -> int:
@@ -55,7 +63,7 @@ def test_each_new_connection_after_the_first_resumes_the_tls_session(server, req
         for _ in range(4):
             assert client.get(f"{base}/f1.bin").content == bytes([1]) * 1001
     # Four connections (the server closed each): a full handshake, then three resumed.
-    assert _resumed(log, before) == [".", "r", "r", "r"]
+    assert _resumed(log, before, 4) == [".", "r", "r", "r"]
 
 
 def test_handles_of_one_client_share_its_tls_sessions(tls12_server):
@@ -67,7 +75,7 @@ def test_handles_of_one_client_share_its_tls_sessions(tls12_server):
         before = _count(log)
         results = client.map([hc.Request("GET", f"{base}/f{i}.bin") for i in range(6)], concurrency=6)
     assert [r.content for r in results] == [bytes([i]) * (1000 + i) for i in range(6)]
-    assert _resumed(log, before) == ["r"] * 6
+    assert _resumed(log, before, 6) == ["r"] * 6
 
 
 def test_a_new_client_makes_a_full_handshake(tls12_server):
@@ -77,4 +85,4 @@ def test_a_new_client_makes_a_full_handshake(tls12_server):
     for _ in range(2):
         with hc.Client(ca_file=ca) as client:
             assert client.get(f"{base}/f3.bin").status == 200
-    assert _resumed(log, before) == [".", "."]
+    assert _resumed(log, before, 2) == [".", "."]
