@@ -35,8 +35,6 @@ for _name, _res, _args in [
 HTTP_VERSIONS = {"1.1": 2, "2": 4, "2-prior-knowledge": 5}
 # hc_tls_version
 TLS_VERSIONS = {"1.0": 4, "1.1": 5, "1.2": 6, "1.3": 7}
-# hc_timing, in the order of Timings' keys
-PHASES = ("dns", "connect", "tls", "pretransfer", "first_byte", "total", "redirect")
 
 
 class Timings(TypedDict):
@@ -99,5 +97,7 @@ def configure(client: Any, *, resolve: Sequence[str] | None = None, unix_socket:
 
 def timings(native: Any) -> Timings:
     """The per-phase timings of a native response."""
-    lib = _ffi.lib()
-    return Timings(**{phase: lib.hc_response_timing(native, i) for i, phase in enumerate(PHASES)})  # type: ignore[typeddict-item]
+    at = _ffi.lib().hc_response_timing
+    return Timings(dns=float(at(native, 0)), connect=float(at(native, 1)), tls=float(at(native, 2)),
+                   pretransfer=float(at(native, 3)), first_byte=float(at(native, 4)),
+                   total=float(at(native, 5)), redirect=float(at(native, 6)))
