@@ -27,6 +27,7 @@ public struct TransportOptions: Sendable, Equatable {
     /// OpenSSL cipher list for TLS 1.2 and below (CURLOPT_SSL_CIPHER_LIST), and cipher
     /// suites for TLS 1.3 (CURLOPT_TLS13_CIPHERS). Default: nil, OpenSSL's.
     public var ciphers: String? = nil
+    /// TLS 1.3 cipher suites, as "TLS_AES_128_GCM_SHA256" (CURLOPT_TLS13_CIPHERS). Default: nil.
     public var tls13Ciphers: String? = nil
     /// Public-key pinning: `"sha256//<base64>;sha256//<base64>"`, or a PEM/DER public key
     /// file; a server whose key matches none fails the transfer (CURLOPT_PINNEDPUBLICKEY,
@@ -55,7 +56,14 @@ public struct TransportOptions: Sendable, Equatable {
 
     /// TLS protocol versions (CURL_SSLVERSION_TLSv1_x).
     public enum TLSVersion: Int, Sendable, Equatable {
-        case tls1_0 = 4, tls1_1 = 5, tls1_2 = 6, tls1_3 = 7
+        /// TLS 1.0 (CURL_SSLVERSION_TLSv1_0) and the versions after it.
+        case tls1_0 = 4
+        /// TLS 1.1 and after.
+        case tls1_1 = 5
+        /// TLS 1.2 and after.
+        case tls1_2 = 6
+        /// TLS 1.3 only.
+        case tls1_3 = 7
     }
 
     /// A client certificate held in memory.
