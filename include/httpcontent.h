@@ -38,4 +38,6 @@
 #include "httpcontent/xml.h"     /* XML trees, elements and events */
 #include "httpcontent/request_options.h" /* a request's settings in one struct; the defaults */
 
+#include "httpcontent/transport.h" /* hc_client_set_resolve ... hc_response_timing */
+
 #endif /* HTTPCONTENT_H */

@@ -5,6 +5,9 @@
 
 #include <curl/curl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <openssl/ssl.h>
 
 typedef size_t (*hc_curl_data_cb)(char *ptr, size_t size, size_t nmemb, void *userdata);
 typedef int (*hc_curl_xferinfo_cb)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
@@ -80,6 +83,43 @@ static inline CURLcode hc_curl_getinfo_slist(CURL *h, CURLINFO i, struct curl_sl
 }
 static inline CURLcode hc_curl_setopt_share(CURL *h, CURLSH *s) {
     return curl_easy_setopt(h, CURLOPT_SHARE, s);
+}
+
+/* TLS session tickets (Transport/ConnectionShare.swift). libcurl 7.88 sets SSL_OP_NO_TICKET on
+ * every SSL_CTX it makes, so a TLS 1.2 server without a session-ID cache (nginx's default)
+ * never resumes a session: each new connection is a full handshake. Its SSL_CTX callback
+ * clears that option. Only for libcurl built on OpenSSL, where the callback's context is an
+ * SSL_CTX (hc_curl_ssl_is_openssl). */
+static inline CURLcode hc_ssl_ctx_allow_tickets(CURL *h, void *ctx, void *userdata) {
+    (void)h; (void)userdata;
+    SSL_CTX_clear_options((SSL_CTX *)ctx, SSL_OP_NO_TICKET);
+    return CURLE_OK;
+}
+static inline CURLcode hc_curl_setopt_allow_tickets(CURL *h) {
+    return curl_easy_setopt(h, CURLOPT_SSL_CTX_FUNCTION, hc_ssl_ctx_allow_tickets);
+}
+static inline int hc_curl_ssl_is_openssl(void) {
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    return v != NULL && v->ssl_version != NULL && strncmp(v->ssl_version, "OpenSSL/", 8) == 0;
+}
+
+/* Certificates and keys from memory (Transport/TransportOptions.swift): libcurl copies them. */
+static inline CURLcode hc_curl_setopt_blob(CURL *h, CURLoption o, const void *data, size_t len) {
+    struct curl_blob blob = { (void *)data, len, CURL_BLOB_COPY };
+    return curl_easy_setopt(h, o, &blob);
+}
+
+/* Whether libcurl's built-in CA bundle (CURLINFO_CAINFO, 7.84+) is a readable file. */
+static inline int hc_curl_default_cainfo_exists(void) {
+    CURL *h = curl_easy_init();
+    char *path = NULL;
+    int found = 0;
+    if (h != NULL && curl_easy_getinfo(h, CURLINFO_CAINFO, &path) == CURLE_OK && path != NULL) {
+        FILE *f = fopen(path, "r");
+        if (f != NULL) { found = 1; fclose(f); }
+    }
+    curl_easy_cleanup(h);
+    return found;
 }
 
 /* CURLAUTH_* are unsigned long shifts Swift does not import. */

@@ -32,7 +32,8 @@ final class ClientBox {
         change(&config)
         // The cookie jar outlives a setting change, unless the change is to the cookies.
         let sameJar = config.cookies == configuration.cookies && config.cookieFile == configuration.cookieFile
-        client = try Client(configuration: config, cookieJar: sameJar ? client.cookieJar : nil)
+        client = try Client(configuration: config, cookieJar: sameJar ? client.cookieJar : nil,
+                            share: !config.cookies && client.cookieJar == nil ? client.share : nil)
         configuration = config
     }
 }
@@ -53,7 +54,7 @@ public func hc_client_free(_ client: OpaquePointer?) {
 }
 
 /// Applies a configuration change, with the NULL guard every setter needs.
-private func configure(_ client: OpaquePointer?, _ function: String = #function,
+func configure(_ client: OpaquePointer?, _ function: String = #function,
                        _ change: (inout ClientConfiguration) -> Void) -> Int32 {
     guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client", in: function) }
     do {

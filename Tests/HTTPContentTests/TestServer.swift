@@ -81,12 +81,13 @@ final class H2Server {
     private let stdin: Pipe
     private let dir: String
 
-    init?() throws {
+    /// `arguments`: h2server.py's options (`--fresh`, `--tls12`).
+    init?(_ arguments: [String] = []) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-h2-\(UInt64.random(in: 0...UInt64.max))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         stdin = Pipe()
         let text: String
-        (process, text) = try launchServerScript("h2server.py", [dir], stdin: stdin)
+        (process, text) = try launchServerScript("h2server.py", [dir] + arguments, stdin: stdin)
         let words = text.split(separator: " ").map(String.init)
         guard words.first == "READY", words.count == 4, let port = Int(words[1]) else {
             print("H2Server: \(text)")
@@ -99,6 +100,9 @@ final class H2Server {
         caFile = words[2]
         accessLog = words[3]
     }
+
+    /// The folder of its certificates (ca.pem, client.pem...) and Unix socket (nginx.sock).
+    var folder: String { dir }
 
     func stop() {
         stopServerScript(process, stdin: stdin, terminate: false)  // h2server.py stops nginx itself

@@ -73,10 +73,9 @@ public struct Cookie: Sendable, Equatable {
 /// (CURLINFO_COOKIELIST, CURLOPT_COOKIELIST). With a `file`, the jar starts from that Netscape
 /// cookie file and is written back to it by `save()` and when the jar is released.
 public final class CookieJar: @unchecked Sendable {
-    let share: UnsafeMutableRawPointer
-    /// One mutex per kind of data libcurl shares (it locks the share itself too).
-    private let mutexes: UnsafeMutablePointer<pthread_mutex_t>
-    private let mutexCount = Int(CURL_LOCK_DATA_LAST.rawValue) + 1
+    /// The share handle holding the cookies, and with them the TLS sessions and DNS entries
+    /// of every client using this jar (`ConnectionShare`).
+    public let connections = ConnectionShare(cookies: true)
     /// The handle reading and changing the jar; used under `helperLock` only.
     private let helper: UnsafeMutableRawPointer
     private let helperLock = Locked<Void>(())
@@ -92,25 +91,12 @@ public final class CookieJar: @unchecked Sendable {
         if let file, file.isEmpty || file.utf8.contains(0) {
             throw HTTPContentError(.invalidArgument, "invalid cookie file name \(quoted(file))")
         }
-        guard let share = curl_share_init(), let helper = curl_easy_init() else {
-            fatalError("httpcontent: curl_share_init failed (out of memory)")
+        guard let helper = curl_easy_init() else {
+            fatalError("httpcontent: curl_easy_init failed (out of memory)")
         }
-        self.share = share
         self.helper = helper
         self.file = file
-        mutexes = .allocate(capacity: mutexCount)
-        for i in 0..<mutexCount { pthread_mutex_init(mutexes + i, nil) }
-        _ = hc_curl_share_setopt_ptr(share, CURLSHOPT_USERDATA, mutexes)
-        _ = hc_curl_share_setopt_lock(share) { _, data, _, user in
-            guard let user else { return }
-            pthread_mutex_lock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
-        }
-        _ = hc_curl_share_setopt_unlock(share) { _, data, user in
-            guard let user else { return }
-            pthread_mutex_unlock(user.assumingMemoryBound(to: pthread_mutex_t.self) + Int(data.rawValue))
-        }
-        _ = hc_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
-        _ = hc_curl_setopt_share(helper, share)
+        _ = hc_curl_setopt_share(helper, connections.raw)
         if let file {
             // Loaded now (RELOAD reads the COOKIEFILE list), saved by FLUSH and at cleanup.
             _ = hc_curl_setopt_str(helper, CURLOPT_COOKIEFILE, file)
@@ -122,10 +108,8 @@ public final class CookieJar: @unchecked Sendable {
     deinit {
         // The helper writes the file (CURLOPT_COOKIEJAR) as it is cleaned up. Every other easy
         // handle holding this share holds this object too: none is attached any more.
+        // The share itself goes with `connections`, after this.
         curl_easy_cleanup(helper)
-        curl_share_cleanup(share)
-        for i in 0..<mutexCount { pthread_mutex_destroy(mutexes + i) }
-        mutexes.deallocate()
     }
 
     /// Attaches an easy handle to the jar and turns libcurl's cookie engine on for it.
@@ -148,7 +132,7 @@ public final class CookieJar: @unchecked Sendable {
             _ = hc_curl_setopt_ptr(easy.raw, CURLOPT_COOKIEFILE, nil)
             easy.cookieEngineOn = true
         }
-        try easy.set(CURLOPT_SHARE, pointer: UnsafeRawPointer(share))
+        try connections.attach(easy)
     }
 
     // MARK: - Reading and changing

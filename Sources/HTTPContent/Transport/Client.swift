@@ -24,6 +24,11 @@ public final class Client: Sendable {
     let direct: Bool
     /// The client's cookie jar, shared by all its transfers; nil when cookies are off.
     public let cookieJar: CookieJar?
+    /// What every handle of the client shares: TLS sessions and DNS entries (the cookie jar's
+    /// share when cookies are on). See `ConnectionShare`.
+    public let share: ConnectionShare
+    /// The configuration's transport options as libcurl takes them; nil when there are none.
+    let transport: PreparedTransport?
     private let executor = Locked<Executor?>(nil)
 
     /// - Parameters:
@@ -31,8 +36,12 @@ public final class Client: Sendable {
     ///     proxy, TLS, cookies, auth, retries).
     ///   - cookieJar: the jar to use (one kept from another client); nil makes one when the
     ///     configuration has cookies on.
+    ///   - share: TLS sessions and DNS entries shared with other clients; nil: the client's own
+    ///     (its jar's, with cookies on). A client with cookies on shares its jar's: pass the
+    ///     same `CookieJar` (or its `connections`) to share with another.
+    /// - Throws: `.invalidArgument` for a `share` that is not the jar's while cookies are on.
     public init(configuration: ClientConfiguration = ClientConfiguration(),
-                cookieJar: CookieJar? = nil) throws(HTTPContentError) {
+                cookieJar: CookieJar? = nil, share: ConnectionShare? = nil) throws(HTTPContentError) {
         guard curlGlobalInit == CURLE_OK else {
             throw HTTPContentError(.transport, "libcurl failed to initialise: \(curlMessage(curlGlobalInit))")
         }
@@ -46,6 +55,7 @@ public final class Client: Sendable {
         if let noProxy = configuration.noProxy, noProxy.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             throw HTTPContentError(.invalidArgument, "invalid no-proxy list \(quoted(noProxy))")
         }
+        transport = configuration.transport.isEmpty ? nil : try PreparedTransport(configuration.transport)
         self.configuration = configuration
         defaultHeaderLines = Transfer.defaultHeaderLines(configuration)
         defaultTimeoutMs = configuration.timeout.map(milliseconds) ?? 0
@@ -61,6 +71,14 @@ public final class Client: Sendable {
             self.cookieJar = cookieJar
         } else {
             self.cookieJar = try CookieJar(file: configuration.cookieFile)
+        }
+        if let jar = self.cookieJar {
+            if let share, share !== jar.connections {
+                throw HTTPContentError(.invalidArgument, "a client with cookies shares its cookie jar's connections: share the jar, or turn cookies off")
+            }
+            self.share = jar.connections
+        } else {
+            self.share = share ?? ConnectionShare()
         }
     }
 
@@ -190,7 +208,7 @@ public final class Client: Sendable {
                                    defaultTimeoutMs: defaultTimeoutMs,
                                    defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct,
                                    buffers: alone ? aloneBuffers : multiBuffers,
-                                   jar: cookieJar)
+                                   jar: cookieJar, share: share, transport: transport)
         } catch {
             handler.cleanup(failed: true)
             handles.put(transfer)

@@ -33,6 +33,11 @@ public struct ClientConfiguration: Sendable {
     /// private key (PEM file, CURLOPT_SSLKEY; nil: in the certificate's file). Default: none.
     public var clientCertificate: String? = nil
     public var clientKey: String? = nil
+    /// Accept TLS 1.2 session tickets, so that a new connection to a server seen before resumes
+    /// its session (an abbreviated handshake) where the server keeps no session-ID cache, as
+    /// nginx by default (libcurl 7.88 turns tickets off; TLS 1.3 resumes either way). Sessions
+    /// are shared by every handle of the client (`ConnectionShare`). Default: true.
+    public var tlsSessionTickets = true
     /// The proxy for every request, as a URL: `http://host:port`, `https://…` (TLS to the
     /// proxy), `socks4://`, `socks4a://`, `socks5://`, `socks5h://` (the proxy resolves names);
     /// credentials as `scheme://user:password@host:port`. `""` sends directly, whatever the
@@ -59,6 +64,10 @@ public struct ClientConfiguration: Sendable {
     public var uploadBufferSize: Int? = nil
     /// Ask for compressed bodies (every encoding libcurl supports) and decode them. Default: true.
     public var acceptCompressed = true
+    /// Where connections go and how TLS is set up beyond the above: DNS overrides, a Unix
+    /// socket, certificates from memory, TLS versions and ciphers, pinning, happy eyeballs
+    /// (`TransportOptions`). Default: none of them.
+    public var transport = TransportOptions()
 
     /// Most transfers the client's `async` requests run at once; more wait their turn.
     /// Default: `defaultMaxConcurrentTransfers` (64).

@@ -34,6 +34,10 @@ final class EasyHandle: @unchecked Sendable {
     /// The cookie jar whose share handle this handle is attached to: kept alive as long as the
     /// handle, so that the share is cleaned up after every handle using it.
     @exclusivity(unchecked) var jar: CookieJar?
+    /// The share handle this handle is attached to (`ConnectionShare`), kept alive likewise.
+    @exclusivity(unchecked) var share: ConnectionShare?
+    /// The client's transport options whose resolve list libcurl points at, kept alive likewise.
+    @exclusivity(unchecked) var transportOptions: PreparedTransport?
     /// The multi handle watched transfers run on (`watchMulti`), once one has.
     @exclusivity(unchecked) var ownMulti: UnsafeMutableRawPointer?
     /// The last URL given to the handle, parsed once (`setURL`), and its text.

@@ -57,6 +57,8 @@ public struct TransferMetrics: Sendable, Equatable {
     public var redirectCount = 0
     /// Connections libcurl had to open for this transfer (0 when a kept-alive one was reused).
     public var newConnections = 0
+    /// When each phase ended, from libcurl's own clock (`TransferTimings`).
+    public var timings = TransferTimings()
 
     public init() {}
 }

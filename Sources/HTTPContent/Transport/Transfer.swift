@@ -5,7 +5,8 @@ import Glibc
 
 /// One request bound to one easy handle and its handler: it configures the handle, receives
 /// libcurl's callbacks and turns the outcome into a response head or an error. What drives it
-/// (`curl_easy_perform` today, a multi handle later) is kept outside, in the driver.
+/// (`curl_easy_perform` today, a multi handle later) is kept outside, in the driver; how the
+/// handle is configured is in TransferConfiguration.swift.
 ///
 /// A transfer is driven by one thread at a time (its callbacks run inside `curl_easy_perform` or
 /// `curl_multi_perform`): its state skips Swift's dynamic exclusivity checks, which cost more
@@ -32,7 +33,7 @@ final class Transfer {
     let rejectedBodyCap: Int
 
     /// The body being sent and libcurl's read callbacks' state (Bodies/BodyUpload.swift).
-    @exclusivity(unchecked) private var upload: BodyUpload?
+    @exclusivity(unchecked) var upload: BodyUpload?
 
     // The response being received: reset at every status line, so only the final one remains.
     @exclusivity(unchecked) private var status = 0
@@ -58,7 +59,7 @@ final class Transfer {
     /// Redirects followed, once asked of libcurl.
     @exclusivity(unchecked) private var redirects: Int?
     /// libcurl follows redirects for this request (a 3xx it does not follow is then the answer).
-    @exclusivity(unchecked) private var followsRedirects = true
+    @exclusivity(unchecked) var followsRedirects = true
     /// The accepted response is a redirect not followed: its body is not the content.
     @exclusivity(unchecked) private var skipsBody = false
     /// Where a multi driver keeps this transfer while it runs (-1: not in one).
@@ -85,239 +86,6 @@ final class Transfer {
         self.progress = progress
         self.rejectedBodyCap = rejectedBodyCap
         fields = easy.takeHeaderStore()
-    }
-
-    // MARK: - Configuration
-
-    /// Configures the handle for this request. A handle reused from a plain request (no body,
-    /// GET or HEAD) keeps that request's options: only what differs is set again, and the
-    /// client's fixed options are not set at all. A request with a body or another method
-    /// leaves the handle to be reset when it returns to the pool.
-    /// `defaultLines`: the header lines of a request with no header of its own and no body
-    /// (`Client.defaultHeaderLines`).
-    /// `defaultTimeoutMs`, `defaultConnectTimeoutMs`: the configuration's limits in
-    /// milliseconds, when the caller has them converted already.
-    /// `direct`: the environment names no proxy (`ProxyEnvironment`), so libcurl need not look.
-    func configure(_ config: ClientConfiguration, defaultLines: [String]? = nil,
-                   defaultTimeoutMs: Int? = nil, defaultConnectTimeoutMs: Int? = nil,
-                   direct: Bool = false, buffers: TransferBuffers = TransferBuffers(receive: 0, upload: 0),
-                   jar: CookieJar? = nil) throws(HTTPContentError) {
-        let opts = request.options
-        // A request of its own proxy leaves the handle to be reset, as one with a body does.
-        let plain = request.body == nil && (request.method == "GET" || request.method == "HEAD")
-            && opts.proxy == nil
-            && !opts.needsFreshHandle
-        easy.reusable = false
-        easy.errorBuffer[0] = 0
-        // Taken out (moved, not copied): the handle records nothing until configured again.
-        var previous = easy.applied.take()
-        if !plain, previous != nil {
-            // What this request sets is undone only by a reset: start from libcurl's defaults.
-            easy.reset()
-            previous = nil
-        }
-        if previous == nil { try configureFixed(config, direct: direct, jar: jar) }
-        if let proxy = opts.proxy {
-            try easy.set(CURLOPT_PROXY, proxy)
-            if config.noProxy == nil { try easy.set(CURLOPT_NOPROXY, "") }
-        }
-        if !plain { try configureSession(opts) }
-
-        if previous?.url != request.url {
-            try easy.setURL(request.url)
-            let wait = Transfer.mayMultiplex(request.url)
-            if wait != (previous.map { Transfer.mayMultiplex($0.url) } ?? false) {
-                try easy.set(CURLOPT_PIPEWAIT, wait)
-            }
-        }
-        // Set only when they differ from the handle's: a reset handle has libcurl's defaults.
-        let had = previous?.buffers ?? TransferBuffers(receive: 0, upload: 0)
-        if had.receive != buffers.receive {
-            try easy.set(CURLOPT_BUFFERSIZE, buffers.receive == 0 ? 16 * 1024 : buffers.receive)
-        }
-        if had.upload != buffers.upload {
-            try easy.set(CURLOPT_UPLOAD_BUFFERSIZE, buffers.upload == 0 ? 64 * 1024 : buffers.upload)
-        }
-        let follow = opts.followRedirects ?? config.followRedirects
-        followsRedirects = follow
-        if previous?.followRedirects != follow { try easy.set(CURLOPT_FOLLOWLOCATION, follow) }
-        let maxRedirects = opts.maxRedirects ?? config.maxRedirects
-        if previous?.maxRedirects != maxRedirects { try easy.set(CURLOPT_MAXREDIRS, maxRedirects) }
-        let timeout = opts.timeout.map(milliseconds)
-            ?? defaultTimeoutMs ?? config.timeout.map(milliseconds) ?? 0
-        if previous?.timeoutMs ?? 0 != timeout { try easy.set(CURLOPT_TIMEOUT_MS, timeout) }
-        let connectTimeout = opts.connectTimeout.map(milliseconds)
-            ?? defaultConnectTimeoutMs ?? config.connectTimeout.map(milliseconds) ?? 0
-        if previous?.connectTimeoutMs ?? 0 != connectTimeout {
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
-        }
-        if let read = opts.readTimeout ?? config.readTimeout, read > .zero {
-            readTimeoutNs = UInt64(clamping: read.components.seconds) &* 1_000_000_000
-                &+ UInt64(clamping: read.components.attoseconds / 1_000_000_000)
-        }
-
-        // Method and body. A plain GET or HEAD can be switched back and forth; anything else
-        // is undone by a reset.
-        let head = request.method == "HEAD"
-        if plain {
-            if previous == nil ? head : previous!.head != head {
-                try easy.set(head ? CURLOPT_NOBODY : CURLOPT_HTTPGET, true)
-            }
-        } else {
-            upload = try BodyUpload.configure(request, on: easy)
-        }
-        let lines = try headerLines(config, defaultLines)
-        if previous?.headerLines != lines { try setHeaders(lines) }
-
-        easy.transfer = Unmanaged.passUnretained(self)
-        let wantsProgress = progress != nil || cancel?.isPolled == true || pauseAware != nil
-        if wantsProgress {
-            if previous?.progress != true {
-                _ = hc_curl_setopt_xferinfo_cb(easy.raw, transferProgressCallback)
-                try easy.set(CURLOPT_NOPROGRESS, false)
-            }
-        } else if previous?.progress == true {
-            try easy.set(CURLOPT_NOPROGRESS, true)
-        }
-        if plain {
-            easy.applied = AppliedOptions(url: request.url, buffers: buffers, followRedirects: follow,
-                                          maxRedirects: maxRedirects, timeoutMs: timeout,
-                                          connectTimeoutMs: connectTimeout, head: head,
-                                          progress: wantsProgress, headerLines: lines)
-            easy.reusable = true
-        }
-    }
-
-    /// Whether a transfer to `url` may be multiplexed: https, where ALPN can pick HTTP/2 (plain
-    /// http:// is HTTP/1.1). Such a transfer waits (CURLOPT_PIPEWAIT), in a batch, for a
-    /// connection to its host still being made to say whether it multiplexes, rather than
-    /// opening its own: 40 transfers at once then share one h2 connection instead of making 40.
-    /// Not set for http://, which is HTTP/1.1 here and has nothing to wait for.
-    static func mayMultiplex(_ url: String) -> Bool {
-        var scheme = url.utf8.prefix(6).makeIterator()
-        for expected in "https:".utf8 {
-            guard let c = scheme.next() else { return false }
-            let lowered = c >= 0x41 && c <= 0x5A ? c | 0x20 : c  // ASCII letters only
-            guard lowered == expected else { return false }
-        }
-        return true
-    }
-
-    /// The options that depend only on the client's configuration, set on a new or reset handle.
-    private func configureFixed(_ config: ClientConfiguration, direct: Bool, jar: CookieJar?) throws(HTTPContentError) {
-        try easy.set(CURLOPT_NOSIGNAL, true)
-        if let jar {
-            try jar.attach(easy)
-            easy.jar = jar
-        }
-        try config.auth?.configure(easy)
-        if let proxy = config.proxy {
-            // Said by the caller: the environment is not consulted (no_proxy neither).
-            try easy.set(CURLOPT_PROXY, proxy)
-            try easy.set(CURLOPT_NOPROXY, config.noProxy ?? "")
-        } else if direct {
-            // What libcurl would find in the environment, said once: it skips its reads.
-            try easy.set(CURLOPT_PROXY, "")
-            try easy.set(CURLOPT_NOPROXY, config.noProxy ?? "")
-        } else if let noProxy = config.noProxy {
-            try easy.set(CURLOPT_NOPROXY, noProxy)
-        }
-        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        if let low = config.lowSpeedLimit {
-            try easy.set(CURLOPT_LOW_SPEED_LIMIT, low.bytesPerSecond)
-            try easy.set(CURLOPT_LOW_SPEED_TIME, low.seconds)
-        }
-        try easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
-        if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
-        if let cert = config.clientCertificate {
-            try easy.set(CURLOPT_SSLCERT, cert)
-            if let key = config.clientKey { try easy.set(CURLOPT_SSLKEY, key) }
-        }
-        if config.acceptCompressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
-        try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
-        // The User-Agent as libcurl's option, not a line of the header list: a request with no
-        // header of its own then needs no list at all. A request's own User-Agent header (in
-        // the list) overrides it.
-        if !config.userAgent.isEmpty { try easy.set(CURLOPT_USERAGENT, config.userAgent) }
-        _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_WRITEFUNCTION, transferWriteCallback)
-        _ = hc_curl_setopt_data_cb(easy.raw, CURLOPT_HEADERFUNCTION, transferHeaderCallback)
-        // The callbacks' userdata is the handle, not the transfer: set once, not per request.
-        let handle = UnsafeRawPointer(Unmanaged.passUnretained(easy).toOpaque())
-        try easy.set(CURLOPT_WRITEDATA, pointer: handle)
-        try easy.set(CURLOPT_HEADERDATA, pointer: handle)
-        try easy.set(CURLOPT_XFERINFODATA, pointer: handle)
-    }
-
-    /// The session options of one request (Sources/HTTPContent/Session), on a handle that is
-    /// reset when it returns to the pool.
-    private func configureSession(_ opts: RequestOptions) throws(HTTPContentError) {
-        if let cookies = opts.cookies, !cookies.isEmpty {
-            try easy.set(CURLOPT_COOKIE, try CookieJar.cookieHeader(cookies))
-        }
-        try opts.auth?.configure(easy)
-    }
-
-    /// The header lines of a request with no header of its own and no body, or nil when the
-    /// configuration's headers are invalid (each request then fails as it would anyway).
-    static func defaultHeaderLines(_ config: ClientConfiguration) -> [String]? {
-        try? headerLines(Request("GET", "http://localhost/"), upload: nil, config)
-    }
-
-    private func headerLines(_ config: ClientConfiguration, _ defaultLines: [String]?) throws(HTTPContentError) -> [String] {
-        // The common case, no header of the request's own and no body: the client's lines,
-        // made once per client.
-        if request.body == nil, request.headers.count == 0, let defaultLines { return defaultLines }
-        return try Transfer.headerLines(request, upload: upload, config)
-    }
-
-    /// The request header lines as libcurl takes them: the request's own, then the client's,
-    /// and the body's type unless the request set it. The User-Agent is an option of the
-    /// handle (`configureFixed`); only an empty one is sent as a line.
-    private static func headerLines(_ request: Request, upload: BodyUpload?,
-                                    _ config: ClientConfiguration) throws(HTTPContentError) -> [String] {
-        var headers = request.headers
-        for field in config.headers where !headers.contains(field.name) {
-            headers.add(field.name, field.value)
-        }
-        if !headers.contains("User-Agent") {
-            if config.userAgent.isEmpty {
-                headers.add("User-Agent", "")
-            } else {
-                try Headers.validate(name: "User-Agent", value: config.userAgent)
-            }
-        }
-        if let type = upload?.contentType, !headers.contains("Content-Type") {
-            headers.add("Content-Type", type)
-        }
-        // A POST body of more than 1 MiB makes libcurl wait for 100-continue; we send at once.
-        if request.body != nil, !headers.contains("Expect") { headers.add("Expect", "") }
-        try headers.validate()
-        var lines: [String] = []
-        lines.reserveCapacity(headers.count + 1)
-        for field in headers {
-            // "Name:" alone removes a header libcurl would add; "Name;" sends it empty.
-            lines.append(field.value.isEmpty && field.name.lowercased() != "expect"
-                ? "\(field.name);" : "\(field.name): \(field.value)")
-        }
-        // libcurl would label a POST without a type as a form: "Content-Type:" removes that.
-        if upload?.removesDefaultContentType == true, !headers.contains("Content-Type") {
-            lines.append("Content-Type:")
-        }
-        return lines
-    }
-
-    private func setHeaders(_ lines: [String]) throws(HTTPContentError) {
-        var list: UnsafeMutablePointer<curl_slist>?
-        for line in lines {
-            guard let appended = curl_slist_append(list, line) else {
-                curl_slist_free_all(list)
-                throw HTTPContentError(.invalidArgument, "could not add header \(line.prefix { $0 != ":" && $0 != ";" })")
-            }
-            list = appended
-        }
-        try easy.setHeaderList(list)
     }
 
     // MARK: - Callbacks
@@ -618,8 +386,9 @@ final class Transfer {
         m.wireBytes = easy.info(offset: CURLINFO_SIZE_DOWNLOAD_T)
         m.decodedBytes = decodedBytes
         m.uploadedBytes = request.body == nil ? 0 : easy.info(offset: CURLINFO_SIZE_UPLOAD_T)
-        m.totalTime = Double(easy.info(offset: CURLINFO_TOTAL_TIME_T)) / 1e6
-        m.connectTime = Double(easy.info(offset: CURLINFO_CONNECT_TIME_T)) / 1e6
+        m.timings = TransferTimings(easy)
+        m.totalTime = m.timings.total
+        m.connectTime = m.timings.connect
         m.redirectCount = redirectCount()
         m.newConnections = easy.info(CURLINFO_NUM_CONNECTS)
         return m
@@ -637,11 +406,11 @@ private func withTransfer<R>(_ userdata: UnsafeMutableRawPointer?, _ body: (Tran
     return transfer?._withUnsafeGuaranteedRef(body)
 }
 
-private let transferWriteCallback: hc_curl_data_cb = { ptr, size, count, userdata in
+let transferWriteCallback: hc_curl_data_cb = { ptr, size, count, userdata in
     withTransfer(userdata) { $0.receiveBody(UnsafeRawBufferPointer(start: ptr, count: size * count)) } ?? 0
 }
 
-private let transferHeaderCallback: hc_curl_data_cb = { ptr, size, count, userdata in
+let transferHeaderCallback: hc_curl_data_cb = { ptr, size, count, userdata in
     guard let ptr else { return 0 }
     let n = size * count
     return withTransfer(userdata) { transfer in
@@ -652,7 +421,7 @@ private let transferHeaderCallback: hc_curl_data_cb = { ptr, size, count, userda
     } ?? 0
 }
 
-private let transferProgressCallback: hc_curl_xferinfo_cb = { userdata, dlTotal, dlNow, ulTotal, ulNow in
+let transferProgressCallback: hc_curl_xferinfo_cb = { userdata, dlTotal, dlNow, ulTotal, ulNow in
     withTransfer(userdata) {
         $0.reportProgress(received: Int64(dlNow), expected: Int64(dlTotal), sent: Int64(ulNow), toSend: Int64(ulTotal))
     } ?? 0

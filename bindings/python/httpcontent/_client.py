@@ -11,6 +11,7 @@ from . import _feed, _ffi, _lib
 from . import _constants as _c
 from . import session as _session
 from . import streaming as _streaming
+from . import transport as _transport
 from ._aclient import LoopMethods
 from ._aio import LoopDriver
 from ._fastpath import LIFTED, NO_TIMEOUT, raise_fetch_error, response_of
@@ -73,7 +74,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
                  buffer_size: int | None = None, upload_buffer_size: int | None = None,
                  cookies: bool = True, cookie_file: str | None = None, auth: Any = None,
                  retries: "_session.Retry | None" = None, trust_env: bool = True,
-                 compressed: bool = True, cert: str | tuple[str, str] | None = None) -> None:
+                 compressed: bool = True, cert: str | tuple[str, str] | None = None,
+                 **transport: Any) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -131,6 +133,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
                     check(lib.hc_client_set_auth(self, kind, a, b, callback, None))
             if retries is not None:
                 check(lib.hc_client_set_retry(self, *retries.args()))
+            if transport:  # resolve=, unix_socket=, ca_pem=, min_tls=...: see transport.py
+                _transport.configure(self, **transport)
         except BaseException:
             self.close()
             raise

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ._types import Metrics, RequestOptions
+    from .transport import Timings
     from .handlers import Handler
 
 
@@ -149,6 +150,13 @@ class Response(Handle):
             self._metrics = {"wire_bytes": wire.value, "decoded_bytes": decoded.value,
                              "total_seconds": seconds.value}
         return self._metrics
+
+    @property
+    def timings(self) -> "Timings":
+        """When each phase ended, in seconds from the start (dns, connect, tls, pretransfer,
+        first_byte, total, redirect): transport.py."""
+        from .transport import timings
+        return timings(self._native())
 
     @property
     def history(self) -> list[HistoryEntry]:
