@@ -27,7 +27,7 @@ final class Transfer {
     @exclusivity(unchecked) var receivePaused = false
     /// The handler, when it continues a body it holds part of: progress counts that part.
     let resuming: (any ResumingHandler)?
-    let cancel: CancellationToken?
+    let cancel: CancelToken?
     let progress: ((TransferProgress) -> Void)?
     /// How much of a rejected response's body is kept in the error.
     let rejectedBodyCap: Int
@@ -73,7 +73,7 @@ final class Transfer {
     @exclusivity(unchecked) var cancelRegistration: CancelRegistration?
 
     init(easy: EasyHandle, request: Request, handler: any ContentHandler,
-         cancel: CancellationToken?, progress: ((TransferProgress) -> Void)?,
+         cancel: CancelToken?, progress: ((TransferProgress) -> Void)?,
          rejectedBodyCap: Int = 64 * 1024) {
         self.easy = easy
         self.request = request
@@ -356,7 +356,7 @@ final class Transfer {
         case CURLE_READ_ERROR:
             // Our own read callbacks report their errors through `upload.failure`: this is
             // libcurl failing to read a multipart file part.
-            return HTTPContentError(.io, text, curlCode: curl, response: head)
+            return HTTPContentError(.localIO, text, curlCode: curl, response: head)
         case CURLE_FILESIZE_EXCEEDED:
             return HTTPContentError(.tooLarge, text, curlCode: curl, response: head)
         case CURLE_RECV_ERROR, CURLE_SEND_ERROR:

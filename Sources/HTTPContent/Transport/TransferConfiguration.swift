@@ -156,8 +156,8 @@ extension Transfer {
             try easy.set(CURLOPT_LOW_SPEED_LIMIT, low.bytesPerSecond)
             try easy.set(CURLOPT_LOW_SPEED_TIME, low.seconds)
         }
-        try easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS)
-        try easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
+        try easy.set(CURLOPT_SSL_VERIFYPEER, config.verify)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, config.verify ? 2 : 0)
         if let ca = config.caFile { try easy.set(CURLOPT_CAINFO, ca) }
         if config.caFile != nil || Transfer.defaultCAFile {
             // A CA file alone, no CA directory: libcurl 7.87+ then keeps the parsed store
