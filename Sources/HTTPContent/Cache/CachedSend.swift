@@ -118,14 +118,25 @@ extension Client {
         var metrics = TransferMetrics()
         do {
             try handler.prepare(&prepared)
-            guard try handler.accept(head) else {
+            var rejection: HTTPContentError?
+            do {
+                if try !handler.accept(head) {
+                    rejection = .unacceptableStatus(head, detail: "(rejected by the handler)")
+                }
+            } catch {
+                rejection = HTTPContentError.wrapping(error)
+            }
+            if var rejection {
+                // As a transfer does: the refused body, capped, kept in the error.
                 var rejected: [UInt8] = []
                 if let stored, !head.hasNoBodyByDefinition {
                     try? cache.store.readBody(stored) { chunk in
                         rejected += chunk.prefix(max(0, configuration.rejectedBodyLimit - rejected.count))
                     }
                 }
-                throw HTTPContentError.unacceptableStatus(head, body: rejected, detail: "(rejected by the handler)")
+                if rejection.response == nil { rejection.response = head }
+                rejection.addBody(rejected)
+                throw rejection
             }
             if let stored, !head.hasNoBodyByDefinition {
                 var stopped = false
