@@ -37,7 +37,7 @@ else
   tar tzf "$sdist" > "$work/sdist.txt"
   name=$(basename "$sdist" .tar.gz)
   for need in PKG-INFO setup.py pyproject.toml httpcontent/__init__.py httpcontent/py.typed \
-              native/Package.swift native/CMakeLists.txt native/include/httpcontent.h \
+              native/VERSION native/Package.swift native/CMakeLists.txt native/include/httpcontent.h native/include/httpcontent/core.h \
               native/include/httpcontent_binding.h native/cmake/exports.map native/cmake/httpcontent.pc.in \
               native/cmake/httpcontentConfig.cmake.in native/Sources/HTTPContent/Transport/Client.swift \
               native/Sources/HTTPContentC native/Sources/CCurl/module.modulemap native/Sources/CImageCodecs; do

@@ -35,8 +35,8 @@ done
 python3 - "$graphs/HTTPContent.symbols.json" "$graphs"/HTTPContentFoundation*.symbols.json <<'PY' || exit 1
 import json, sys
 MAIN = {"Client", "Request", "Response", "ResponseHead", "ContentHandler", "SelectiveHandler",
-        "HTTPContentError", "CancellationToken", "Acceptance", "Bytes", "Text", "JSON", "JSONItems",
-        "FileWriter", "StreamWriter", "Discard", "Compound"}
+        "HTTPContentError", "CancelToken", "Acceptance", "Bytes", "Text", "JSON", "JSONItems",
+        "File", "StreamWriter", "Discard", "Compound"}
 # A handler's protocol methods take their documentation from ContentHandler's requirements.
 INHERITED = {"prepare(_:)", "accept(_:)", "consume(_:)", "finish()", "cleanup(failed:)", "acceptance"}
 missing = []

@@ -5,38 +5,17 @@ import Glibc
 
 public typealias DoneCallback = @convention(c) (UnsafeMutableRawPointer?, Int32, OpaquePointer?) -> Void
 
-/// An `hc_batch`: a Batch on the client it was made from.
+/// An `hc_batch`: a Batch on the client it was made from, and the core's keyed completions for
+/// the queued requests (hc_batch_add_queued ... hc_batch_step).
 final class BatchBox {
     let client: ClientBox
     let batch: Batch
-
-    /// Completions of queued requests not yet taken by hc_batch_step, in order: the key, and
-    /// the response or the error (an hc_error owned here until taken).
-    var completed: [(key: UInt64, response: ResponseBox?, error: OpaquePointer?)] = []
-    var completedHead = 0
-    /// The token of each queued request still running, by key (hc_batch_cancel_queued).
-    var tokens: [UInt64: CancellationToken] = [:]
+    let completions: BatchCompletions<ResponseBox>
 
     init(_ client: ClientBox) {
         self.client = client
         batch = Batch(client: client.client, maxConcurrent: ClientConfiguration.defaultMaxConcurrentTransfers)
-    }
-
-    deinit {
-        // Errors never taken (hc_batch_free completes what was pending into the queue).
-        while completedHead < completed.count {
-            if let error = completed[completedHead].error { releaseHandle(error, as: ErrorBox.self) }
-            completedHead += 1
-        }
-    }
-
-    /// Queues the outcome of the request under `key`.
-    func queue(_ key: UInt64, _ outcome: Result<ResponseBox, HTTPContentError>) {
-        tokens[key] = nil
-        switch outcome {
-        case .success(let boxed): completed.append((key, boxed, nil))
-        case .failure(let error): completed.append((key, nil, retainHandle(ErrorBox(error, isCopy: true))))
-        }
+        completions = BatchCompletions(batch: batch)
     }
 }
 
@@ -92,7 +71,7 @@ public func hc_batch_add(_ batch: OpaquePointer?, _ request: OpaquePointer?, _ d
 }
 
 /// Adds `req` to `batch`; `finished` gets its response, boxed, or its error, once.
-private func add(_ req: RequestBox, to batch: Batch, cancel: CancellationToken?,
+private func add(_ req: RequestBox, to batch: Batch, cancel: CancelToken?,
                  progress: ((TransferProgress) -> Void)?,
                  finished: @escaping (Result<ResponseBox, HTTPContentError>) -> Void) {
     // A handler per attempt (a retry policy or an auth hook may send the request again): the
@@ -127,7 +106,7 @@ public func hc_batch_poll_fd(_ batch: OpaquePointer?, _ fd: UnsafeMutablePointer
         return fail(.invalidArgument, "hc_batch_poll_fd: the caller's loop watches the sockets (hc_batch_watch)")
     }
     guard let descriptor = box.batch.pollDescriptor() else {
-        return fail(.io, "hc_batch_poll_fd: no epoll set (not Linux, or out of descriptors)")
+        return fail(.localIO, "hc_batch_poll_fd: no epoll set (not Linux, or out of descriptors)")
     }
     fd.pointee = descriptor
     return HC_OK
@@ -138,12 +117,9 @@ public func hc_batch_add_queued(_ batch: OpaquePointer?, _ request: OpaquePointe
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
     guard let req = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
     let (cancel, progress) = req.sendOptions()
-    // The request's own token (set from any thread) must be polled; without one, the batch's
-    // token costs nothing until hc_batch_cancel_queued sets it.
-    let token = cancel.map { CancellationToken(linkedTo: $0) } ?? box.batch.cancelToken()
-    box.tokens[key] = token
+    let token = box.completions.token(for: key, linkedTo: cancel)
     add(req, to: box.batch, cancel: token, progress: progress) { [unowned box] outcome in
-        box.queue(key, outcome)
+        box.completions.complete(key, outcome)
     }
     return HC_OK
 }
@@ -168,8 +144,8 @@ public func hc_batch_fetch_queued_many(_ batch: OpaquePointer?, _ count: Int,
     guard let methods, let urls, let keys else { return nullArgument("methods, urls or keys") }
     for i in 0..<count {
         guard let method = string(methods[i]), let url = string(urls[i]) else {
-            box.queue(keys[i], .failure(HTTPContentError(.invalidArgument,
-                                                         "hc_batch_fetch_queued_many: NULL method or url")))
+            box.completions.complete(keys[i], .failure(HTTPContentError(.invalidArgument,
+                                                                        "hc_batch_fetch_queued_many: NULL method or url")))
             continue
         }
         fetchQueued(box, method, url, borrowHandle(handlers?[i], as: HandlerSpec.self), keys[i])
@@ -179,8 +155,7 @@ public func hc_batch_fetch_queued_many(_ batch: OpaquePointer?, _ count: Int,
 
 /// Queues a request with no body and no header of its own under `key` (hc_batch_fetch_queued).
 private func fetchQueued(_ box: BatchBox, _ method: String, _ url: String, _ spec: HandlerSpec?, _ key: UInt64) {
-    let token = box.batch.cancelToken()
-    box.tokens[key] = token
+    let token = box.completions.token(for: key)
     // A handler per attempt, as in hc_client_fetch: the last one made is the response's
     // (none before the first: no handler made only to be replaced).
     var made: (any ContentHandler)?
@@ -190,9 +165,9 @@ private func fetchQueued(_ box: BatchBox, _ method: String, _ url: String, _ spe
         return handler
     }, cancel: token, progress: nil) { [unowned box] deliver in
         do throws(HTTPContentError) {
-            box.queue(key, .success(ResponseBox(try deliver(), body: (made as? Bytes)?.body)))
+            box.completions.complete(key, .success(ResponseBox(try deliver(), body: (made as? Bytes)?.body)))
         } catch {
-            box.queue(key, .failure(error))
+            box.completions.complete(key, .failure(error))
         }
     }
 }
@@ -200,7 +175,7 @@ private func fetchQueued(_ box: BatchBox, _ method: String, _ url: String, _ spe
 @_cdecl("hc_batch_cancel_queued")
 public func hc_batch_cancel_queued(_ batch: OpaquePointer?, _ key: UInt64) -> Int32 {
     guard let box = borrowHandle(batch, as: BatchBox.self) else { return nullArgument("batch") }
-    if let token = box.tokens[key] { box.batch.cancel(token) }
+    box.completions.cancel(key)
     return HC_OK
 }
 
@@ -218,22 +193,21 @@ public func hc_batch_step(_ batch: OpaquePointer?, _ capacity: Int, _ keys: Unsa
     var taken = 0
     if let keys, let results, let errors {
         let out = results.bindMemory(to: FetchResult.self, capacity: capacity)
-        while taken < capacity, box.completedHead < box.completed.count {
-            let (key, response, error) = box.completed[box.completedHead]
-            box.completed[box.completedHead] = (0, nil, nil)
-            box.completedHead += 1
+        box.completions.take(upTo: capacity) { key, outcome in
             keys[taken] = key
-            out[taken] = response.map(FetchResult.init) ?? FetchResult(response: nil, status: 0, bytes: nil, bytesLen: 0)
-            errors[taken] = error
+            switch outcome {
+            case .success(let boxed):
+                out[taken] = FetchResult(boxed)
+                errors[taken] = nil
+            case .failure(let error):
+                out[taken] = FetchResult(response: nil, status: 0, bytes: nil, bytesLen: 0)
+                errors[taken] = retainHandle(ErrorBox(error, isCopy: true))
+            }
             taken += 1
-        }
-        if box.completedHead == box.completed.count {
-            box.completed.removeAll(keepingCapacity: true)
-            box.completedHead = 0
         }
     }
     count.pointee = taken
-    timeoutMs?.pointee = box.completedHead < box.completed.count ? 0 : box.batch.stepTimeoutMs
+    timeoutMs?.pointee = box.completions.hasWaiting ? 0 : box.batch.stepTimeoutMs
     return HC_OK
 }
 

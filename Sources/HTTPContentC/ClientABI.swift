@@ -142,9 +142,9 @@ public func hc_client_add_header(_ client: OpaquePointer?, _ name: UnsafePointer
     return configure(client) { $0.headers.add(name, value) }
 }
 
-@_cdecl("hc_client_set_verify_tls")
-public func hc_client_set_verify_tls(_ client: OpaquePointer?, _ verify: Int32) -> Int32 {
-    configure(client) { $0.verifyTLS = verify != 0 }
+@_cdecl("hc_client_set_verify")
+public func hc_client_set_verify(_ client: OpaquePointer?, _ verify: Int32) -> Int32 {
+    configure(client) { $0.verify = verify != 0 }
 }
 
 @_cdecl("hc_client_set_ca_file")

@@ -89,6 +89,11 @@ let HC_FILE_NO_OVERWRITE: UInt32 = 2
 let HC_FILE_RESUME: UInt32 = 4
 let HC_FILE_NO_FSYNC: UInt32 = 8
 
+/// A file handler's settings: the digest the download must have (hc_handler_file_set_digest).
+final class FileSettings: HandlerSettings {
+    @exclusivity(unchecked) var digest: ExpectedDigest?
+}
+
 @_cdecl("hc_handler_file_new")
 public func hc_handler_file_new(_ path: UnsafePointer<CChar>?, _ flags: UInt32) -> OpaquePointer? {
     guard let path = string(path) else {
@@ -99,15 +104,16 @@ public func hc_handler_file_new(_ path: UnsafePointer<CChar>?, _ flags: UInt32) 
         fail(.invalidArgument, "hc_handler_file_new: unknown flags 0x\(String(flags, radix: 16))")
         return nil
     }
-    return retainHandle(HandlerSpec { spec in
-        var options = FileWriter.Options()
+    let download = FileSettings()
+    return retainHandle(HandlerSpec(settings: download) { spec in
+        var options = File.Options()
         options.makeDirectories = flags & HC_FILE_MAKE_DIRS != 0
         options.overwrite = flags & HC_FILE_NO_OVERWRITE == 0
         options.resume = flags & HC_FILE_RESUME != 0
         options.fsync = flags & HC_FILE_NO_FSYNC == 0
         options.maxSize = spec.limit.map(Int64.init)
-        options.digest = spec.digest
-        return FileWriter(path: path, options: options, acceptance: spec.acceptance)
+        options.digest = download.digest
+        return File(path: path, options: options, acceptance: spec.acceptance)
     })
 }
 

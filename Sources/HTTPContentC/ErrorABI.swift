@@ -132,14 +132,7 @@ public func hc_error_header_at(_ err: OpaquePointer?, _ index: Int,
                                _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
     guard let box = borrowHandle(err, as: ErrorBox.self) else { return nullArgument("err") }
-    guard let name, let value else { return nullArgument("name or value") }
-    let fields = box.isNone ? [] : box.fields
-    guard index >= 0, index < fields.count else {
-        return fail(.invalidArgument, "hc_error_header_at: index \(index) out of range (\(fields.count) fields)")
-    }
-    name.pointee = box.strings.get("name#\(index)") { fields[index].name }
-    value.pointee = box.strings.get("value#\(index)") { fields[index].value }
-    return HC_OK
+    return lendField(box.isNone ? [] : box.fields, index, box.strings, name, value, "hc_error_header_at")
 }
 
 @_cdecl("hc_error_url")

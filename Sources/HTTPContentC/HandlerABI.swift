@@ -1,5 +1,12 @@
 import HTTPContent
 
+/// What one format's handlers take beyond what every handler has (a schema, a record path, a
+/// digest, an allocator). Each format declares its own subclass in its ABI file and hands an
+/// instance to its specs; its setters find it with `HandlerSpec.settings(_:)`, and a handler
+/// without it refuses the setter (or ignores it, where the header says so). A new format adds a
+/// subclass in its own file, never a field to `HandlerSpec`.
+class HandlerSettings {}
+
 /// An `hc_handler`: how to handle a body, not the handling itself. Every send asks it for a
 /// fresh Swift handler, so one hc_handler can serve many requests, in sequence or at once.
 final class HandlerSpec {
@@ -9,23 +16,27 @@ final class HandlerSpec {
     @exclusivity(unchecked) var acceptance: Acceptance
     /// Largest body accepted, for handlers that take a limit (0: none).
     @exclusivity(unchecked) var maxSize = 0
-    /// For file handlers: the digest the download must have (hc_handler_file_set_digest).
-    @exclusivity(unchecked) var digest: ExpectedDigest?
-    /// For JSON handlers that take one (hc_handler_json_set_schema): the schema check, and
-    /// whether path streaming skips invalid items instead of failing.
-    @exclusivity(unchecked) var validator: (any JSONValueValidator)?
-    @exclusivity(unchecked) var skipInvalid = false
-    /// Set by the JSON handler constructors that honour `validator`.
-    var takesSchema = false
-    /// Set by the plist handler constructor (hc_handler_plist_set_schema; the check is a
-    /// `JSONSchemaCheck`, which validates plists too).
-    var takesPlistSchema = false
-    /// For JSON record handlers (hc_handler_json_lines_set_path): the key path handed over of
-    /// each record; `takesRecordPath` is set by the constructor that honours it.
-    @exclusivity(unchecked) var recordPath: String?
-    var takesRecordPath = false
-    /// For bytes handlers: the caller's memory for bodies of known length, as
-    /// `Accumulator.storage` (made when the allocator is set, not for every request).
+    /// The format's own settings (nil: it has none), read by `factory` at each send.
+    let settings: HandlerSettings?
+
+    init(acceptance: Acceptance = Acceptance(), settings: HandlerSettings? = nil,
+         factory: @escaping (HandlerSpec) -> any ContentHandler) {
+        self.acceptance = acceptance
+        self.settings = settings
+        self.factory = factory
+    }
+
+    /// The format's settings if they are of type `type`.
+    func settings<Settings: HandlerSettings>(_ type: Settings.Type) -> Settings? { settings as? Settings }
+
+    var limit: Int? { maxSize > 0 ? maxSize : nil }
+
+    func make() -> any ContentHandler { factory(self) }
+}
+
+/// A bytes handler's settings: the caller's memory for bodies of known length, as
+/// `Accumulator.storage` (made when the allocator is set, not for every request).
+final class BytesSettings: HandlerSettings {
     @exclusivity(unchecked) private(set) var storage: ((Int) -> (UnsafeMutableRawPointer, () -> Void)?)?
     /// The allocator's minimum size: shorter bodies never reach `storage`.
     @exclusivity(unchecked) private(set) var storageMinimumSize = 0
@@ -43,15 +54,6 @@ final class HandlerSpec {
             return (memory, { release?(userdata, memory) })
         }
     }
-
-    init(acceptance: Acceptance = Acceptance(), factory: @escaping (HandlerSpec) -> any ContentHandler) {
-        self.acceptance = acceptance
-        self.factory = factory
-    }
-
-    var limit: Int? { maxSize > 0 ? maxSize : nil }
-
-    func make() -> any ContentHandler { factory(self) }
 }
 
 @_cdecl("hc_handler_discard_new")
@@ -61,10 +63,11 @@ public func hc_handler_discard_new() -> OpaquePointer? {
 
 @_cdecl("hc_handler_bytes_new")
 public func hc_handler_bytes_new(_ maxSize: Int) -> OpaquePointer? {
-    let spec = HandlerSpec { spec in
+    let memory = BytesSettings()
+    let spec = HandlerSpec(settings: memory) { spec in
         let bytes = Bytes(maxSize: spec.limit, acceptance: spec.acceptance)
-        bytes.storage = spec.storage
-        bytes.storageMinimumSize = spec.storageMinimumSize
+        bytes.storage = memory.storage
+        bytes.storageMinimumSize = memory.storageMinimumSize
         return bytes
     }
     spec.maxSize = maxSize
@@ -146,7 +149,9 @@ public typealias ReleaseCallback = @convention(c) (UnsafeMutableRawPointer?, Uns
 public func hc_handler_bytes_set_allocator(_ handler: OpaquePointer?, _ minSize: Int, _ allocate: AllocCallback?,
                                            _ release: ReleaseCallback?, _ userdata: UnsafeMutableRawPointer?) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
-    spec.setAllocator(minSize: minSize, allocate: allocate, release: release, userdata: userdata)
+    // Other handlers ignore it (the header: "for a bytes handler").
+    spec.settings(BytesSettings.self)?.setAllocator(minSize: minSize, allocate: allocate, release: release,
+                                                    userdata: userdata)
     return HC_OK
 }
 

@@ -38,39 +38,33 @@ public func hc_image_options_free(_ opts: OpaquePointer?) {
 
 @_cdecl("hc_image_options_set")
 public func hc_image_options_set(_ opts: OpaquePointer?, _ option: Int32, _ value: Int64) -> Int32 {
-    guard let box = borrowHandle(opts, as: ImageOptionsBox.self) else { return nullArgument("opts") }
-    guard let which = ImageOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_image_options_set: unknown option \(option)")
-    }
-    switch which {
-    case .mode:
-        guard let mode = Int32(exactly: value).flatMap({ modes[$0] }) else {
-            return fail(.invalidArgument, "hc_image_options_set: \(value) is not an hc_image_mode (1, 3 or 4)")
+    setOption(opts, option, value, "hc_image_options_set", checkRange: false) { (box: ImageOptionsBox, which: ImageOption) -> Int32 in
+        switch which {
+        case .mode:
+            guard let mode = Int32(exactly: value).flatMap({ modes[$0] }) else {
+                return fail(.invalidArgument, "hc_image_options_set: \(value) is not an hc_image_mode (1, 3 or 4)")
+            }
+            box.options.mode = mode
+        case .maxPixels:
+            guard value >= 1 else { return fail(.invalidArgument, "hc_image_options_set: the pixel cap must be at least 1") }
+            box.options.maxPixels = Int(value)
+        case .applyOrientation: box.options.applyOrientation = value != 0
+        case .keepEncoded: box.options.keepEncoded = value != 0
         }
-        box.options.mode = mode
-    case .maxPixels:
-        guard value >= 1 else { return fail(.invalidArgument, "hc_image_options_set: the pixel cap must be at least 1") }
-        box.options.maxPixels = Int(value)
-    case .applyOrientation: box.options.applyOrientation = value != 0
-    case .keepEncoded: box.options.keepEncoded = value != 0
+        return HC_OK
     }
-    return HC_OK
 }
 
 @_cdecl("hc_image_options_get")
 public func hc_image_options_get(_ opts: OpaquePointer?, _ option: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    guard let box = borrowHandle(opts, as: ImageOptionsBox.self) else { return nullArgument("opts") }
-    guard let out else { return nullArgument("value") }
-    guard let which = ImageOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_image_options_get: unknown option \(option)")
+    getOption(opts, option, out, "hc_image_options_get") { (box: ImageOptionsBox, which: ImageOption) -> Int64 in
+        switch which {
+        case .mode: return Int64(box.options.mode.channels)
+        case .maxPixels: return Int64(box.options.maxPixels)
+        case .applyOrientation: return box.options.applyOrientation ? 1 : 0
+        case .keepEncoded: return box.options.keepEncoded ? 1 : 0
+        }
     }
-    switch which {
-    case .mode: out.pointee = Int64(box.options.mode.channels)
-    case .maxPixels: out.pointee = Int64(box.options.maxPixels)
-    case .applyOrientation: out.pointee = box.options.applyOrientation ? 1 : 0
-    case .keepEncoded: out.pointee = box.options.keepEncoded ? 1 : 0
-    }
-    return HC_OK
 }
 
 @_cdecl("hc_image_options_set_rows_cb")

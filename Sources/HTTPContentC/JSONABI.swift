@@ -30,66 +30,56 @@ public func hc_json_options_free(_ opts: OpaquePointer?) {
 
 @_cdecl("hc_json_options_set")
 public func hc_json_options_set(_ opts: OpaquePointer?, _ option: Int32, _ value: Int64) -> Int32 {
-    guard let box = borrowHandle(opts, as: JSONOptionsBox.self) else { return nullArgument("opts") }
-    guard let which = JSONOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_json_options_set: unknown option \(option)")
+    setOption(opts, option, value, "hc_json_options_set", wide: { $0 == .maxSize || $0 == .errorBodyLimit }) { (box: JSONOptionsBox, which: JSONOption) -> Int32 in
+        let on = value != 0
+        let n = Int(value)
+        switch which {
+        case .removeNulls: box.options.removeNulls = on
+        case .allowComments: box.options.allowComments = on
+        case .allowMultipleValues: box.options.allowMultipleValues = on
+        case .maxDepth:
+            guard n >= 1 else { return fail(.invalidArgument, "hc_json_options_set: max depth must be at least 1") }
+            box.options.maxDepth = n
+        case .maxSize: box.options.maxSize = n > 0 ? n : nil
+        case .strictUTF8: box.options.strictUTF8 = on
+        case .keepNumberText: box.options.keepNumberText = on
+        case .allowEmpty: box.allowEmpty = on
+        case .itemsLimit: box.limit = n > 0 ? n : nil
+        case .itemsStopWhenClosed: box.stopWhenClosed = on
+        case .itemsRequirePrefix: box.requirePrefix = on
+        case .batchBytes:
+            guard n >= 1 else { return fail(.invalidArgument, "hc_json_options_set: batch size must be at least 1") }
+            box.batchBytes = n
+        case .allowTrailingGarbage: box.options.allowTrailingGarbage = on
+        case .allowPartialValues: box.options.allowPartialValues = on
+        case .errorBodyLimit: box.options.errorBodyLimit = n
+        }
+        return HC_OK
     }
-    guard value >= 0, value <= Int64(Int32.max) || which == .maxSize || which == .errorBodyLimit else {
-        return fail(.invalidArgument, "hc_json_options_set: value \(value) out of range for option \(option)")
-    }
-    let on = value != 0
-    let n = Int(value)
-    switch which {
-    case .removeNulls: box.options.removeNulls = on
-    case .allowComments: box.options.allowComments = on
-    case .allowMultipleValues: box.options.allowMultipleValues = on
-    case .maxDepth:
-        guard n >= 1 else { return fail(.invalidArgument, "hc_json_options_set: max depth must be at least 1") }
-        box.options.maxDepth = n
-    case .maxSize: box.options.maxSize = n > 0 ? n : nil
-    case .strictUTF8: box.options.strictUTF8 = on
-    case .keepNumberText: box.options.keepNumberText = on
-    case .allowEmpty: box.allowEmpty = on
-    case .itemsLimit: box.limit = n > 0 ? n : nil
-    case .itemsStopWhenClosed: box.stopWhenClosed = on
-    case .itemsRequirePrefix: box.requirePrefix = on
-    case .batchBytes:
-        guard n >= 1 else { return fail(.invalidArgument, "hc_json_options_set: batch size must be at least 1") }
-        box.batchBytes = n
-    case .allowTrailingGarbage: box.options.allowTrailingGarbage = on
-    case .allowPartialValues: box.options.allowPartialValues = on
-    case .errorBodyLimit: box.options.errorBodyLimit = n
-    }
-    return HC_OK
 }
 
 @_cdecl("hc_json_options_get")
 public func hc_json_options_get(_ opts: OpaquePointer?, _ option: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    guard let box = borrowHandle(opts, as: JSONOptionsBox.self) else { return nullArgument("opts") }
-    guard let out else { return nullArgument("value") }
-    guard let which = JSONOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_json_options_get: unknown option \(option)")
+    getOption(opts, option, out, "hc_json_options_get") { (box: JSONOptionsBox, which: JSONOption) -> Int64 in
+        let o = box.options
+        switch which {
+        case .removeNulls: return optionFlag(o.removeNulls)
+        case .allowComments: return optionFlag(o.allowComments)
+        case .allowMultipleValues: return optionFlag(o.allowMultipleValues)
+        case .maxDepth: return Int64(o.maxDepth)
+        case .maxSize: return Int64(o.maxSize ?? 0)
+        case .strictUTF8: return optionFlag(o.strictUTF8)
+        case .keepNumberText: return optionFlag(o.keepNumberText)
+        case .allowEmpty: return optionFlag(box.allowEmpty)
+        case .itemsLimit: return Int64(box.limit ?? 0)
+        case .itemsStopWhenClosed: return optionFlag(box.stopWhenClosed)
+        case .itemsRequirePrefix: return optionFlag(box.requirePrefix)
+        case .batchBytes: return Int64(box.batchBytes)
+        case .allowTrailingGarbage: return optionFlag(o.allowTrailingGarbage)
+        case .allowPartialValues: return optionFlag(o.allowPartialValues)
+        case .errorBodyLimit: return Int64(o.errorBodyLimit)
+        }
     }
-    let o = box.options
-    func flag(_ b: Bool) -> Int64 { b ? 1 : 0 }
-    switch which {
-    case .removeNulls: out.pointee = flag(o.removeNulls)
-    case .allowComments: out.pointee = flag(o.allowComments)
-    case .allowMultipleValues: out.pointee = flag(o.allowMultipleValues)
-    case .maxDepth: out.pointee = Int64(o.maxDepth)
-    case .maxSize: out.pointee = Int64(o.maxSize ?? 0)
-    case .strictUTF8: out.pointee = flag(o.strictUTF8)
-    case .keepNumberText: out.pointee = flag(o.keepNumberText)
-    case .allowEmpty: out.pointee = flag(box.allowEmpty)
-    case .itemsLimit: out.pointee = Int64(box.limit ?? 0)
-    case .itemsStopWhenClosed: out.pointee = flag(box.stopWhenClosed)
-    case .itemsRequirePrefix: out.pointee = flag(box.requirePrefix)
-    case .batchBytes: out.pointee = Int64(box.batchBytes)
-    case .allowTrailingGarbage: out.pointee = flag(o.allowTrailingGarbage)
-    case .allowPartialValues: out.pointee = flag(o.allowPartialValues)
-    case .errorBodyLimit: out.pointee = Int64(o.errorBodyLimit)
-    }
-    return HC_OK
 }
 
 /// A copy of the options (the defaults for NULL).
@@ -123,46 +113,23 @@ final class JSONPythonMarshalContent {
     init(bytes: JSONPythonMarshalBytes?) { self.bytes = bytes }
 }
 
-/// Runs a Swift handler and converts its content for the C side.
-final class MappedHandler<Inner: ContentHandler, Content>: ContentHandler {
-    let inner: Inner
-    let transform: (Inner.Content) -> Content
-    init(_ inner: Inner, _ transform: @escaping (Inner.Content) -> Content) {
-        self.inner = inner
-        self.transform = transform
-    }
-    func prepare(_ request: inout Request) throws { try inner.prepare(&request) }
-    func accept(_ head: ResponseHead) throws -> Bool { try inner.accept(head) }
-    func consume(_ chunk: UnsafeRawBufferPointer) throws { try inner.consume(chunk) }
-    func finish() throws -> Content { transform(try inner.finish()) }
-    func cleanup(failed: Bool) { inner.cleanup(failed: failed) }
-}
-
-extension MappedHandler: ReceivePauseHandler where Inner: ReceivePauseHandler {
-    func receivePaused() throws { try inner.receivePaused() }
-}
-
-/// A handler that could not be made: every transfer fails with the reason (never reached when
-/// the spec was validated at creation, but no trap either way).
-final class FailingHandler: ContentHandler {
-    let error: HTTPContentError
-    init(_ error: HTTPContentError) { self.error = error }
-    func accept(_ head: ResponseHead) throws -> Bool { throw error }
-    func consume(_ chunk: UnsafeRawBufferPointer) throws { throw error }
-    func finish() throws { throw error }
+/// The settings of the JSON handlers that take a schema (hc_handler_json_set_schema): the check,
+/// and whether path streaming skips invalid items instead of failing.
+class JSONSchemaSettings: HandlerSettings {
+    @exclusivity(unchecked) var validator: (any JSONValueValidator)?
+    @exclusivity(unchecked) var skipInvalid = false
 }
 
 @_cdecl("hc_handler_json_new")
 public func hc_handler_json_new(_ opts: OpaquePointer?) -> OpaquePointer? {
     let o = snapshot(opts)
-    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec in
+    let schema = JSONSchemaSettings()
+    return retainHandle(HandlerSpec(acceptance: JSON.defaultAcceptance(), settings: schema) { spec in
         MappedHandler(JSON(options: o.options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance,
-                           validator: spec.validator)) {
+                           validator: schema.validator)) {
             JSONResponseContent($0)
         }
-    }
-    spec.takesSchema = true
-    return retainHandle(spec)
+    })
 }
 
 public typealias JSONItemCallback = @convention(c) (UnsafeMutableRawPointer?, Int, OpaquePointer?) -> Int32
@@ -219,11 +186,10 @@ public func hc_handler_json_items_new(_ prefixes: UnsafePointer<UnsafePointer<CC
         }
     }
     do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
-    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance, spec.validator, spec.skipInvalid) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
-    }
-    spec.takesSchema = true
-    return retainHandle(spec)
+    let schema = JSONSchemaSettings()
+    return retainHandle(HandlerSpec(acceptance: JSON.defaultAcceptance(), settings: schema) { spec -> any ContentHandler in
+        do { return try make(spec.acceptance, schema.validator, schema.skipInvalid) } catch { return FailingHandler(reason: error) }
+    })
 }
 
 private func makeBatchesHandler(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
@@ -251,7 +217,7 @@ private func makeBatchesHandler(_ prefixes: UnsafePointer<UnsafePointer<CChar>?>
     }
     do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
     let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
+        do { return try make(spec.acceptance) } catch { return FailingHandler(reason: error) }
     }
     return retainHandle(spec)
 }
@@ -279,15 +245,15 @@ public func hc_handler_json_pymarshal_new(_ opts: OpaquePointer?) -> OpaquePoint
         }
     }
     do { _ = try make(JSON.defaultAcceptance()) } catch { fail(error); return nil }
-    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance()) { spec -> any ContentHandler in
+    let schema = JSONSchemaSettings()
+    let spec = HandlerSpec(acceptance: JSON.defaultAcceptance(), settings: schema) { spec -> any ContentHandler in
         // With a schema, the tree is built, validated, then written in marshal's format.
-        if let validator = spec.validator {
+        if let validator = schema.validator {
             return ValidatedMarshalHandler(JSON(options: o.options, allowEmpty: o.allowEmpty,
                                                 acceptance: spec.acceptance, validator: validator))
         }
-        do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
+        do { return try make(spec.acceptance) } catch { return FailingHandler(reason: error) }
     }
-    spec.takesSchema = true
     return retainHandle(spec)
 }
 

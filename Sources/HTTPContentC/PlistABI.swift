@@ -28,44 +28,38 @@ public func hc_plist_options_free(_ opts: OpaquePointer?) {
 
 @_cdecl("hc_plist_options_set")
 public func hc_plist_options_set(_ opts: OpaquePointer?, _ option: Int32, _ value: Int64) -> Int32 {
-    guard let box = borrowHandle(opts, as: PlistOptionsBox.self) else { return nullArgument("opts") }
-    guard let which = PlistOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_plist_options_set: unknown option \(option)")
-    }
-    var o = box.options
-    switch which {
-    case .maxDepth: o.maxDepth = Int(clamping: value)
-    case .maxSize: o.maxSize = Int(clamping: value)
-    case .maxObjects: o.maxObjects = Int(clamping: value)
-    case .errorBodyLimit: o.errorBodyLimit = Int(clamping: value)
-    case .allowEmpty:
-        box.allowEmpty = value != 0
+    setOption(opts, option, value, "hc_plist_options_set", checkRange: false) { (box: PlistOptionsBox, which: PlistOption) -> Int32 in
+        var o = box.options
+        switch which {
+        case .maxDepth: o.maxDepth = Int(clamping: value)
+        case .maxSize: o.maxSize = Int(clamping: value)
+        case .maxObjects: o.maxObjects = Int(clamping: value)
+        case .errorBodyLimit: o.errorBodyLimit = Int(clamping: value)
+        case .allowEmpty:
+            box.allowEmpty = value != 0
+            return HC_OK
+        }
+        do throws(HTTPContentError) {
+            try o.validateForABI()
+        } catch {
+            return fail(HTTPContentError(.invalidArgument, "hc_plist_options_set: \(error.message)"))
+        }
+        box.options = o
         return HC_OK
     }
-    do {
-        try o.validateForABI()
-    } catch {
-        return fail(HTTPContentError(.invalidArgument, "hc_plist_options_set: \(error.message)"))
-    }
-    box.options = o
-    return HC_OK
 }
 
 @_cdecl("hc_plist_options_get")
 public func hc_plist_options_get(_ opts: OpaquePointer?, _ option: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    guard let box = borrowHandle(opts, as: PlistOptionsBox.self) else { return nullArgument("opts") }
-    guard let out else { return nullArgument("value") }
-    guard let which = PlistOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_plist_options_get: unknown option \(option)")
+    getOption(opts, option, out, "hc_plist_options_get") { (box: PlistOptionsBox, which: PlistOption) -> Int64 in
+        switch which {
+        case .maxDepth: return Int64(box.options.maxDepth)
+        case .maxSize: return Int64(box.options.maxSize)
+        case .maxObjects: return Int64(box.options.maxObjects)
+        case .errorBodyLimit: return Int64(box.options.errorBodyLimit)
+        case .allowEmpty: return box.allowEmpty ? 1 : 0
+        }
     }
-    switch which {
-    case .maxDepth: out.pointee = Int64(box.options.maxDepth)
-    case .maxSize: out.pointee = Int64(box.options.maxSize)
-    case .maxObjects: out.pointee = Int64(box.options.maxObjects)
-    case .errorBodyLimit: out.pointee = Int64(box.options.errorBodyLimit)
-    case .allowEmpty: out.pointee = box.allowEmpty ? 1 : 0
-    }
-    return HC_OK
 }
 
 private extension PlistOptions {
@@ -372,23 +366,28 @@ final class PlistResponseContent {
     init(_ value: PlistValue?) { root = value.map { PlistNode($0) } }
 }
 
+/// A plist handler's settings: the schema check (hc_handler_plist_set_schema; a
+/// `JSONSchemaCheck` validates plists too).
+final class PlistSchemaSettings: HandlerSettings {
+    @exclusivity(unchecked) var validator: (any PlistValueValidator)?
+}
+
 @_cdecl("hc_handler_plist_new")
 public func hc_handler_plist_new(_ opts: OpaquePointer?) -> OpaquePointer? {
     let o = plistSnapshot(opts)
-    let spec = HandlerSpec(acceptance: Plist.defaultAcceptance()) { spec -> any ContentHandler in
+    let schema = PlistSchemaSettings()
+    return retainHandle(HandlerSpec(acceptance: Plist.defaultAcceptance(), settings: schema) { spec -> any ContentHandler in
         var options = o.options
         if spec.maxSize > 0 { options.maxSize = min(spec.maxSize, Int(UInt32.max)) }
         do {
             return MappedHandler(try Plist(options: options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance,
-                                           validator: spec.validator as? any PlistValueValidator)) {
+                                           validator: schema.validator)) {
                 PlistResponseContent($0)
             }
         } catch {
-            return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)"))
+            return FailingHandler(reason: error)
         }
-    }
-    spec.takesPlistSchema = true
-    return retainHandle(spec)
+    })
 }
 
 @_cdecl("hc_response_plist")

@@ -75,7 +75,7 @@ func recordHandlerSpec(_ make: @escaping (Acceptance) throws(HTTPContentError) -
                   acceptance: Acceptance) -> OpaquePointer? {
     do { _ = try make(acceptance) } catch { fail(error); return nil }
     let spec = HandlerSpec(acceptance: acceptance) { spec -> any ContentHandler in
-        do { return try make(spec.acceptance) } catch { return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)")) }
+        do { return try make(spec.acceptance) } catch { return FailingHandler(reason: error) }
     }
     return retainHandle(spec)
 }
@@ -139,14 +139,15 @@ public func hc_handler_json_lines_new(_ cb: JSONRecordCallback?, _ skip: RecordS
     let base = recordOptions(o)
     // The schema (hc_handler_json_set_schema) and path (hc_handler_json_lines_set_path) are read
     // from the spec at each send.
-    let spec = HandlerSpec(acceptance: JSONLines.defaultAcceptance()) { spec -> any ContentHandler in
+    let record = JSONRecordSettings()
+    let spec = HandlerSpec(acceptance: JSONLines.defaultAcceptance(), settings: record) { spec -> any ContentHandler in
         var options = base
-        options.path = spec.recordPath
-        options.skipInvalidRecords = spec.skipInvalid
+        options.path = record.path
+        options.skipInvalidRecords = record.skipInvalid
         // Integers beyond 64 bits stay exact (HC_JSON_NUMBER text; hc_json_double still reads them).
         options.json.exactIntegers = true
         var index = 0
-        return MappedHandler(JSONLines(options: options, acceptance: spec.acceptance, validator: spec.validator,
+        return MappedHandler(JSONLines(options: options, acceptance: spec.acceptance, validator: record.validator,
                                        onSkip: skipper(skip, userdata)) { value in
             let node = JSONNode(value)
             let rc = withExtendedLifetime(node) {
@@ -156,20 +157,24 @@ public func hc_handler_json_lines_new(_ cb: JSONRecordCallback?, _ skip: RecordS
             try recordsVerdict(rc, "record")
         }) { RecordsContent(count: $0.records, skipped: $0.skipped) }
     }
-    spec.takesSchema = true
-    spec.takesRecordPath = true
     return retainHandle(spec)
+}
+
+/// A JSON lines handler's settings: its schema (hc_handler_json_set_schema) and the key path handed
+/// over of each record (hc_handler_json_lines_set_path), which share the skip-invalid choice.
+final class JSONRecordSettings: JSONSchemaSettings {
+    @exclusivity(unchecked) var path: String?
 }
 
 @_cdecl("hc_handler_json_lines_set_path")
 public func hc_handler_json_lines_set_path(_ handler: OpaquePointer?, _ path: UnsafePointer<CChar>?,
                                            _ skipInvalid: Int32) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
-    guard spec.takesRecordPath else {
+    guard let record = spec.settings(JSONRecordSettings.self) else {
         return fail(.invalidArgument, "hc_handler_json_lines_set_path: the handler is not a JSON lines handler (hc_handler_json_lines_new)")
     }
-    spec.recordPath = string(path)
-    spec.skipInvalid = skipInvalid != 0
+    record.path = string(path)
+    record.skipInvalid = skipInvalid != 0
     return HC_OK
 }
 

@@ -7,7 +7,7 @@ final class RequestBox {
     // Set by the caller between sends, read once per send: no dynamic exclusivity checks.
     @exclusivity(unchecked) var request: Request
     @exclusivity(unchecked) var handler: HandlerSpec?
-    @exclusivity(unchecked) var cancel: CancellationToken?
+    @exclusivity(unchecked) var cancel: CancelToken?
     @exclusivity(unchecked) var progress: ProgressCallback?
     @exclusivity(unchecked) var progressUserdata: UnsafeMutableRawPointer?
 
@@ -15,9 +15,9 @@ final class RequestBox {
 
     /// The cancellation token and progress closure for one send. A non-zero return from the C
     /// progress callback cancels that send only, not the shared token.
-    func sendOptions() -> (CancellationToken?, ((TransferProgress) -> Void)?) {
+    func sendOptions() -> (CancelToken?, ((TransferProgress) -> Void)?) {
         guard let cb = progress else { return (cancel, nil) }
-        let local = CancellationToken(linkedTo: cancel)
+        let local = CancelToken(linkedTo: cancel)
         let userdata = progressUserdata
         return (local, { p in
             if cb(userdata, p.received, p.expected, p.decoded, p.sent, p.toSend) != 0 { local.cancel() }
@@ -137,6 +137,6 @@ public func hc_request_set_progress(_ request: OpaquePointer?, _ cb: ProgressCal
 @_cdecl("hc_request_set_cancel")
 public func hc_request_set_cancel(_ request: OpaquePointer?, _ token: OpaquePointer?) -> Int32 {
     guard let box = borrowHandle(request, as: RequestBox.self) else { return nullArgument("request") }
-    box.cancel = borrowHandle(token, as: CancellationToken.self)
+    box.cancel = borrowHandle(token, as: CancelToken.self)
     return HC_OK
 }

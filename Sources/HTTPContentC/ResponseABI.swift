@@ -81,13 +81,20 @@ public func hc_response_header_at(_ response: OpaquePointer?, _ index: Int,
                                   _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                   _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32 {
     guard let box = borrowHandle(response, as: ResponseBox.self) else { return nullArgument("response") }
-    guard let name, let value else { return nullArgument("name or value") }
-    let fields = box.fields
+    return lendField(box.fields, index, box.strings, name, value, "hc_response_header_at")
+}
+
+/// Lends header field `index` of `fields` as two C strings kept in `strings` (so they live as
+/// long as the handle): hc_response_header_at and hc_error_header_at.
+func lendField(_ fields: [HeaderField], _ index: Int, _ strings: CStringCache,
+               _ name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+               _ value: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ function: String) -> Int32 {
+    guard let name, let value else { return nullArgument("name or value", in: function) }
     guard index >= 0, index < fields.count else {
-        return fail(.invalidArgument, "hc_response_header_at: index \(index) out of range (\(fields.count) fields)")
+        return fail(.invalidArgument, "\(function): index \(index) out of range (\(fields.count) fields)")
     }
-    name.pointee = box.strings.get("name#\(index)") { fields[index].name }
-    value.pointee = box.strings.get("value#\(index)") { fields[index].value }
+    name.pointee = strings.get("name#\(index)") { fields[index].name }
+    value.pointee = strings.get("value#\(index)") { fields[index].value }
     return HC_OK
 }
 

@@ -122,17 +122,17 @@ public func hc_schema_validate_json(_ schema: OpaquePointer?, _ value: OpaquePoi
 @_cdecl("hc_handler_json_set_schema")
 public func hc_handler_json_set_schema(_ handler: OpaquePointer?, _ schema: OpaquePointer?, _ flags: Int32) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
-    guard spec.takesSchema else {
+    guard let settings = spec.settings(JSONSchemaSettings.self) else {
         return fail(.invalidArgument, "hc_handler_json_set_schema: the handler is not a JSON tree, JSON items or JSON lines handler")
     }
     guard let schema else {
-        spec.validator = nil
-        spec.skipInvalid = false
+        settings.validator = nil
+        settings.skipInvalid = false
         return HC_OK
     }
     guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema") }
-    spec.validator = JSONSchemaCheck(box.schema, allErrors: flags & allErrorsFlag != 0)
-    spec.skipInvalid = flags & skipInvalidFlag != 0
+    settings.validator = JSONSchemaCheck(box.schema, allErrors: flags & allErrorsFlag != 0)
+    settings.skipInvalid = flags & skipInvalidFlag != 0
     return HC_OK
 }
 
@@ -311,15 +311,15 @@ public func hc_schema_validate_plist(_ schema: OpaquePointer?, _ value: OpaquePo
 @_cdecl("hc_handler_plist_set_schema")
 public func hc_handler_plist_set_schema(_ handler: OpaquePointer?, _ schema: OpaquePointer?, _ flags: Int32) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
-    guard spec.takesPlistSchema else {
+    guard let settings = spec.settings(PlistSchemaSettings.self) else {
         return fail(.invalidArgument, "hc_handler_plist_set_schema: the handler is not a plist handler")
     }
     guard let schema else {
-        spec.validator = nil
+        settings.validator = nil
         return HC_OK
     }
     guard let box = borrowHandle(schema, as: SchemaBox.self) else { return nullArgument("schema") }
-    spec.validator = JSONSchemaCheck(box.schema, allErrors: flags & allErrorsFlag != 0)
+    settings.validator = JSONSchemaCheck(box.schema, allErrors: flags & allErrorsFlag != 0)
     return HC_OK
 }
 

@@ -240,15 +240,17 @@ public func hc_error_attempts(_ err: OpaquePointer?) -> Int32 {
 public func hc_handler_file_set_digest(_ handler: OpaquePointer?, _ algorithm: UnsafePointer<CChar>?,
                                        _ hex: UnsafePointer<CChar>?) -> Int32 {
     guard let spec = borrowHandle(handler, as: HandlerSpec.self) else { return nullArgument("handler") }
+    // Only file handlers have a digest; others ignore it (as the header says).
+    let download = spec.settings(FileSettings.self)
     guard let name = string(algorithm) else {
-        spec.digest = nil
+        download?.digest = nil
         return HC_OK
     }
     guard let algorithm = DigestAlgorithm(rawValue: name.lowercased()) else {
         return fail(.invalidArgument, "unknown digest algorithm \"\(name)\" (sha256, sha512 or md5)")
     }
     guard let hex = string(hex) else { return nullArgument("hex") }
-    do { spec.digest = try ExpectedDigest(algorithm, hex: hex) } catch { return fail(error) }
+    do { download?.digest = try ExpectedDigest(algorithm, hex: hex) } catch { return fail(error) }
     return HC_OK
 }
 

@@ -32,55 +32,44 @@ public func hc_xml_options_free(_ opts: OpaquePointer?) {
 
 @_cdecl("hc_xml_options_set")
 public func hc_xml_options_set(_ opts: OpaquePointer?, _ option: Int32, _ value: Int64) -> Int32 {
-    guard let box = borrowHandle(opts, as: XMLOptionsBox.self) else { return nullArgument("opts") }
-    guard let which = XMLOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_xml_options_set: unknown option \(option)")
+    setOption(opts, option, value, "hc_xml_options_set", wide: { $0 == .maxSize || $0 == .maxEntityExpansion || $0 == .errorBodyLimit }) { (box: XMLOptionsBox, which: XMLOption) -> Int32 in
+        let on = value != 0
+        let n = Int(value)
+        switch which {
+        case .keepComments: box.options.keepComments = on
+        case .keepCDATA: box.options.keepCDATA = on
+        case .maxDepth:
+            guard (1...256).contains(n) else { return fail(.invalidArgument, "hc_xml_options_set: max depth must be 1 to 256") }
+            box.options.maxDepth = n
+        case .maxSize: box.options.maxSize = n > 0 ? n : nil
+        case .maxEntityExpansion: box.options.maxEntityExpansion = n
+        case .allowEmpty: box.allowEmpty = on
+        case .elementsLimit: box.limit = n > 0 ? n : nil
+        case .batchBytes:
+            guard n >= 1 else { return fail(.invalidArgument, "hc_xml_options_set: batch size must be at least 1") }
+            box.batchBytes = n
+        case .errorBodyLimit: box.options.errorBodyLimit = n
+        }
+        return HC_OK
     }
-    guard value >= 0, value <= Int64(Int32.max) || which == .maxSize || which == .maxEntityExpansion
-            || which == .errorBodyLimit else {
-        return fail(.invalidArgument, "hc_xml_options_set: value \(value) out of range for option \(option)")
-    }
-    let on = value != 0
-    let n = Int(value)
-    switch which {
-    case .keepComments: box.options.keepComments = on
-    case .keepCDATA: box.options.keepCDATA = on
-    case .maxDepth:
-        guard (1...256).contains(n) else { return fail(.invalidArgument, "hc_xml_options_set: max depth must be 1 to 256") }
-        box.options.maxDepth = n
-    case .maxSize: box.options.maxSize = n > 0 ? n : nil
-    case .maxEntityExpansion: box.options.maxEntityExpansion = n
-    case .allowEmpty: box.allowEmpty = on
-    case .elementsLimit: box.limit = n > 0 ? n : nil
-    case .batchBytes:
-        guard n >= 1 else { return fail(.invalidArgument, "hc_xml_options_set: batch size must be at least 1") }
-        box.batchBytes = n
-    case .errorBodyLimit: box.options.errorBodyLimit = n
-    }
-    return HC_OK
 }
 
 @_cdecl("hc_xml_options_get")
 public func hc_xml_options_get(_ opts: OpaquePointer?, _ option: Int32, _ out: UnsafeMutablePointer<Int64>?) -> Int32 {
-    guard let box = borrowHandle(opts, as: XMLOptionsBox.self) else { return nullArgument("opts") }
-    guard let out else { return nullArgument("value") }
-    guard let which = XMLOption(rawValue: option) else {
-        return fail(.invalidArgument, "hc_xml_options_get: unknown option \(option)")
+    getOption(opts, option, out, "hc_xml_options_get") { (box: XMLOptionsBox, which: XMLOption) -> Int64 in
+        let o = box.options
+        switch which {
+        case .keepComments: return optionFlag(o.keepComments)
+        case .keepCDATA: return optionFlag(o.keepCDATA)
+        case .maxDepth: return Int64(o.maxDepth)
+        case .maxSize: return Int64(o.maxSize ?? 0)
+        case .maxEntityExpansion: return Int64(o.maxEntityExpansion)
+        case .allowEmpty: return optionFlag(box.allowEmpty)
+        case .elementsLimit: return Int64(box.limit ?? 0)
+        case .batchBytes: return Int64(box.batchBytes)
+        case .errorBodyLimit: return Int64(o.errorBodyLimit)
+        }
     }
-    let o = box.options
-    func flag(_ b: Bool) -> Int64 { b ? 1 : 0 }
-    switch which {
-    case .keepComments: out.pointee = flag(o.keepComments)
-    case .keepCDATA: out.pointee = flag(o.keepCDATA)
-    case .maxDepth: out.pointee = Int64(o.maxDepth)
-    case .maxSize: out.pointee = Int64(o.maxSize ?? 0)
-    case .maxEntityExpansion: out.pointee = Int64(o.maxEntityExpansion)
-    case .allowEmpty: out.pointee = flag(box.allowEmpty)
-    case .elementsLimit: out.pointee = Int64(box.limit ?? 0)
-    case .batchBytes: out.pointee = Int64(box.batchBytes)
-    case .errorBodyLimit: out.pointee = Int64(o.errorBodyLimit)
-    }
-    return HC_OK
 }
 
 func xmlSnapshot(_ opts: OpaquePointer?) -> XMLOptionsBox {
@@ -164,7 +153,7 @@ func xmlLimited(_ options: XMLOptions, _ spec: HandlerSpec) -> XMLOptions {
 }
 
 func xmlFailing(_ error: any Error) -> FailingHandler {
-    FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)"))
+    FailingHandler(reason: error)
 }
 
 // MARK: - Handlers
@@ -383,7 +372,7 @@ public func hc_xml_serialize(_ node: OpaquePointer?, _ pretty: Int32, _ data: Un
     var text = e.xmlString(pretty: pretty != 0)
     let n = text.utf8.count
     guard let p = malloc(n + 1)?.assumingMemoryBound(to: UInt8.self) else {
-        return fail(.io, "hc_xml_serialize: out of memory")
+        return fail(.localIO, "hc_xml_serialize: out of memory")
     }
     text.withUTF8 { u in if let b = u.baseAddress { memcpy(p, b, n) } }
     p[n] = 0

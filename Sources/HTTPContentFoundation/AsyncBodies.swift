@@ -271,7 +271,7 @@ final class BodyChannel<Element: Sendable>: @unchecked Sendable {
     private var receivedHead: ResponseHead?
     private var headWaiter: CheckedContinuation<ResponseHead, any Error>?
     private var itemWaiter: CheckedContinuation<Element?, any Error>?
-    let token = CancellationToken()
+    let token = CancelToken()
 
     init(capacity: Int) { self.capacity = max(1, capacity) }
 

@@ -97,7 +97,7 @@ enum Run {
         if let connect = o.connectTimeout { configuration.connectTimeout = .milliseconds(Int(connect * 1000)) }
         configuration.followRedirects = o.followRedirects
         if let max = o.maxRedirects { configuration.maxRedirects = max }
-        configuration.verifyTLS = !o.insecure
+        configuration.verify = !o.insecure
         configuration.caFile = o.caFile
         configuration.acceptCompressed = o.compressed
         if let agent = o.userAgent { configuration.userAgent = agent }
@@ -177,7 +177,7 @@ enum Run {
         return acceptance
     }
 
-    /// -o FILE, -O, -O -J: the body goes to a file, atomically (FileWriter), continued with -C -.
+    /// -o FILE, -O, -O -J: the body goes to a file, atomically (File), continued with -C -.
     static func download(_ exchange: Exchange) throws(HTTPContentError) {
         let o = exchange.options
         var target: String
@@ -189,7 +189,7 @@ enum Run {
             }
             target = name
         }
-        var writerOptions = FileWriter.Options()
+        var writerOptions = File.Options()
         writerOptions.makeDirectories = o.makeDirs
         writerOptions.resume = o.resumes
         writerOptions.maxSize = o.maxSize.map(Int64.init)
@@ -201,18 +201,18 @@ enum Run {
         }
         let acceptance = exchange.acceptance
         let finalPath = path
-        let r = try exchange.send { FileWriter(path: finalPath, options: writerOptions, acceptance: acceptance) }
+        let r = try exchange.send { File(path: finalPath, options: writerOptions, acceptance: acceptance) }
         var saved = r.content.path
         if o.remoteHeaderName {
             let named = r.head.headers["content-disposition"].flatMap(SafeName.fromContentDisposition) ?? target
             if access(named, F_OK) == 0 {
                 unlink(path)
-                throw HTTPContentError(.io, "-J: \"\(named)\" exists already; not replacing it")
+                throw HTTPContentError(.localIO, "-J: \"\(named)\" exists already; not replacing it")
             }
             if link(path, named) != 0 {
                 let reason = String(cString: strerror(errno))
                 unlink(path)
-                throw HTTPContentError(.io, "-J: cannot create \"\(named)\": \(reason)")
+                throw HTTPContentError(.localIO, "-J: cannot create \"\(named)\": \(reason)")
             }
             unlink(path)
             saved = named

@@ -8,7 +8,7 @@ enum Input {
     /// All of a file's bytes (`-` or an empty path: stdin).
     static func readFile(_ path: String) throws(HTTPContentError) -> [UInt8] {
         let fd: Int32 = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw HTTPContentError(.io, "cannot open \"\(path)\": \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw HTTPContentError(.localIO, "cannot open \"\(path)\": \(String(cString: strerror(errno)))") }
         defer { if fd != 0 { close(fd) } }
         var out: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -16,7 +16,7 @@ enum Input {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw HTTPContentError(.io, "reading \"\(path)\" failed: \(String(cString: strerror(errno)))")
+                throw HTTPContentError(.localIO, "reading \"\(path)\" failed: \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
             out += buffer[0..<n]

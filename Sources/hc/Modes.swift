@@ -127,14 +127,14 @@ enum ImageMode: BodyMode {
     static func save(_ bytes: [UInt8], to path: String) throws(HTTPContentError) {
         let temporary = "\(path).hc-\(getpid()).tmp"
         guard let file = fopen(temporary, "wb") else {
-            throw HTTPContentError(.io, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+            throw HTTPContentError(.localIO, "cannot write \(temporary): \(String(cString: strerror(errno)))")
         }
         let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
         let closed = fclose(file) == 0
         guard written == bytes.count, closed, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw HTTPContentError(.io, "cannot write \(path): \(reason)")
+            throw HTTPContentError(.localIO, "cannot write \(path): \(reason)")
         }
     }
 }

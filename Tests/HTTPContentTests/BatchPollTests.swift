@@ -40,7 +40,7 @@ private let server = TestServer.shared
     @Test func aTokenSetEndsItsTransferAtTheNextStep() throws {
         let batch = Batch(client: client)
         let fd = try #require(batch.pollDescriptor())
-        let token = CancellationToken()
+        let token = CancelToken()
         var code: HTTPContentError.Code?
         batch.add(.get(server.url("/stall?bytes=10")), handler: Bytes(), cancel: token) { result in
             if case .failure(let e) = result { code = e.code }

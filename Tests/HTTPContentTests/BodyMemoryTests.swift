@@ -43,9 +43,9 @@ final class BodyMemoryTests: XCTestCase {
 
     func testFileDownloadOf1GiBKeepsMemoryFlat() throws {
         let dir = TempDir()
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.fsync = false  // what is measured is the client's memory, not the disk
-        let response = try assertFlatDownload(handler: FileWriter(path: dir.path + "/1GiB.bin", options: options))
+        let response = try assertFlatDownload(handler: File(path: dir.path + "/1GiB.bin", options: options))
         XCTAssertEqual(response.content.size, Self.size)
         unlink(response.content.path)
     }
@@ -86,7 +86,7 @@ private func status(_ field: String) throws -> Int {
     let text = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
     guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
           let kib = Int(line.split(separator: " ").dropFirst().first ?? "") else {
-        throw HTTPContentError(.io, "no \(field) in /proc/self/status")
+        throw HTTPContentError(.localIO, "no \(field) in /proc/self/status")
     }
     return kib * 1024
 }

@@ -127,7 +127,7 @@ import Testing
         for path in [dir.path + "/missing.bin", dir.path] {
             let request = Request("POST", listener.url, body: .file(at: path))
             let error = #expect(throws: HTTPContentError.self) { try client.send(request, handler: Discard()) }
-            #expect(error?.code == .io)
+            #expect(error?.code == .localIO)
             #expect(error?.message.contains(path) == true)
         }
         #expect(listener.connections() == 0)
@@ -207,7 +207,7 @@ import Testing
     }
 
     @Test func cancellingDuringAnUploadStopsIt() {
-        let token = CancellationToken()
+        let token = CancelToken()
         let sent = Offset()
         let request = Request("POST", server.url("/echo"), body: .reader { buffer in
             if sent.value >= 200_000 { token.cancel() }
@@ -227,7 +227,7 @@ import Testing
         let listener = SilentListener()
         // 999_999 is above any descriptor limit here, so never open (a closed low number could
         // be reused at once by a test running in parallel).
-        for (fd, code) in [(Int32(-1), HTTPContentError.Code.invalidArgument), (999_999, .io)] {
+        for (fd, code) in [(Int32(-1), HTTPContentError.Code.invalidArgument), (999_999, .localIO)] {
             let error = #expect(throws: HTTPContentError.self) {
                 try client.send(Request("POST", listener.url, body: .fileDescriptor(fd)), handler: Discard())
             }
@@ -276,7 +276,7 @@ import Testing
         #expect(throws: HTTPContentError.self) { try mp.addField("a\r\nb", "x") }
         #expect(throws: HTTPContentError.self) { try mp.addBytes("a", [], filename: "x\ny") }
         let missing = #expect(throws: HTTPContentError.self) { try mp.addFile("f", path: "/nonexistent/x") }
-        #expect(missing?.code == .io)
+        #expect(missing?.code == .localIO)
         #expect(mp.parts.isEmpty)
     }
 
@@ -290,7 +290,7 @@ import Testing
         let error = #expect(throws: HTTPContentError.self) {
             try client.send(Request("POST", listener.url, body: .multipart(mp)), handler: Discard())
         }
-        #expect(error?.code == .io)
+        #expect(error?.code == .localIO)
         #expect(listener.connections() == 0)
     }
 }

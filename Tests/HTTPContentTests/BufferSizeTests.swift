@@ -95,10 +95,10 @@ private final class LargestChunk: ContentHandler {
     @Test func aDownloadWithoutFsyncIsStillComplete() throws {
         var template = Array("/tmp/hc-nofsync-XXXXXX".utf8CString)
         let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.fsync = false
         let path = dir + "/out.bin"
-        let r = try Client().get(server.url("/bytes/300000"), handler: FileWriter(path: path, options: options))
+        let r = try Client().get(server.url("/bytes/300000"), handler: File(path: path, options: options))
         #expect(r.content.size == 300_000)
         var info = stat()
         #expect(stat(path, &info) == 0 && info.st_size == 300_000)
@@ -106,18 +106,18 @@ private final class LargestChunk: ContentHandler {
         rmdir(dir)
     }
 
-    /// FileWriter gathers chunks into writes of FileWriter.writeSize: chunks that straddle the
+    /// File gathers chunks into writes of File.writeSize: chunks that straddle the
     /// buffer's end, a first chunk larger than the buffer (written as it is) and a 1-byte tail
     /// must all land in order.
     @Test func aFileKeepsEveryByteWhenChunksStraddleTheWriteBuffer() throws {
         var template = Array("/tmp/hc-gather-XXXXXX".utf8CString)
         let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
         let path = dir + "/out.bin"
-        let size = FileWriter.writeSize
+        let size = File.writeSize
         let sizes = [size + 7, 16384, 95232, 13312, size - 3, size, 2 * size + 1, 1]
         let total = sizes.reduce(0, +)
         let body = (0..<total).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) }
-        let writer = FileWriter(path: path)
+        let writer = File(path: path)
         var request = Request("GET", "http://127.0.0.1/")
         try writer.prepare(&request)
         #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
@@ -152,7 +152,7 @@ private final class LargestChunk: ContentHandler {
         let body = [UInt8](repeating: 7, count: length)
         for encoded in [false, true] {
             let path = dir + "/out.bin"
-            let writer = FileWriter(path: path)
+            let writer = File(path: path)
             var request = Request("GET", "http://127.0.0.1/")
             try writer.prepare(&request)
             var headers = Headers()

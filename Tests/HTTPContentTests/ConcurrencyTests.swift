@@ -98,7 +98,7 @@ private let server = TestServer.shared
         let client = self.client
         let task = Task {
             try await client.send(.get(server.url("/slow?bytes=100000&delay=0.05&chunk=100")),
-                                  handler: FileWriter(path: dir + "/big.bin"))
+                                  handler: File(path: dir + "/big.bin"))
         }
         try await Task.sleep(for: .milliseconds(300))
         let cancelled = ContinuousClock.now

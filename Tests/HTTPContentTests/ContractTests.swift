@@ -70,11 +70,11 @@ private let server = TestServer.shared
         var template = Array("/tmp/hc-contract-swift-XXXXXX".utf8CString)
         let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
         let path = dir + "/whole.bin"
-        _ = try client.get(server.url("/range/1000"), handler: FileWriter(path: path))
+        _ = try client.get(server.url("/range/1000"), handler: File(path: path))
         #expect(rename(path, path + ".part") == 0)
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.resume = true
-        let r = try client.get(server.url("/range/1000"), handler: FileWriter(path: path, options: options))
+        let r = try client.get(server.url("/range/1000"), handler: File(path: path, options: options))
         #expect(r.status == 416)
         #expect(r.content == FileDownload(path: path, bytesWritten: 0, size: 1000, resumed: true))
         #expect(access(path + ".part", F_OK) != 0)
@@ -90,16 +90,16 @@ private let server = TestServer.shared
         close(fd)
         let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         defer { unlink(path) }
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.overwrite = false
         let batch = Batch(client: client)
         var outcomes: [HTTPContentError.Code?] = []
-        batch.add(.get(server.url("/bytes/5")), handler: FileWriter(path: path, options: options)) { result in
+        batch.add(.get(server.url("/bytes/5")), handler: File(path: path, options: options)) { result in
             if case .failure(let e) = result { outcomes.append(e.code) } else { outcomes.append(nil) }
         }
-        #expect(outcomes == [.io])   // during the add
+        #expect(outcomes == [.localIO])   // during the add
         batch.run()
-        #expect(outcomes == [.io])   // and only once
+        #expect(outcomes == [.localIO])   // and only once
     }
 
     /// The target the test server saw: absolute-form when it came through a proxy (the test

@@ -106,12 +106,12 @@ private let server = TestServer.shared
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let target = dir + "/out.bin"
-        let r = try client.get(server.url("/bytes/100000"), handler: FileWriter(path: target))
+        let r = try client.get(server.url("/bytes/100000"), handler: File(path: target))
         #expect(r.content == FileDownload(path: target, bytesWritten: 100000, size: 100000, resumed: false))
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: target))) == expectedBytes(100000))
         for path in ["/reset?bytes=20000", "/truncated?bytes=100", "/status/503"] {
             #expect(throws: HTTPContentError.self) {
-                _ = try client.get(server.url(path), handler: FileWriter(path: target))
+                _ = try client.get(server.url(path), handler: File(path: target))
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["out.bin"])
@@ -123,18 +123,18 @@ private let server = TestServer.shared
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let target = dir + "/out.bin"
-        _ = try client.get(server.url("/bytes/1000"), handler: FileWriter(path: target))
+        _ = try client.get(server.url("/bytes/1000"), handler: File(path: target))
         for request in [Request("HEAD", server.url("/bytes/500")), .get(server.url("/status/204"))] {
-            let r = try client.send(request, handler: FileWriter(path: target))
+            let r = try client.send(request, handler: File(path: target))
             #expect(r.content == FileDownload(path: target, bytesWritten: 0, size: 1000, resumed: false))
         }
         #expect(Array(try Data(contentsOf: URL(fileURLWithPath: target))) == expectedBytes(1000))
         // Nor is a kept part started over.
         let part = dir + "/new.bin.part"
         try Data(expectedBytes(300)).write(to: URL(fileURLWithPath: part))
-        var resume = FileWriter.Options()
+        var resume = File.Options()
         resume.resume = true
-        let r = try client.send(Request("HEAD", server.url("/bytes/1000")), handler: FileWriter(path: dir + "/new.bin", options: resume))
+        let r = try client.send(Request("HEAD", server.url("/bytes/1000")), handler: File(path: dir + "/new.bin", options: resume))
         #expect(r.content.bytesWritten == 0 && r.content.size == 0)
         #expect(try Data(contentsOf: URL(fileURLWithPath: part)).count == 300)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["new.bin.part", "out.bin"])
@@ -143,10 +143,10 @@ private let server = TestServer.shared
     @Test func cancellingRemovesThePartialFile() throws {
         let dir = tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let token = CancellationToken()
+        let token = CancelToken()
         #expect(throws: HTTPContentError.self) {
             _ = try client.send(.get(server.url("/slow?bytes=1000&delay=0.02&chunk=10")),
-                                handler: FileWriter(path: dir + "/x"), cancel: token,
+                                handler: File(path: dir + "/x"), cancel: token,
                                 progress: { if $0.received >= 30 { token.cancel() } })
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
@@ -154,10 +154,10 @@ private let server = TestServer.shared
 
     @Test func unwritableDirectoryFailsBeforeSending() {
         do {
-            _ = try client.get(server.url("/bytes/1"), handler: FileWriter(path: "/nonexistent-dir/x"))
+            _ = try client.get(server.url("/bytes/1"), handler: File(path: "/nonexistent-dir/x"))
             Issue.record("a download into a missing directory was attempted")
         } catch {
-            #expect(error.code == .io)
+            #expect(error.code == .localIO)
         }
     }
 

@@ -44,7 +44,7 @@ import Testing
         #expect(c.connectTimeout == .seconds(30))
         #expect(c.lowSpeedLimit == nil)
         #expect(c.followRedirects && c.maxRedirects == 10)
-        #expect(c.verifyTLS && c.caFile == nil && c.acceptCompressed)
+        #expect(c.verify && c.caFile == nil && c.acceptCompressed)
         #expect(c.userAgent == "httpcontent/\(HTTPContentVersion.string)")
         #expect(Acceptance.builtInDefault.statusCodes == [200...299])
         #expect(Acceptance.builtInDefault.contentTypes.isEmpty)

@@ -18,7 +18,7 @@ final class HostileServer: @unchecked Sendable {
             ["--port", "0", "--exit-on-stdin-eof", "--lifetime", "600"]
             + (tlsCert.map { ["--tls-cert", $0, "--tls-key", tlsKey ?? ""] } ?? []), stdin: stdin)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
-            throw HTTPContentError(.io, "hostile server said: \(text)")
+            throw HTTPContentError(.localIO, "hostile server said: \(text)")
         }
         self.port = port
     }
@@ -100,7 +100,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         #expect(try await get(client, hostile.url("/overlong?declared=10"), handler: Bytes()).content.array == Array(0..<10))
         // The excess carried a forged response: the next request must get the genuine one.
         #expect(try await get(client, hostile.url("/plain"), handler: Bytes()).content.array == Array("genuine".utf8))
-        let r = try await get(client, hostile.url("/overlong?declared=10"), handler: FileWriter(path: scratch.target))
+        let r = try await get(client, hostile.url("/overlong?declared=10"), handler: File(path: scratch.target))
         #expect(r.content.size == 10 && scratch.contents(scratch.target) == Array(0..<10))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.dir) == ["out.bin"])
     }
@@ -108,7 +108,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test func bodyShorterThanContentLengthFailsAndKeepsTheOldFile() async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let e = await failure(client, hostile.url("/truncated?bytes=5000"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/truncated?bytes=5000"), File(path: scratch.target))
         #expect(e?.code == .transport && e?.curlCode == 18)
         #expect(scratch.leftIntact)
     }
@@ -117,7 +117,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     func invalidChunkedEncodingFailsAndKeepsTheOldFile(kind: String) async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let e = await failure(client, hostile.url("/bad-chunk/\(kind)"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/bad-chunk/\(kind)"), File(path: scratch.target))
         #expect(e?.code == .transport && (e?.curlCode == 18 || e?.curlCode == 56))
         #expect(scratch.leftIntact)
     }
@@ -125,7 +125,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test func connectionResetMidDownloadKeepsTheOldFileAndNoTempFile() async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let e = await failure(client, hostile.url("/reset-mid-body?bytes=50000"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/reset-mid-body?bytes=50000"), File(path: scratch.target))
         #expect(e?.code == .transport && e?.curlCode == 56)
         #expect(scratch.leftIntact)
     }
@@ -136,7 +136,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         let scratch = Scratch()
         defer { scratch.remove() }
         let start = ContinuousClock.now
-        let e = await failure(client, hostile.url("/endless-headers?delay=0.05"), FileWriter(path: scratch.target),
+        let e = await failure(client, hostile.url("/endless-headers?delay=0.05"), File(path: scratch.target),
                         options: RequestOptions(timeout: .seconds(1)))
         #expect(e?.code == .timeout && e?.curlCode == 28)
         #expect(elapsed(since: start) < .milliseconds(2500))
@@ -147,7 +147,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         let scratch = Scratch()
         defer { scratch.remove() }
         let start = ContinuousClock.now
-        let e = await failure(client, hostile.url("/header-flood"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/header-flood"), File(path: scratch.target))
         #expect(e?.code == .transport)
         #expect(elapsed(since: start) < .milliseconds(1500))
         #expect(scratch.leftIntact)
@@ -156,7 +156,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test func a100KBHeaderLineIsRefused() async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let e = await failure(client, hostile.url("/long-header?size=\(101 * 1024)"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/long-header?size=\(101 * 1024)"), File(path: scratch.target))
         #expect(e?.code == .transport)
         #expect(scratch.leftIntact)
     }
@@ -166,7 +166,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test func invalidGzipFailsAndKeepsTheOldFile() async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let e = await failure(client, hostile.url("/bad-gzip"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/bad-gzip"), File(path: scratch.target))
         #expect(e?.code == .transport && e?.curlCode == 61)
         #expect(scratch.leftIntact)
     }
@@ -174,10 +174,10 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test func gzipBombIsStoppedByTheDecodedSizeLimit() async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.maxSize = 1 << 20
         #expect(await failure(client, hostile.url("/gzip-bomb?mb=64"), Bytes(maxSize: 1 << 20))?.code == .tooLarge)
-        #expect(await failure(client, hostile.url("/gzip-bomb?mb=64"), FileWriter(path: scratch.target, options: options))?.code
+        #expect(await failure(client, hostile.url("/gzip-bomb?mb=64"), File(path: scratch.target, options: options))?.code
                 == .tooLarge)
         #expect(scratch.leftIntact)
     }
@@ -185,11 +185,11 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test func aBodyThatNeverEndsIsStoppedByTheSizeLimit() async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.maxSize = 4 << 20
         let start = ContinuousClock.now
         #expect(await failure(client, hostile.url("/endless"), Bytes(maxSize: 4 << 20))?.code == .tooLarge)
-        #expect(await failure(client, hostile.url("/endless"), FileWriter(path: scratch.target, options: options))?.code
+        #expect(await failure(client, hostile.url("/endless"), File(path: scratch.target, options: options))?.code
                 == .tooLarge)
         #expect(elapsed(since: start) < .milliseconds(2500))
         #expect(scratch.leftIntact)
@@ -203,7 +203,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
             $0.timeout = .seconds(5)
         }
         let start = ContinuousClock.now
-        let e = await failure(slow, hostile.url("/drip?interval=0.3"), FileWriter(path: scratch.target))
+        let e = await failure(slow, hostile.url("/drip?interval=0.3"), File(path: scratch.target))
         #expect(e?.code == .timeout && e?.curlCode == 28)
         #expect(elapsed(since: start) < .milliseconds(3000))
         #expect(scratch.leftIntact)
@@ -215,7 +215,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     func redirectToAnotherProtocolIsRefused(scheme: String) async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let e = await failure(client, hostile.url("/redirect-scheme/\(scheme)"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/redirect-scheme/\(scheme)"), File(path: scratch.target))
         #expect(e?.code == .transport && e?.curlCode == 1) // CURLE_UNSUPPORTED_PROTOCOL: never even tried
         #expect(scratch.leftIntact)
     }
@@ -223,7 +223,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
     @Test func anUnparseableRedirectLocationIsTheServersFaultNotAnInvalidArgument() async {
         let scratch = Scratch()
         defer { scratch.remove() }
-        let e = await failure(client, hostile.url("/redirect-garbage"), FileWriter(path: scratch.target))
+        let e = await failure(client, hostile.url("/redirect-garbage"), File(path: scratch.target))
         #expect(e?.code == .transport && e?.curlCode == 3) // CURLE_URL_MALFORMAT, after the server's 302
         #expect(e?.response?.status == 302)
         #expect(scratch.leftIntact)
@@ -233,7 +233,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         let scratch = Scratch()
         defer { scratch.remove() }
         let before = try await hits(client, "/redirect-loop")
-        #expect(await failure(client, hostile.url("/redirect-loop"), FileWriter(path: scratch.target))?.code == .tooManyRedirects)
+        #expect(await failure(client, hostile.url("/redirect-loop"), File(path: scratch.target))?.code == .tooManyRedirects)
         #expect(try await hits(client, "/redirect-loop") - before == 11) // the request and 10 redirects
         #expect(scratch.leftIntact)
     }
@@ -318,7 +318,7 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         let url = "https://localhost:\(tls.port)/plain"
         let e = await failure(makeClient(), url, Bytes())
         #expect(e?.code == .transport && e?.curlCode == 60) // CURLE_PEER_FAILED_VERIFICATION
-        let insecure = makeClient { $0.verifyTLS = false }
+        let insecure = makeClient { $0.verify = false }
         #expect(try await get(insecure, url, handler: Bytes()).content.array == Array("genuine".utf8))
         let trusting = makeClient { $0.caFile = cert }
         #expect(try await get(trusting, url, handler: Bytes()).content.array == Array("genuine".utf8))
@@ -375,14 +375,14 @@ private func elapsed(since start: ContinuousClock.Instant) -> Duration { Continu
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let target = folder + "/out.bin"
         for name in ["..%2Fescaped.bin", "%2Ftmp%2Fhc-hostile-absolute.bin", "sub%2Fdir.bin", "evil.sh"] {
-            let r = try await get(client, hostile.url("/disposition?name=\(name)"), handler: FileWriter(path: target))
+            let r = try await get(client, hostile.url("/disposition?name=\(name)"), handler: File(path: target))
             #expect(r.content.path == target && scratch.contents(target) == Array("payload".utf8))
         }
-        let r = try await get(client, hostile.url("/redirect-chain/2"), handler: FileWriter(path: target))
+        let r = try await get(client, hostile.url("/redirect-chain/2"), handler: File(path: target))
         #expect(r.content.path == target && scratch.contents(target) == Array("done".utf8))
         // A NUL would cut the path short in C: refused, not truncated to another path.
         for path in [folder + "/x.bin\u{0}.sh", folder + "/x.bin\u{0}/../../evil"] {
-            #expect(await failure(client, hostile.url("/plain"), FileWriter(path: path))?.code == .invalidArgument)
+            #expect(await failure(client, hostile.url("/plain"), File(path: path))?.code == .invalidArgument)
         }
         #expect(!FileManager.default.fileExists(atPath: "/tmp/hc-hostile-absolute.bin"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.dir).sorted() == ["downloads", "out.bin"])

@@ -30,7 +30,7 @@ final class JSONTestServer: @unchecked Sendable {
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5)) else {
             process.terminate()
-            throw HTTPContentError(.io, "test server did not start: \(text)")
+            throw HTTPContentError(.localIO, "test server did not start: \(text)")
         }
         base = "http://127.0.0.1:\(port)"
     }

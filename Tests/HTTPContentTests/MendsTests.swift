@@ -104,15 +104,15 @@ private let server = TestServer.shared
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hc-\(UInt64.random(in: 0...UInt64.max))").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.resume = true
         #expect(throws: HTTPContentError.self) {
             _ = try client.get(server.url("/range/100000?reset_after=40000"),
-                               handler: FileWriter(path: dir + "/big.bin", options: options))
+                               handler: File(path: dir + "/big.bin", options: options))
         }
         let part = Int64(try FileManager.default.attributesOfItem(atPath: dir + "/big.bin.part")[.size] as! Int)
         let seen = Locked<[TransferProgress]>([])
-        let r = try client.send(.get(server.url("/range/100000")), handler: FileWriter(path: dir + "/big.bin", options: options),
+        let r = try client.send(.get(server.url("/range/100000")), handler: File(path: dir + "/big.bin", options: options),
                                 progress: { p in seen.withLock { $0.append(p) } })
         let all = seen.withLock { $0 }
         #expect(r.content.resumed && part > 0 && part < 100000)

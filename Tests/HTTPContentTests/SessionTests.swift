@@ -166,14 +166,14 @@ private func key() -> String { UUID().uuidString }
         let dir = NSTemporaryDirectory() + "hc-sum-\(key())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.resume = true
         options.digest = try ExpectedDigest(.sha256, hex: "054edec1d0211f624fed0cbca9d4f9400b0e491c43742af2c5b0abebf0c990d8")
-        let ok = try client.get(server.url("/range/4"), handler: FileWriter(path: dir + "/a", options: options))
+        let ok = try client.get(server.url("/range/4"), handler: File(path: dir + "/a", options: options))
         #expect(ok.content.digest == "sha256:054edec1d0211f624fed0cbca9d4f9400b0e491c43742af2c5b0abebf0c990d8")
         options.digest = try ExpectedDigest(.md5, hex: String(repeating: "0", count: 32))
-        #expect { try client.get(server.url("/range/4"), handler: FileWriter(path: dir + "/b", options: options)) }
-            throws: { ($0 as? HTTPContentError)?.code == .checksum }
+        #expect { try client.get(server.url("/range/4"), handler: File(path: dir + "/b", options: options)) }
+            throws: { ($0 as? HTTPContentError)?.code == .checksumMismatch }
         #expect(!FileManager.default.fileExists(atPath: dir + "/b"))
         #expect(!FileManager.default.fileExists(atPath: dir + "/b.part"))
         #expect { try ExpectedDigest(.sha512, hex: "abc") } throws: { ($0 as? HTTPContentError)?.code == .invalidArgument }
@@ -184,15 +184,15 @@ private func key() -> String { UUID().uuidString }
         let dir = NSTemporaryDirectory() + "hc-sum-\(key())"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.resume = true
         let k = key()
         #expect(throws: HTTPContentError.self) {
             try client.get(server.url("/versioned/100000?key=\(k)&reset_after=40000&bump=1"),
-                           handler: FileWriter(path: dir + "/f", options: options))
+                           handler: File(path: dir + "/f", options: options))
         }
         #expect(FileManager.default.fileExists(atPath: dir + "/f.part.meta"))
-        let r = try client.get(server.url("/versioned/100000?key=\(k)&digest=repr"), handler: FileWriter(path: dir + "/f", options: options))
+        let r = try client.get(server.url("/versioned/100000?key=\(k)&digest=repr"), handler: File(path: dir + "/f", options: options))
         #expect(!r.content.resumed)
         #expect(r.content.size == 100000)
         #expect(r.content.digest?.hasPrefix("sha256:") == true)

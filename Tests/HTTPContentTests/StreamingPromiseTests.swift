@@ -37,7 +37,7 @@ private let server = TestServer.shared
     }
 
     @Test func aTokenSetElsewhereStopsAnIdleTransferAtOnce() throws {
-        let token = CancellationToken()
+        let token = CancelToken()
         let client = try Client()
         let stall = server.url("/stall?bytes=100")
         let cancelledAt = Locked<ContinuousClock.Instant?>(nil)
@@ -55,7 +55,7 @@ private let server = TestServer.shared
     }
 
     @Test func aTokenSetElsewhereStopsATransferOfABatchAtOnce() throws {
-        let token = CancellationToken()
+        let token = CancelToken()
         let batch = Batch(client: try Client())
         var outcome: HTTPContentError?
         let stall = server.url("/stall?bytes=100")

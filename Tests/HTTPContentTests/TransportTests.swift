@@ -192,12 +192,12 @@ private let server = TestServer.shared
     }
 
     @Test func cancellationFromAnotherThreadAndFromProgress() throws {
-        let token = CancellationToken()
+        let token = CancelToken()
         token.cancel()
         #expect(throws: HTTPContentError.self) {
             _ = try client.send(.get(server.url("/bytes/10")), handler: Bytes(), cancel: token)
         }
-        let local = CancellationToken()
+        let local = CancelToken()
         do {
             _ = try client.send(.get(server.url("/slow?bytes=100&delay=0.05")), handler: Bytes(),
                                 cancel: local, progress: { p in if p.received > 0 { local.cancel() } })

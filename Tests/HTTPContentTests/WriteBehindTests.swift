@@ -5,7 +5,7 @@ import Foundation
 import Testing
 @testable import HTTPContent
 
-/// FileWriter writes a download back to disk in WriteBehind.window-sized windows while it streams
+/// File writes a download back to disk in WriteBehind.window-sized windows while it streams
 /// and releases the pages of each window once it is on disk: a body of several windows must
 /// still land whole, hold few of its pages in memory while it streams, and leave nothing behind
 /// when it fails midway.
@@ -53,9 +53,9 @@ import Testing
             && back.withUnsafeBytes { a in expected.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0 } }
     }
 
-    /// A FileWriter for `path` that has prepared a GET and accepted a 200.
-    static func accepted(_ path: String, _ options: FileWriter.Options = FileWriter.Options()) throws -> FileWriter {
-        let writer = FileWriter(path: path, options: options)
+    /// A File for `path` that has prepared a GET and accepted a 200.
+    static func accepted(_ path: String, _ options: File.Options = File.Options()) throws -> File {
+        let writer = File(path: path, options: options)
         var request = Request("GET", "http://127.0.0.1/")
         try writer.prepare(&request)
         #expect(try writer.accept(ResponseHead(status: 200, headers: Headers())))
@@ -71,7 +71,7 @@ import Testing
     }
 
     /// Feeds `body` in libcurl's 16 KiB pieces.
-    static func feed(_ writer: FileWriter, _ body: [UInt8]) throws {
+    static func feed(_ writer: File, _ body: [UInt8]) throws {
         try body.withUnsafeBytes { all in
             var offset = 0
             while offset < all.count {
@@ -108,7 +108,7 @@ import Testing
         let dir = Self.makeDirectory("writebehind")
         defer { rmdir(dir) }
         let path = dir + "/out.bin"
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.fsync = fsync
         let writer = try Self.accepted(path, options)
         let body = Self.body(Self.total)
@@ -116,7 +116,7 @@ import Testing
         let temp = try #require(writer.tempPath)
         // Windows 0 and 1 were waited on and released; the last ones are still cached.
         #expect(Self.residentPages(temp, from: 0, to: 2 * Self.window) == 0)
-        #expect(Self.residentPages(temp, from: 3 * Self.window, to: Self.total - FileWriter.writeSize) > 0)
+        #expect(Self.residentPages(temp, from: 3 * Self.window, to: Self.total - File.writeSize) > 0)
         let done = try writer.finish()
         writer.cleanup(failed: false)
         #expect(done.size == Int64(Self.total))
@@ -131,7 +131,7 @@ import Testing
         let path = dir + "/out.bin"
         let old = Array("previous".utf8)
         Self.write(old, to: path)
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.fsync = fsync
         let writer = try Self.accepted(path, options)
         try Self.feed(writer, Self.body(Self.total))
@@ -147,7 +147,7 @@ import Testing
         let dir = Self.makeDirectory("writebehind-part")
         defer { rmdir(dir) }
         let path = dir + "/out.bin"
-        var options = FileWriter.Options()
+        var options = File.Options()
         options.resume = true
         let writer = try Self.accepted(path, options)
         let body = Self.body(Self.total - 12345)

@@ -24,7 +24,7 @@ expect_transport_error() {  # program, expected library
 
 # 1. pkg-config, installed tree.
 export PKG_CONFIG_PATH=$install/lib/pkgconfig
-[ "$(pkg-config --modversion httpcontent)" = "$(sed -n 's/^project(httpcontent VERSION \([0-9.]*\).*/\1/p' "$source/CMakeLists.txt")" ]
+[ "$(pkg-config --modversion httpcontent)" = "$(head -n1 "$source/VERSION")" ]
 cc "$source/examples/c/fetch.c" $(pkg-config --cflags --libs httpcontent) -Wl,-rpath,"$install/lib" -o "$prefix/fetch-pc"
 expect_transport_error "$prefix/fetch-pc" "$install/lib/libhttpcontent.so.0"
 echo "pkg-config (installed): ok"

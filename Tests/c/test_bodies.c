@@ -190,9 +190,9 @@ static void test_file_and_descriptor_bodies(void) {
     char missing[300];
     snprintf(missing, sizeof missing, "%s/missing.bin", tmp_dir);
     CHECK_CODE(hc_request_set_file_body(req, missing, NULL), HC_OK);
-    send_expect(req, HC_EIO);
+    send_expect(req, HC_ELOCAL_IO);
     CHECK_CODE(hc_request_set_file_body(req, tmp_dir, NULL), HC_OK); /* a directory */
-    send_expect(req, HC_EIO);
+    send_expect(req, HC_ELOCAL_IO);
 
     /* A descriptor is read from its offset, which is left where it was. */
     int fd = open(path, O_RDONLY);
@@ -287,7 +287,7 @@ static void test_multipart_bodies(void) {
     CHECK_CODE(hc_multipart_add_field(mp, "bad\r\nname", "x"), HC_EINVALID_ARG);
     char missing[300];
     snprintf(missing, sizeof missing, "%s/nope.txt", tmp_dir);
-    CHECK_CODE(hc_multipart_add_file(mp, "gone", missing, NULL, NULL), HC_EIO);
+    CHECK_CODE(hc_multipart_add_file(mp, "gone", missing, NULL, NULL), HC_ELOCAL_IO);
 
     hc_request *req = hc_request_new("POST", hc_url("/echo/raw"));
     CHECK_CODE(hc_request_set_multipart(req, mp), HC_OK);
@@ -304,9 +304,9 @@ static void test_multipart_bodies(void) {
     CHECK(memmem(data, len, raw, sizeof raw) != NULL);
     hc_response_free(resp);
 
-    /* The file vanishes between building and sending: HC_EIO, nothing sent. */
+    /* The file vanishes between building and sending: HC_ELOCAL_IO, nothing sent. */
     CHECK(unlink(kept) == 0);
-    send_expect(req, HC_EIO);
+    send_expect(req, HC_ELOCAL_IO);
     hc_request_free(req);
 }
 

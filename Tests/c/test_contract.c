@@ -270,8 +270,8 @@ static void test_batch_add_reports_a_request_that_cannot_start_through_done(void
     hc_request_set_handler(req, no_overwrite);
     struct done_log log = {0, HC_OK};
     CHECK_CODE(hc_batch_add(batch, req, log_done, &log), HC_OK);
-    CHECK(log.calls == 1 && log.code == HC_EIO);                /* during the add */
-    CHECK_CODE(hc_error_code(hc_error_last()), HC_EIO);
+    CHECK(log.calls == 1 && log.code == HC_ELOCAL_IO);                /* during the add */
+    CHECK_CODE(hc_error_code(hc_error_last()), HC_ELOCAL_IO);
     CHECK(hc_batch_pending(batch) == 0);
     CHECK_CODE(hc_batch_run(batch), HC_OK);
     CHECK(log.calls == 1);                                      /* and never again */
@@ -284,7 +284,7 @@ static void test_batch_add_reports_a_request_that_cannot_start_through_done(void
     CHECK(none.calls == 0);
 
     hc_request *good = hc_request_new("GET", hc_url("/bytes/10"));
-    struct done_log ok = {0, HC_EIO};
+    struct done_log ok = {0, HC_ELOCAL_IO};
     CHECK_CODE(hc_batch_add(batch, good, log_done, &ok), HC_OK);
     CHECK(ok.calls == 0);
     CHECK_CODE(hc_batch_run(batch), HC_OK);

@@ -161,11 +161,11 @@ static void test_file_download_is_atomic(void) {
     hc_handler_free(h);
 
     h = hc_handler_file_new(target, HC_FILE_NO_OVERWRITE);
-    CHECK_CODE(get("/bytes/10", h, &r), HC_EIO);
+    CHECK_CODE(get("/bytes/10", h, &r), HC_ELOCAL_IO);
     hc_handler_free(h);
 
     h = hc_handler_file_new(nested, 0);
-    CHECK_CODE(get("/bytes/10", h, &r), HC_EIO); /* missing directory, refused before sending */
+    CHECK_CODE(get("/bytes/10", h, &r), HC_ELOCAL_IO); /* missing directory, refused before sending */
     hc_handler_free(h);
     h = hc_handler_file_new(nested, HC_FILE_MAKE_DIRS);
     CHECK_CODE(get("/bytes/10", h, &r), HC_OK);

@@ -276,10 +276,10 @@ static void test_null_safety(void) {
     CHECK_CODE(hc_plist_pypickle(NULL, NULL, NULL), HC_EINVALID_ARG);
     const uint8_t *pickle = NULL;
     size_t pickle_len = 0;
-    CHECK_CODE(hc_response_plist_pickle(NULL, &pickle, &pickle_len), HC_EINVALID_ARG);
+    CHECK_CODE(hc_response_plist_pypickle(NULL, &pickle, &pickle_len), HC_EINVALID_ARG);
     CHECK(pickle == NULL && pickle_len == 0);
-    CHECK_CODE(hc_response_plist_pickle(NULL, NULL, NULL), HC_EINVALID_ARG);
-    hc_handler *pickled = hc_handler_plist_pickle_new(NULL);
+    CHECK_CODE(hc_response_plist_pypickle(NULL, NULL, NULL), HC_EINVALID_ARG);
+    hc_handler *pickled = hc_handler_plist_pypickle_new(NULL);
     CHECK(pickled != NULL);
     hc_handler_free(pickled);
     CHECK(hc_response_plist(NULL) == NULL);

@@ -76,7 +76,7 @@ static void test_cookies(void) {
     found[0] = found[1] = 0;
     CHECK_CODE(hc_client_cookies(client, count_cookie, found), HC_OK);
     CHECK(found[0] == 1 && found[1] == 2);
-    CHECK_CODE(hc_client_cookies_load(client, "/nonexistent/jar.txt"), HC_EIO);
+    CHECK_CODE(hc_client_cookies_load(client, "/nonexistent/jar.txt"), HC_ELOCAL_IO);
     hc_client_free(client);
 
     /* A client whose jar is a file starts from it. */
@@ -206,13 +206,13 @@ static void test_digests(void) {
     CHECK_CODE(hc_handler_file_set_digest(file, "crc32", "00"), HC_EINVALID_ARG);
     CHECK_CODE(hc_handler_file_set_digest(file, "md5", "00000000000000000000000000000000"), HC_OK);
     unlink(path);
-    CHECK_CODE(hc_test_send(client, "GET", "/range/4", file, &r), HC_ECHECKSUM);
-    CHECK(strcmp(hc_code_name(HC_ECHECKSUM), "checksum mismatch") == 0);
+    CHECK_CODE(hc_test_send(client, "GET", "/range/4", file, &r), HC_ECHECKSUM_MISMATCH);
+    CHECK(strcmp(hc_code_name(HC_ECHECKSUM_MISMATCH), "checksum mismatch") == 0);
     CHECK(access(path, F_OK) != 0 && access(part, F_OK) != 0);
     /* A wrong Repr-Digest from the server is the same error. */
     CHECK_CODE(hc_handler_file_set_digest(file, NULL, NULL), HC_OK);
     snprintf(url, sizeof url, "/versioned/1000?key=c%d&digest=wrong", rand());
-    CHECK_CODE(hc_test_send(client, "GET", url, file, &r), HC_ECHECKSUM);
+    CHECK_CODE(hc_test_send(client, "GET", url, file, &r), HC_ECHECKSUM_MISMATCH);
     CHECK(access(path, F_OK) != 0 && access(part, F_OK) != 0);
     hc_handler_free(file);
     rmdir(dir);

@@ -36,7 +36,7 @@ except ImportError:  # pragma: no cover
 HERE = Path(__file__).resolve().parent
 SONAME = "libhttpcontent.so.0"
 # What an sdist carries of the repository, under native/: enough to build the library.
-NATIVE = ["Package.swift", "CMakeLists.txt", "Sources", "include", "cmake", "examples/c",
+NATIVE = ["VERSION", "Package.swift", "CMakeLists.txt", "Sources", "include", "cmake", "examples/c",
           "Tests/HTTPContentTests", "Tests/HTTPContentOpenAPITests", "LICENSE", "README.md"]
 
 
@@ -128,6 +128,13 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildPyWithLibrary, "sdist": SdistWithNativeSources,
+def version() -> str:
+    """The repository's VERSION file (the one place the version is written; pyproject.toml
+    declares the version dynamic)."""
+    return (source_tree() / "VERSION").read_text().strip()
+
+
+setup(version=version(),
+      cmdclass={"build_py": BuildPyWithLibrary, "sdist": SdistWithNativeSources,
                 "bdist_wheel": ManylinuxWheel},
       distclass=BinaryDistribution)

@@ -17,7 +17,7 @@ import Glibc
 /// headers. Copying at most 64 KiB costs less than the extra system call and TCP segment per
 /// request that reading them through the callback would take.
 ///
-/// Files are opened here, before connecting, so a missing file fails with `.io` and sends
+/// Files are opened here, before connecting, so a missing file fails with `.localIO` and sends
 /// nothing. The transfer keeps this object alive until libcurl is done with it.
 final class BodyUpload {
     /// In-memory bodies shorter than this are handed over with COPYPOSTFIELDS.
@@ -53,7 +53,7 @@ final class BodyUpload {
     /// Sets the method and body options on `easy`.
     /// - Returns: the state the read callbacks use (nil when there is no body); keep it alive
     ///   until the transfer is over.
-    /// - Throws: `.io` when a file cannot be opened (nothing is sent); `.invalidArgument` when the
+    /// - Throws: `.localIO` when a file cannot be opened (nothing is sent); `.invalidArgument` when the
     ///   caller's Content-Length header contradicts the body's size.
     static func configure(_ request: Request, on easy: EasyHandle) throws(HTTPContentError) -> BodyUpload? {
         let method = request.method
@@ -162,7 +162,7 @@ final class BodyUpload {
         switch st.st_mode & S_IFMT {
         case S_IFDIR:
             close(fd)
-            throw HTTPContentError(.io, "cannot upload \(path): it is a directory")
+            throw HTTPContentError(.localIO, "cannot upload \(path): it is a directory")
         case S_IFREG:
             return (fd, Int64(st.st_size))
         default:
@@ -177,7 +177,7 @@ final class BodyUpload {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw ioError("cannot use descriptor \(fd)") }
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw HTTPContentError(.io, "cannot upload descriptor \(fd): it is a directory")
+            throw HTTPContentError(.localIO, "cannot upload descriptor \(fd): it is a directory")
         }
         let offset = lseek(fd, 0, SEEK_CUR)
         guard offset >= 0 else { return (nil, nil) }
@@ -186,7 +186,7 @@ final class BodyUpload {
     }
 
     private static func ioError(_ what: String) -> HTTPContentError {
-        HTTPContentError(.io, "\(what): \(String(cString: strerror(errno)))")
+        HTTPContentError(.localIO, "\(what): \(String(cString: strerror(errno)))")
     }
 
     // MARK: - Multipart
@@ -237,7 +237,7 @@ final class BodyUpload {
             // The file was there when the part was added; it must still be, or nothing is sent.
             try Multipart.checkReadableFile(path)
             guard curl_mime_filedata(handle, path) == CURLE_OK else {
-                throw HTTPContentError(.io, "cannot read \(path) for a multipart part")
+                throw HTTPContentError(.localIO, "cannot read \(path) for a multipart part")
             }
             if let filename { try check(curl_mime_filename(handle, filename), "filename") }
             if let type { try check(curl_mime_type(handle, type), "type") }
@@ -256,7 +256,7 @@ final class BodyUpload {
         do throws(HTTPContentError) {
             let n = try fill(target)
             if n == 0, let length, position < length {
-                throw HTTPContentError(sourceIsCallback ? .callback : .io,
+                throw HTTPContentError(sourceIsCallback ? .callback : .localIO,
                     "the body ended after \(position) of the \(length) bytes announced")
             }
             position += Int64(n)

@@ -28,8 +28,8 @@ public struct Multipart: Sendable {
     }
 
     /// Adds a file part. The file is checked now (it must be a readable file) and read when the
-    /// request is sent; if it has gone by then, the send fails with `.io` before connecting.
-    /// - Throws: `.io` if the file is missing or unreadable; `.invalidArgument` for a name,
+    /// request is sent; if it has gone by then, the send fails with `.localIO` before connecting.
+    /// - Throws: `.localIO` if the file is missing or unreadable; `.invalidArgument` for a name,
     ///   filename or type with CR, LF or NUL.
     public mutating func addFile(_ name: String, path: String, filename: String? = nil,
                                  contentType: String? = nil) throws(HTTPContentError) {
@@ -59,10 +59,10 @@ public struct Multipart: Sendable {
     static func checkReadableFile(_ path: String) throws(HTTPContentError) {
         var st = stat()
         guard stat(path, &st) == 0, access(path, R_OK) == 0 else {
-            throw HTTPContentError(.io, "cannot read \(path): \(String(cString: strerror(errno)))")
+            throw HTTPContentError(.localIO, "cannot read \(path): \(String(cString: strerror(errno)))")
         }
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            throw HTTPContentError(.io, "cannot read \(path): it is a directory")
+            throw HTTPContentError(.localIO, "cannot read \(path): it is a directory")
         }
     }
 }

@@ -2,7 +2,7 @@
 /// into its upload buffer, so memory stays flat whatever the size. With a known length the
 /// request carries Content-Length; otherwise it is sent chunked.
 public enum UploadSource: Sendable {
-    /// A file, opened at each send before connecting (missing or unreadable: `.io`). A regular
+    /// A file, opened at each send before connecting (missing or unreadable: `.localIO`). A regular
     /// file's size is its Content-Length; a FIFO or device is sent chunked.
     case file(path: String)
     /// An open descriptor, borrowed (never closed). `length` nil: the rest of a regular file, or

@@ -27,12 +27,13 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
         case tooLarge = 8
         /// The transfer was cancelled by the caller.
         case cancelled = 9
-        /// A local file operation failed (download target, upload source).
-        case io = 10
+        /// A local file operation failed (download target, upload source): Python's
+        /// `LocalIOError`, C's `HC_ELOCAL_IO`.
+        case localIO = 10
         /// A callback supplied by the caller (custom handler, progress, upload source) failed.
         case callback = 11
         /// A download's bytes do not match the digest expected of them (given, or the server's).
-        case checksum = 12
+        case checksumMismatch = 12
 
         /// A stable lowercase name, used in messages and by the C `hc_code_name`.
         public var name: String {
@@ -46,11 +47,18 @@ public struct HTTPContentError: Error, Sendable, CustomStringConvertible {
             case .decode: return "decode"
             case .tooLarge: return "too large"
             case .cancelled: return "cancelled"
-            case .io: return "I/O"
+            case .localIO: return "I/O"
             case .callback: return "callback"
-            case .checksum: return "checksum mismatch"
+            case .checksumMismatch: return "checksum mismatch"
             }
         }
+
+        /// The old name of ``localIO``.
+        @available(*, deprecated, renamed: "localIO")
+        public static var io: Code { .localIO }
+        /// The old name of ``checksumMismatch``.
+        @available(*, deprecated, renamed: "checksumMismatch")
+        public static var checksum: Code { .checksumMismatch }
     }
 
     /// The fields live in one shared, copy-on-write box: the error is one pointer wide, so

@@ -38,11 +38,11 @@ public final class StreamWriter: SelectiveHandler {
         switch target {
         case .fileDescriptor(let fd):
             if let failure = writeAll(fd, chunk) {
-                throw HTTPContentError(.io, "writing to descriptor \(fd) failed: \(errnoText(failure))", response: head)
+                throw HTTPContentError(.localIO, "writing to descriptor \(fd) failed: \(errnoText(failure))", response: head)
             }
         case .file(let file):
             if chunk.count > 0, fwrite(chunk.baseAddress, 1, chunk.count, file) != chunk.count {
-                throw HTTPContentError(.io, "writing to the stream failed: \(errnoText())", response: head)
+                throw HTTPContentError(.localIO, "writing to the stream failed: \(errnoText())", response: head)
             }
         case .callback(let call):
             try call(chunk)
@@ -52,7 +52,7 @@ public final class StreamWriter: SelectiveHandler {
 
     public func finish() throws -> Int64 {
         if case .file(let file) = target, fflush(file) != 0 {
-            throw HTTPContentError(.io, "flushing the stream failed: \(errnoText())", response: head)
+            throw HTTPContentError(.localIO, "flushing the stream failed: \(errnoText())", response: head)
         }
         return written
     }

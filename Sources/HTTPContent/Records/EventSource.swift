@@ -106,7 +106,7 @@ public enum EventSource {
     /// - Throws: `HTTPContentError`; a transport error only when no reconnection is left.
     @discardableResult
     public static func run(client: Client, request: Request, options: EventSourceOptions = EventSourceOptions(),
-                           acceptance: Acceptance = SSE.defaultAcceptance(), cancel: CancellationToken? = nil,
+                           acceptance: Acceptance = SSE.defaultAcceptance(), cancel: CancelToken? = nil,
                            onComment: ((String) throws -> Void)? = nil,
                            onEvent: @escaping (ServerSentEvent) throws -> Void) throws(HTTPContentError) -> EventSourceSummary {
         let state = try EventSourceState(options: options, onComment: onComment, onEvent: onEvent)
@@ -130,7 +130,7 @@ public enum EventSource {
     }
 
     /// Sleeps in short steps, so a cancellation is noticed within ~50 ms.
-    private static func wait(_ ms: Int, cancel: CancellationToken?) throws(HTTPContentError) {
+    private static func wait(_ ms: Int, cancel: CancelToken?) throws(HTTPContentError) {
         var left = ms
         while left > 0 {
             if cancel?.isCancelled == true { throw HTTPContentError(.cancelled, "the event stream was cancelled") }

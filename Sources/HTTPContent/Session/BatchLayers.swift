@@ -6,7 +6,7 @@ extension Batch {
     /// `makeHandler` is called per attempt; `restartable`: an attempt whose handler saw body
     /// bytes may be sent again (true when each attempt has a new handler).
     func addLayered(_ request: consuming Request, restartable: Bool,
-                    makeHandler: @escaping () -> any ContentHandler, cancel: CancellationToken?,
+                    makeHandler: @escaping () -> any ContentHandler, cancel: CancelToken?,
                     progress: ((TransferProgress) -> Void)?,
                     complete: @escaping (Result<Response<Any>, HTTPContentError>) -> Void) {
         LayeredSend(batch: self, attempts: SessionAttempts(request, client: client, restartable: restartable),
@@ -22,12 +22,12 @@ private final class LayeredSend {
     weak var batch: Batch?
     var attempts: SessionAttempts
     let makeHandler: () -> any ContentHandler
-    let cancel: CancellationToken?
+    let cancel: CancelToken?
     let progress: ((TransferProgress) -> Void)?
     let complete: (Result<Response<Any>, HTTPContentError>) -> Void
 
     init(batch: Batch, attempts: SessionAttempts, makeHandler: @escaping () -> any ContentHandler,
-         cancel: CancellationToken?, progress: ((TransferProgress) -> Void)?,
+         cancel: CancelToken?, progress: ((TransferProgress) -> Void)?,
          complete: @escaping (Result<Response<Any>, HTTPContentError>) -> Void) {
         self.batch = batch
         self.attempts = attempts

@@ -80,7 +80,7 @@ final class RunningDigest {
 /// Checks a download while its bytes stream: against the digest the caller expects, and the
 /// ones the server sends (RFC 9530 Repr-Digest, Content-Digest on a whole unencoded body, and
 /// RFC 3230's legacy Digest). A resumed download hashes its part file first, so the digest
-/// covers the whole file. A FileWriter composes one; it knows nothing of files.
+/// covers the whole file. A File composes one; it knows nothing of files.
 final class DownloadVerifier {
     private let expected: ExpectedDigest?
     /// What each running digest must end as, and who said so (for the message).
@@ -121,13 +121,13 @@ final class DownloadVerifier {
         for c in checks { c.digest.update(chunk) }
     }
 
-    /// Compares every digest. - Throws: `.checksum` naming the first that differs.
+    /// Compares every digest. - Throws: `.checksumMismatch` naming the first that differs.
     func verify(response head: ResponseHead?) throws(HTTPContentError) {
         for (i, c) in checks.enumerated() {
             let got = c.digest.final()
             if i == 0 { reported = "\(c.digest.algorithm.rawValue):\(hex(got))" }
             if got != c.want {
-                throw HTTPContentError(.checksum,
+                throw HTTPContentError(.checksumMismatch,
                     "the downloaded bytes do not match \(c.source) digest (expected \(hex(c.want)), got \(hex(got)))",
                     response: head)
             }

@@ -210,7 +210,7 @@ public final class CookieJar: @unchecked Sendable {
         }
         // libcurl reports no write failure: check that the file is there.
         guard access(target, F_OK) == 0 else {
-            throw HTTPContentError(.io, "cannot write the cookie file \(quoted(target))")
+            throw HTTPContentError(.localIO, "cannot write the cookie file \(quoted(target))")
         }
     }
 
@@ -220,7 +220,7 @@ public final class CookieJar: @unchecked Sendable {
             throw HTTPContentError(.invalidArgument, "invalid cookie file name \(quoted(path))")
         }
         guard access(path, R_OK) == 0 else {
-            throw HTTPContentError(.io, "cannot read the cookie file \(quoted(path)): \(errnoText())")
+            throw HTTPContentError(.localIO, "cannot read the cookie file \(quoted(path)): \(errnoText())")
         }
         helperLock.withLock { _ in
             _ = hc_curl_setopt_str(helper, CURLOPT_COOKIEFILE, path)

@@ -24,7 +24,7 @@ extension Client {
     /// Runs `once` for each attempt until it succeeds or the layers give up. `once` says whether
     /// the failed attempt's handler received body bytes; such an attempt is sent again only when
     /// `restartable` (a new handler per attempt, or a download that resumes).
-    func layered<R>(_ request: consuming Request, cancel: CancellationToken?, restartable: Bool,
+    func layered<R>(_ request: consuming Request, cancel: CancelToken?, restartable: Bool,
                     _ once: (consuming Request, inout Bool) throws(HTTPContentError) -> R) throws(HTTPContentError) -> R {
         var attempts = SessionAttempts(request, client: self, restartable: restartable)
         while true {
@@ -41,7 +41,7 @@ extension Client {
     }
 
     /// Waits, in slices of at most 50 ms so that a cancel token is noticed.
-    static func sleep(_ wait: Duration, cancel: CancellationToken?) throws(HTTPContentError) {
+    static func sleep(_ wait: Duration, cancel: CancelToken?) throws(HTTPContentError) {
         var left = milliseconds(wait)
         while left > 0 {
             if cancel?.isCancelled == true { throw HTTPContentError(.cancelled, "cancelled while waiting to retry") }

@@ -33,13 +33,13 @@ public final class Batch {
     /// A request that fails before starting (invalid, or its handler's prepare failed) completes
     /// at once, during this call.
     public func add<Handler: ContentHandler>(
-        _ request: consuming Request, handler: Handler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, handler: Handler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Handler.Content>, HTTPContentError>) -> Void
     ) {
         if client.needsLayers(request) {
             // One handler for every attempt, as in `Client.send`.
-            addLayered(request, restartable: (handler as? FileWriter)?.options.resume == true,
+            addLayered(request, restartable: (handler as? File)?.options.resume == true,
                        makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
                 completion(outcome.flatMap { response in
                     guard let content = response.content as? Handler.Content else {
@@ -70,7 +70,7 @@ public final class Batch {
     /// `add` for a handler known only at run time: the content comes back as `Any`. Not
     /// generic, so no type metadata is looked up per request.
     public func add(
-        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Any>, HTTPContentError>) -> Void
     ) {
@@ -85,12 +85,12 @@ public final class Batch {
     /// as `deliver` returns (a request added from `finished` can reuse it); if `finished` does
     /// not call `deliver`, it is called, and its outcome dropped, once `finished` returns.
     package func add(
-        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
         if client.needsLayers(request) {
-            addLayered(request, restartable: (handler as? FileWriter)?.options.resume == true,
+            addLayered(request, restartable: (handler as? File)?.options.resume == true,
                        makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
                 finished { () throws(HTTPContentError) in try outcome.get() }
             }
@@ -120,7 +120,7 @@ public final class Batch {
     /// send the request more than once); without session layers, one handler, as above.
     package func add(
         _ request: consuming Request, makeHandler: @escaping () -> any ContentHandler,
-        cancel: CancellationToken? = nil, progress: ((TransferProgress) -> Void)? = nil,
+        cancel: CancelToken? = nil, progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
         if client.needsLayers(request) {
@@ -219,11 +219,11 @@ public final class Batch {
     /// A token for a request of this batch that only `cancel(_:)` sets, on the batch's thread:
     /// unlike a plain token, nothing polls it while the request runs (no progress callback, no
     /// look at each step), so a request that has one costs nothing more.
-    public func cancelToken() -> CancellationToken { .unpolled() }
+    public func cancelToken() -> CancelToken { .unpolled() }
 
     /// Sets `token` (one of `cancelToken()`'s, or any other) and has the next `step`, `perform`
     /// or `socketAction` complete its request as cancelled. Call it on the batch's thread.
-    public func cancel(_ token: CancellationToken) {
+    public func cancel(_ token: CancelToken) {
         token.cancel()
         driver.cancelled()
     }

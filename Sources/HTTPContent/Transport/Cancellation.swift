@@ -1,10 +1,15 @@
 import Synchronization
 
+/// The old name of ``CancelToken`` (one name per concept on every front: Python's `CancelToken`,
+/// C's `hc_cancel`).
+@available(*, deprecated, renamed: "CancelToken")
+public typealias CancellationToken = CancelToken
+
 /// A flag another thread (or a progress callback) sets to stop a transfer. The transfer checks it
 /// as data arrives and at libcurl's progress ticks, and fails with `.cancelled`.
-public final class CancellationToken: Sendable {
+public final class CancelToken: Sendable {
     private let flag = Atomic<Bool>(false)
-    private let parent: CancellationToken?
+    private let parent: CancelToken?
     /// Whether a transfer must poll this token to notice it (libcurl's progress callback, a
     /// driver's scan at each step). False for a batch's own token (`Batch.cancelToken`), set
     /// only through `Batch.cancel(_:)` on the batch's thread, which then looks at once: a
@@ -12,7 +17,7 @@ public final class CancellationToken: Sendable {
     package let isPolled: Bool
 
     /// - Parameter parent: a token whose cancellation cancels this one too.
-    public init(linkedTo parent: CancellationToken? = nil) {
+    public init(linkedTo parent: CancelToken? = nil) {
         self.parent = parent
         isPolled = true
     }
@@ -23,7 +28,7 @@ public final class CancellationToken: Sendable {
     }
 
     /// A token set only through `Batch.cancel(_:)` (see `isPolled`).
-    package static func unpolled() -> CancellationToken { CancellationToken(polled: false) }
+    package static func unpolled() -> CancelToken { CancelToken(polled: false) }
 
     /// Set once a waker was registered: `cancel` then looks them up.
     private let hasWakers = Atomic<Bool>(false)
@@ -42,7 +47,7 @@ public final class CancellationToken: Sendable {
     /// it must be quick and must not block (`curl_multi_wakeup`).
     package func onCancel(_ wake: @escaping @Sendable () -> Void) -> CancelRegistration {
         var keys: [(ObjectIdentifier, Int)] = []
-        var token: CancellationToken? = self
+        var token: CancelToken? = self
         while let t = token {
             t.hasWakers.store(true, ordering: .releasing)
             keys.append((ObjectIdentifier(t), CancelWakers.add(ObjectIdentifier(t), wake)))
@@ -57,7 +62,7 @@ public final class CancellationToken: Sendable {
     }
 }
 
-/// A waker registered with `CancellationToken.onCancel`.
+/// A waker registered with `CancelToken.onCancel`.
 package struct CancelRegistration {
     fileprivate let keys: [(ObjectIdentifier, Int)]
 

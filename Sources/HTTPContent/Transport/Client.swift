@@ -79,7 +79,7 @@ public final class Client: Sendable {
     /// - Returns: the response with the handler's content.
     /// - Throws: `HTTPContentError`; the handler's `cleanup(failed: true)` has run by then.
     public func send<Handler: ContentHandler>(
-        _ request: consuming Request, handler: Handler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, handler: Handler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Handler.Content> {
         if let cache = configuration.cache, Client.cacheApplies(request) {
@@ -94,7 +94,7 @@ public final class Client: Sendable {
         if needsLayers(request) {
             // One handler for every attempt: sent again only while it has seen no body, unless
             // it is a resumable download (its prepare continues the part file).
-            let resumable = (handler as? FileWriter)?.options.resume == true
+            let resumable = (handler as? File)?.options.resume == true
             return try layered(request, cancel: cancel, restartable: resumable) {
                 (attempt: consuming Request, bodyStarted: inout Bool) throws(HTTPContentError) in
                 let transfer = try start(attempt, handler: handler, cancel: cancel, progress: progress, alone: true)
@@ -115,12 +115,12 @@ public final class Client: Sendable {
     /// `send` for a handler known only at run time (the C and Python fronts): the content comes
     /// back as `Any`. Not generic, so no type metadata is looked up per request.
     public func send(
-        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
         if configuration.cache != nil || needsLayers(request) {
             return try send(request, makeHandler: { handler }, cancel: cancel, progress: progress,
-                            restartable: (handler as? FileWriter)?.options.resume == true)
+                            restartable: (handler as? File)?.options.resume == true)
         }
         let transfer = try start(request, handler: handler, cancel: cancel, progress: progress, alone: true)
         defer { handles.put(transfer) }
@@ -131,7 +131,7 @@ public final class Client: Sendable {
     /// may send more than once (the C and Python fronts make their handlers from a spec). The
     /// handler of the last attempt is the last one `makeHandler` returned.
     public func send(
-        _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancellationToken? = nil,
+        _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
         if configuration.cache != nil || needsLayers(request) {
@@ -145,7 +145,7 @@ public final class Client: Sendable {
 
     /// The cache's way in (when the client has one), then `sendUncached`.
     private func send(
-        _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancellationToken?,
+        _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancelToken?,
         progress: ((TransferProgress) -> Void)?, restartable: Bool
     ) throws(HTTPContentError) -> Response<Any> {
         if let cache = configuration.cache, Client.cacheApplies(request) {
@@ -198,7 +198,7 @@ public final class Client: Sendable {
     /// The request is taken, not copied: it moves into the transfer. `alone`: the transfer runs
     /// by itself on the calling thread (`send`), not among many in a multi handle.
     func start(
-        _ request: consuming Request, handler: any ContentHandler, cancel: CancellationToken?,
+        _ request: consuming Request, handler: any ContentHandler, cancel: CancelToken?,
         progress: ((TransferProgress) -> Void)?, alone: Bool = false
     ) throws(HTTPContentError) -> Transfer {
         var prepared = consume request

@@ -18,8 +18,15 @@ public struct ClientConfiguration: Sendable {
     public var userAgent = "httpcontent/\(HTTPContentVersion.string)"
     /// Headers sent with every request unless the request sets the same name. Default: none.
     public var headers = Headers()
-    /// Verify the server's TLS certificate and host name. Default: true.
-    public var verifyTLS = true
+    /// Verify the server's TLS certificate and host name. Default: true. (Python's `verify`,
+    /// C's `hc_client_set_verify`.)
+    public var verify = true
+    /// The old name of ``verify``.
+    @available(*, deprecated, renamed: "verify")
+    public var verifyTLS: Bool {
+        get { verify }
+        set { verify = newValue }
+    }
     /// A PEM file of CA certificates to trust instead of the system's. Default: nil (system's).
     public var caFile: String? = nil
     /// A client certificate (PEM file, CURLOPT_SSLCERT) sent when a server asks for one, and its
@@ -88,7 +95,8 @@ public struct ClientConfiguration: Sendable {
     }
 }
 
-/// The library version, also returned by the C `hc_version()`.
+/// The library version, also returned by the C `hc_version()`; the repository's VERSION file is
+/// the one place it is written (VersionTests pins these numbers to it).
 public enum HTTPContentVersion {
     public static let major = 0
     public static let minor = 1

@@ -84,7 +84,7 @@ extension Client {
         }
         // One handler for every attempt, as in the blocking `send`.
         var attempts = SessionAttempts(request, client: self,
-                                       restartable: (handler as? FileWriter)?.options.resume == true)
+                                       restartable: (handler as? File)?.options.resume == true)
         while true {
             let sent = await sendOnce(try attempts.next(), handler: handler, progress: progress)
             let error: HTTPContentError
@@ -113,7 +113,7 @@ extension Client {
     private func sendOnce<Handler: ContentHandler>(
         _ request: Request, handler: Handler, progress: ((TransferProgress) -> Void)?
     ) async -> (outcome: Result<Response<Handler.Content>, HTTPContentError>, bodyStarted: Bool, head: ResponseHead?) {
-        let token = CancellationToken()
+        let token = CancelToken()
         let executor = sharedExecutor
         let transfer: Transfer
         do {

@@ -25,7 +25,7 @@ final class MultiDriver {
     /// How many transfers in `active` are watched (`Transfer.isWatched`: a cancellation token
     /// that must be polled, or a read timeout): with none, `perform`, `wait` and `timeoutMs`
     /// look at no token or clock (the usual batch pays nothing for them). Unpolled tokens
-    /// (`CancellationToken.isPolled`) are not counted: `cancelled()` says when to look at them.
+    /// (`CancelToken.isPolled`) are not counted: `cancelled()` says when to look at them.
     /// A polled token wakes the driver's `wait` when set (`Transfer.startWatch`).
     @exclusivity(unchecked) private var cancellable = 0
     /// Set by `cancelled()`: the next completion pass looks at every token once.
@@ -38,7 +38,7 @@ final class MultiDriver {
     /// instead if the batch is cancelled first or the request's token is set meanwhile.
     struct Delayed {
         let deadline: ContinuousClock.Instant
-        let token: CancellationToken?
+        let token: CancelToken?
         let fire: () -> Void
         let cancel: () -> Void
     }
@@ -73,7 +73,7 @@ final class MultiDriver {
     /// Runs `fire` on the driving thread once `wait` has passed, counted as pending meanwhile
     /// (`run` goes on until it has run); `cancel` runs instead when the batch is cancelled or
     /// `token` is set first. Nothing blocks while it waits.
-    func after(_ wait: Duration, token: CancellationToken?, fire: @escaping () -> Void,
+    func after(_ wait: Duration, token: CancelToken?, fire: @escaping () -> Void,
                cancel: @escaping () -> Void) {
         delayed.append(Delayed(deadline: ContinuousClock.now.advanced(by: wait), token: token,
                                fire: fire, cancel: cancel))
@@ -374,7 +374,7 @@ final class MultiDriver {
         return left
     }
 
-    /// Says that an unpolled token (`CancellationToken.isPolled`) of a transfer was set: the
+    /// Says that an unpolled token (`CancelToken.isPolled`) of a transfer was set: the
     /// next completion pass (`perform`, `step`, `socketAction`) completes it as cancelled.
     func cancelled() { cancelNoted = true }
 

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 // What a transfer is watched for while it waits: a cancellation token set from another thread
-// (it wakes the wait at once, through `CancellationToken.onCancel`) and a read timeout (the
+// (it wakes the wait at once, through `CancelToken.onCancel`) and a read timeout (the
 // longest silence allowed between bytes). A transfer with neither runs as before, in
 // `curl_easy_perform`, which no one can wake.
 

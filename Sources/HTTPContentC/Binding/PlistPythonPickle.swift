@@ -408,10 +408,10 @@ class PickleBytes {
     deinit { free(bytes) }
 }
 
-/// The content of hc_handler_plist_pickle_new.
+/// The content of hc_handler_plist_pypickle_new.
 final class PlistPickleContent: PickleBytes {}
 
-/// Lends a response's pickle (hc_response_plist_pickle, hc_response_xml_pickle): borrowed for as
+/// Lends a response's pickle (hc_response_plist_pypickle, hc_response_xml_pypickle): borrowed for as
 /// long as the response; NULL and 0 for an empty body.
 func lendPickle<C: PickleBytes>(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                 _ len: UnsafeMutablePointer<Int>?, as type: C.Type, _ mismatch: String) -> Int32 {
@@ -445,8 +445,8 @@ final class PlistPythonPickleHandler: SelectiveHandler {
     func cleanup(failed: Bool) { plist.cleanup(failed: failed) }
 }
 
-@_cdecl("hc_handler_plist_pickle_new")
-public func hc_handler_plist_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
+@_cdecl("hc_handler_plist_pypickle_new")
+public func hc_handler_plist_pypickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
     let o = plistSnapshot(opts)
     let spec = HandlerSpec(acceptance: Plist.defaultAcceptance()) { spec -> any ContentHandler in
         var options = o.options
@@ -454,14 +454,14 @@ public func hc_handler_plist_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer
         do {
             return PlistPythonPickleHandler(try Plist(options: options, allowEmpty: o.allowEmpty, acceptance: spec.acceptance))
         } catch {
-            return FailingHandler(error as? HTTPContentError ?? HTTPContentError(.invalidArgument, "\(error)"))
+            return FailingHandler(reason: error)
         }
     }
     return retainHandle(spec)
 }
 
-@_cdecl("hc_response_plist_pickle")
-public func hc_response_plist_pickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+@_cdecl("hc_response_plist_pypickle")
+public func hc_response_plist_pypickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                      _ len: UnsafeMutablePointer<Int>?) -> Int32 {
-    lendPickle(response, data, len, as: PlistPickleContent.self, "hc_response_plist_pickle: the response's handler is not a pickle plist handler")
+    lendPickle(response, data, len, as: PlistPickleContent.self, "hc_response_plist_pypickle: the response's handler is not a pickle plist handler")
 }

@@ -492,7 +492,7 @@ struct PickleBuffer {
 
 // MARK: - Entry points (include/httpcontent_binding.h)
 
-/// The content of hc_handler_xml_pickle_new: nil for an empty body.
+/// The content of hc_handler_xml_pypickle_new: nil for an empty body.
 /// The bytes are copied to memory of their own, lent to C until the response is freed.
 final class XMLPickleContent: PickleBytes {
     init(_ bytes: [UInt8]?) {
@@ -503,8 +503,8 @@ final class XMLPickleContent: PickleBytes {
 
 public typealias XMLBatchCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafePointer<UInt8>?, Int, Int) -> Int32
 
-@_cdecl("hc_handler_xml_pickle_new")
-public func hc_handler_xml_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
+@_cdecl("hc_handler_xml_pypickle_new")
+public func hc_handler_xml_pypickle_new(_ opts: OpaquePointer?) -> OpaquePointer? {
     let o = xmlSnapshot(opts)
     return retainHandle(HandlerSpec(acceptance: XML.defaultAcceptance()) { spec in
         MappedHandler(XMLPythonPickleHandler(options: xmlLimited(o.options, spec), allowEmpty: o.allowEmpty, acceptance: spec.acceptance)) {
@@ -516,8 +516,8 @@ public func hc_handler_xml_pickle_new(_ opts: OpaquePointer?) -> OpaquePointer? 
 /// Path streaming in batches (`XMLElements` streaming into an `XMLPickleWriter`): each batch a
 /// pickle of a list of Elements, handed over at HC_XML_BATCH_BYTES and at the end of every
 /// received chunk; with several paths, every batch holds elements of one path.
-@_cdecl("hc_handler_xml_batches_pickle_new")
-public func hc_handler_xml_batches_pickle_new(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
+@_cdecl("hc_handler_xml_batches_pypickle_new")
+public func hc_handler_xml_batches_pypickle_new(_ paths: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int,
                                               _ opts: OpaquePointer?, _ cb: XMLBatchCallback?,
                                               _ userdata: UnsafeMutableRawPointer?) -> OpaquePointer? {
     xmlElementsHandle(paths, count, opts, cb) { cb, o, options in
@@ -532,9 +532,9 @@ public func hc_handler_xml_batches_pickle_new(_ paths: UnsafePointer<UnsafePoint
     }
 }
 
-@_cdecl("hc_response_xml_pickle")
-public func hc_response_xml_pickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+@_cdecl("hc_response_xml_pypickle")
+public func hc_response_xml_pypickle(_ response: OpaquePointer?, _ data: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                    _ len: UnsafeMutablePointer<Int>?) -> Int32 {
-    lendPickle(response, data, len, as: XMLPickleContent.self, "hc_response_xml_pickle: the response's handler is not a pickle XML handler")
+    lendPickle(response, data, len, as: XMLPickleContent.self, "hc_response_xml_pypickle: the response's handler is not a pickle XML handler")
 }
 

@@ -4,7 +4,7 @@ ctypes calls an undeclared function as `int f(int...)`: a returned pointer is cu
 the next call that takes it crashes (an undeclared hc_error_free did). So the package's sources
 are scanned for library functions read as attributes (`lib.hc_x`, `lib().hc_x`), each must be in
 `_lib._DECLARATIONS`, and each declaration's result and arguments must match the prototype in
-include/httpcontent.h or include/httpcontent_binding.h (count, and pointer / integer width /
+include/httpcontent/*.h or include/httpcontent_binding.h (count, and pointer / integer width /
 float per position; a CFUNCTYPE against its callback typedef), parsed here simply: every
 prototype is one `HC_EXTERN ... hc_x(...);`. The package's ctypes Structures are checked
 against the header's structs the same way, field by field."""
@@ -25,7 +25,8 @@ from httpcontent import _lib
 
 PACKAGE = Path(httpcontent.__file__).resolve().parent
 INCLUDE = Path(__file__).resolve().parents[3] / "include"
-HEADERS = [INCLUDE / "httpcontent.h", INCLUDE / "httpcontent_binding.h"]
+# The umbrella includes one header per family (include/httpcontent/*.h).
+HEADERS = [INCLUDE / "httpcontent.h", INCLUDE / "httpcontent_binding.h", *sorted((INCLUDE / "httpcontent").glob("*.h"))]
 
 # Functions called on purpose without a declaration (a reason each).
 UNDECLARED_ON_PURPOSE = {

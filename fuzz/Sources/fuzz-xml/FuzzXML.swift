@@ -17,7 +17,7 @@ func feedAll(_ chunks: [ArraySlice<UInt8>], _ feed: (UnsafeRawBufferPointer) thr
         var failure: HTTPContentError?
         var more = true
         Array(chunk).withUnsafeBytes { b in
-            do { more = try feed(b) } catch { failure = error as? HTTPContentError ?? HTTPContentError(.io, "\(error)") }
+            do { more = try feed(b) } catch { failure = error as? HTTPContentError ?? HTTPContentError(.localIO, "\(error)") }
         }
         if let failure { throw failure }
         if !more { return }

@@ -18,6 +18,10 @@ public struct FileDownload: Sendable, Equatable {
     public var digest: String? = nil
 }
 
+/// The old name of ``File`` (one name per concept: Python's `File`, C's `hc_handler_file_*`).
+@available(*, deprecated, renamed: "File")
+public typealias FileWriter = File
+
 /// Downloads the body to a file, atomically: bytes go to a temporary file in the target's
 /// directory, which is fsync'd and renamed over the target only when the whole body arrived.
 /// The file is written back to disk while it streams, window by window (WriteBehind), and,
@@ -27,12 +31,12 @@ public struct FileDownload: Sendable, Equatable {
 /// On any failure the temporary file is removed and an existing target is left untouched —
 /// except with `resume`, where the partial file `<path>.part` is kept on purpose so the next
 /// attempt can continue it with a Range request. Default acceptance: 200–299, any type.
-public final class FileWriter: SelectiveHandler {
+public final class File: SelectiveHandler {
     /// How the file is written: directories, overwrite, resume, fsync, expected digest.
     public struct Options: Sendable {
         /// Create missing parent directories. Default: false.
         public var makeDirectories = false
-        /// Replace an existing file. Default: true; false fails with `.io` before sending.
+        /// Replace an existing file. Default: true; false fails with `.localIO` before sending.
         public var overwrite = true
         /// Continue a previous partial download (`<path>.part`) with a Range request; a server
         /// that ignores Range sends the whole body, which then replaces the part. Default: false.
@@ -46,7 +50,7 @@ public final class FileWriter: SelectiveHandler {
         /// Largest body written, in bytes; more fails with `.tooLarge`. Default: no limit.
         public var maxSize: Int64? = nil
         /// The digest the file must have, computed while the bytes stream; a mismatch fails with
-        /// `.checksum` and leaves no file and no part. Digests the server sends (Repr-Digest,
+        /// `.checksumMismatch` and leaves no file and no part. Digests the server sends (Repr-Digest,
         /// Content-Digest, Digest) are checked whether or not this is set. Default: nil.
         public var digest: ExpectedDigest? = nil
         public init() {}
@@ -110,13 +114,13 @@ public final class FileWriter: SelectiveHandler {
         if options.makeDirectories { try makeDirectories(dir) }
         var info = stat()
         guard stat(dir, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw HTTPContentError(.io, "download directory \"\(dir)\" does not exist")
+            throw HTTPContentError(.localIO, "download directory \"\(dir)\" does not exist")
         }
         guard access(dir, W_OK) == 0 else {
-            throw HTTPContentError(.io, "download directory \"\(dir)\" is not writable: \(errnoText())")
+            throw HTTPContentError(.localIO, "download directory \"\(dir)\" is not writable: \(errnoText())")
         }
         if !options.overwrite, access(path, F_OK) == 0 {
-            throw HTTPContentError(.io, "\"\(path)\" exists and overwriting is off")
+            throw HTTPContentError(.localIO, "\"\(path)\" exists and overwriting is off")
         }
         // A retry policy may send the request again with this handler: start from nothing.
         resumeFrom = 0
@@ -132,7 +136,7 @@ public final class FileWriter: SelectiveHandler {
             let part = path + ".part"
             // Read and write: a resumed part is read back once for its digest.
             fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw HTTPContentError(.io, "cannot open \"\(part)\": \(errnoText())") }
+            guard fd >= 0 else { throw HTTPContentError(.localIO, "cannot open \"\(part)\": \(errnoText())") }
             tempPath = part
             keepPart = true
             resumeFrom = Int64(lseek(fd, 0, SEEK_END))
@@ -146,7 +150,7 @@ public final class FileWriter: SelectiveHandler {
         } else {
             var template = Array("\(dir)/.\(baseName(of: path)).hc-XXXXXX".utf8CString)
             fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard fd >= 0 else { throw HTTPContentError(.io, "cannot create a file in \"\(dir)\": \(errnoText())") }
+            guard fd >= 0 else { throw HTTPContentError(.localIO, "cannot create a file in \"\(dir)\": \(errnoText())") }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             tempPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             fchmod(fd, 0o644)
@@ -180,7 +184,7 @@ public final class FileWriter: SelectiveHandler {
             } else {
                 // The server sent the whole body (or another range): start the part over.
                 guard ftruncate(fd, 0) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
-                    throw HTTPContentError(.io, "cannot restart \"\(tempPath ?? "")\": \(errnoText())", response: head)
+                    throw HTTPContentError(.localIO, "cannot restart \"\(tempPath ?? "")\": \(errnoText())", response: head)
                 }
                 resumeFrom = 0
             }
@@ -255,8 +259,8 @@ public final class FileWriter: SelectiveHandler {
             throw HTTPContentError(.tooLarge, "download exceeds the limit of \(max) bytes", response: head)
         }
         if verifier.active { verifier.update(chunk) }
-        if pending == nil, chunk.count < FileWriter.writeSize {
-            pending = .allocate(byteCount: FileWriter.writeSize, alignment: 4096)
+        if pending == nil, chunk.count < File.writeSize {
+            pending = .allocate(byteCount: File.writeSize, alignment: 4096)
         }
         if let buffer = pending {
             // Filled to the brim before each write, so every write(2) but the last is writeSize
@@ -286,11 +290,11 @@ public final class FileWriter: SelectiveHandler {
 
     private func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
         if let failure = writeAll(fd, bytes) {
-            throw HTTPContentError(.io, "writing \"\(tempPath ?? path)\" failed: \(errnoText(failure))", response: head)
+            throw HTTPContentError(.localIO, "writing \"\(tempPath ?? path)\" failed: \(errnoText(failure))", response: head)
         }
         fileEnd += Int64(bytes.count)
         if let failure = writeBehind.wrote(fd: fd, upTo: fileEnd) {
-            throw HTTPContentError(.io, "writing \"\(tempPath ?? path)\" back to disk failed: \(errnoText(failure))", response: head)
+            throw HTTPContentError(.localIO, "writing \"\(tempPath ?? path)\" back to disk failed: \(errnoText(failure))", response: head)
         }
     }
 
@@ -301,15 +305,15 @@ public final class FileWriter: SelectiveHandler {
         // reserved past its end go (ext4 frees them on a truncate to the same size).
         if reserved > written { _ = ftruncate(fd, off_t(written)) }
         if let failure = writeBehind.finish() {
-            throw HTTPContentError(.io, "flushing \"\(tempPath ?? path)\" to disk failed: \(errnoText(failure))", response: head)
+            throw HTTPContentError(.localIO, "flushing \"\(tempPath ?? path)\" to disk failed: \(errnoText(failure))", response: head)
         }
         guard !options.fsync || Glibc.fsync(fd) == 0 else {
-            throw HTTPContentError(.io, "fsync of \"\(tempPath ?? path)\" failed: \(errnoText())", response: head)
+            throw HTTPContentError(.localIO, "fsync of \"\(tempPath ?? path)\" failed: \(errnoText())", response: head)
         }
         let closed = close(fd)
         fd = -1
         guard closed == 0, let tempPath else {
-            throw HTTPContentError(.io, "closing \"\(path)\" failed: \(errnoText())", response: head)
+            throw HTTPContentError(.localIO, "closing \"\(path)\" failed: \(errnoText())", response: head)
         }
         if head?.hasNoBodyByDefinition == true {
             // A HEAD or a 204/205 says nothing of the file's content: it stays as it was (the
@@ -319,7 +323,7 @@ public final class FileWriter: SelectiveHandler {
             return FileDownload(path: path, bytesWritten: 0, size: size, resumed: false)
         }
         if !options.overwrite, access(path, F_OK) == 0 {
-            throw HTTPContentError(.io, "\"\(path)\" appeared during the download and overwriting is off", response: head)
+            throw HTTPContentError(.localIO, "\"\(path)\" appeared during the download and overwriting is off", response: head)
         }
         do {
             try verifier.verify(response: head)
@@ -329,7 +333,7 @@ public final class FileWriter: SelectiveHandler {
             throw error
         }
         guard rename(tempPath, path) == 0 else {
-            throw HTTPContentError(.io, "renaming the download to \"\(path)\" failed: \(errnoText())", response: head)
+            throw HTTPContentError(.localIO, "renaming the download to \"\(path)\" failed: \(errnoText())", response: head)
         }
         self.tempPath = nil
         if options.resume { unlink(metaPath) }
@@ -388,7 +392,7 @@ public final class FileWriter: SelectiveHandler {
         for part in dir.split(separator: "/") {
             current += "/" + part
             if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw HTTPContentError(.io, "cannot create directory \"\(current)\": \(errnoText())")
+                throw HTTPContentError(.localIO, "cannot create directory \"\(current)\": \(errnoText())")
             }
         }
     }
@@ -412,7 +416,7 @@ func baseName(of path: String) -> String {
     return String(path[path.index(after: slash)...])
 }
 
-extension FileWriter: ResumingHandler {
+extension File: ResumingHandler {
     /// The part's size when a resume continues it (progress counts it as received).
     public var heldBytes: Int64 { resumeFrom }
 }
