@@ -36,5 +36,6 @@
 #include "httpcontent/records.h" /* lines, JSON records, Server-Sent Events */
 #include "httpcontent/session.h" /* cookies, auth, proxies, retries, digests */
 #include "httpcontent/xml.h"     /* XML trees, elements and events */
+#include "httpcontent/cache.h"   /* the HTTP cache (RFC 9111) */
 
 #endif /* HTTPCONTENT_H */
