@@ -32,7 +32,7 @@ _RESULT = struct.Struct("@PiPN")
 
 
 class Prepared(Protocol):
-    """What the client prepares for a send (client._Prepared)."""
+    """What the client prepares for a send (_prepare.Prepared)."""
     native: Any
     handler: Any
 
@@ -68,7 +68,7 @@ class _Batch(Handle):
         _lib.lib().hc_batch_free(ptr)
 
 
-# Makes the Response of a fetched request (hc_fetch_result) for a handler (client._fetched).
+# Makes the Response of a fetched request (hc_fetch_result) for a handler (_fastpath.fetched).
 Respond = Callable[[Any, Any], Any]
 
 
@@ -82,8 +82,8 @@ class LoopDriver:
                  host_limit: int = 0, respond: Respond | None = None,
                  small: tuple[type, int] | None = None) -> None:
         """`respond` makes the Response of a `fetch`; `small` is (class, limit): a body shorter
-        than `limit` for a handler with `_plain_bytes` is copied into a `class` made here, its
-        fields set as `respond` sets them, without calling it (a step's work per request)."""
+        than `limit` for a handler with `_plain_bytes` is copied into `class._small(...)`, as
+        `respond` does, without calling it (a step's work per request)."""
         lib = _lib.lib()
         self.loop = loop
         self._batch = _Batch(lib.hc_batch_new(client))
@@ -292,14 +292,9 @@ class LoopDriver:
                 prepared, handler, sink = entry
                 if (prepared is None and not error and length < limit and handler._plain_bytes
                         and not handler._may_raise):
-                    # `respond`'s small-body case, written out: the usual arequest outcome.
-                    outcome: Any = _new(small)  # type: ignore[arg-type]  # limit 0 when small is None
-                    outcome._ptr = response
-                    outcome._url = outcome._media = outcome._headers = None
-                    outcome._metrics = outcome._history = None
-                    outcome.status = status
+                    # `respond`'s small-body case without calling it: the usual arequest outcome.
                     body_at.value = at
-                    outcome.content = body[:length]   # NULL with length 0 gives b""
+                    outcome: Any = small._small(response, status, body[:length])  # type: ignore[union-attr]  # limit 0 when small is None
                     if sink.__class__ is _Future and not sink.done():
                         sink.set_result(outcome)
                     else:
@@ -357,7 +352,6 @@ class LoopDriver:
         self._step()
 
 
-_new = object.__new__
 
 
 def _deliver(sink: asyncio.Future[Any] | Callable[[Any], None], outcome: Any) -> None:

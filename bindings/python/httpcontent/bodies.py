@@ -11,14 +11,16 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence, cast
 
 from . import _ffi
+from . import _constants as _c
 from ._handle import Handle
 from ._types import FormInput, PathLike
 from .errors import InvalidArgument, check
 
-_SPACE = {"%20": 0, "+": 1}
-_ARRAYS = {"brackets": 0, "repeat": 1, "indexed": 2}
-_BOOLS = {"numeric": 0, "literal": 1}
-_NULLS = {"dropped": 0, "empty": 1}
+_SPACE = {"%20": _c.HC_FORM_SPACE_PERCENT, "+": _c.HC_FORM_SPACE_PLUS}
+_ARRAYS = {"brackets": _c.HC_FORM_ARRAYS_BRACKETS, "repeat": _c.HC_FORM_ARRAYS_REPEAT,
+           "indexed": _c.HC_FORM_ARRAYS_INDEXED}
+_BOOLS = {"numeric": _c.HC_FORM_BOOLS_NUMERIC, "literal": _c.HC_FORM_BOOLS_LITERAL}
+_NULLS = {"dropped": _c.HC_FORM_NULLS_DROPPED, "empty": _c.HC_FORM_NULLS_EMPTY}
 
 _ffi.declare("hc_buffer_free", None, [ctypes.c_void_p])
 _ffi.declare("hc_form_new", ctypes.c_void_p, [])
@@ -256,7 +258,9 @@ def apply_body(req: Any, keep: list[Any], *, params: FormInput | None, form: For
         multipart, data = files_parts(files, data), None
     elif data is not None and form is None and _is_pairs(data):
         form, data = data, None
-    given = [name for name, v in (("form", form), ("json", json), ("data", data),
+    # The one-body rule, for every body a request may carry (a plist= one is set by the
+    # plist module, after this check).
+    given = [name for name, v in (("plist", plist), ("form", form), ("json", json), ("data", data),
                                   ("multipart", multipart)) if v is not None]
     if len(given) > 1:
         raise InvalidArgument(f"one body at a time: got {', '.join(given)}")

@@ -7,6 +7,8 @@ import ctypes
 from typing import Any, NoReturn
 
 from . import _lib
+from ._constants import HC_EDECODE, HC_EINVALID_ARG
+from . import _constants as _c
 from ._headers import Headers
 from ._history import HistoryEntry, read_history
 
@@ -17,7 +19,7 @@ from ._history import HistoryEntry, read_history
 class Error(Exception):
     """Base of every httpcontent error. `.code` is the C hc_code, `.message` the explanation."""
 
-    code = 0
+    code = _c.HC_OK
     #: How many times the request was sent (more than 1 when a retry policy sent it again).
     attempts = 1
     #: The redirects followed before the failure, oldest first (`HistoryEntry`).
@@ -52,44 +54,44 @@ class Error(Exception):
 
 
 class InvalidArgument(Error, ValueError):
-    code = 1
+    code = _c.HC_EINVALID_ARG
 
 
 class TransportError(Error):
     """libcurl could not complete the exchange; `.curl_code` is libcurl's CURLcode."""
-    code = 2
+    code = _c.HC_ETRANSPORT
 
 
 class Timeout(TransportError, TimeoutError):
     """The transfer took longer than its timeout; also a `TimeoutError`."""
-    code = 3
+    code = _c.HC_ETIMEOUT
 
 
 class ConnectError(TransportError, ConnectionError):
     """The server could not be reached or the connection broke: name not resolved, connection
     refused, TLS not set up, connection reset or closed without a reply (the library decides:
     `hc_error_connection_failed`); also a `ConnectionError`."""
-    code = 2
+    code = _c.HC_ETRANSPORT
 
 
 class TooManyRedirects(TransportError):
-    code = 4
+    code = _c.HC_ETOO_MANY_REDIRECTS
 
 
 class UnacceptableStatus(Error):
     """The handler does not accept the status. `.status`, `.headers`, `.body` (capped) and
     `.server_message` (from a JSON error document) describe the response."""
-    code = 5
+    code = _c.HC_EUNACCEPTABLE_STATUS
 
 
 class UnacceptableContentType(Error):
-    code = 6
+    code = _c.HC_EUNACCEPTABLE_CONTENT_TYPE
 
 
 class DecodeError(Error, ValueError):
     """The body could not be decoded; `.offset` is the byte offset when known and `.body` the
     bytes that could not be decoded. Also a `ValueError` (as `json.JSONDecodeError` is)."""
-    code = 7
+    code = _c.HC_EDECODE
 
 
 class SchemaError(DecodeError):
@@ -98,7 +100,7 @@ class SchemaError(DecodeError):
     `.keyword` and `.message` of the first violation; `.errors` lists every violation reported
     (one unless all errors were asked for), each a dict with those four keys. For a response,
     `.status`, `.headers` and `.body` are set as for any decode error."""
-    code = 7
+    code = _c.HC_EDECODE
 
     def __init__(self, message: str, *, errors: list[dict[str, str]] | None = None, **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
@@ -111,31 +113,31 @@ class SchemaError(DecodeError):
 
 class RequestSchemaError(SchemaError, InvalidArgument):
     """A request body failed its schema; nothing was sent (code HC_EINVALID_ARG)."""
-    code = 1
+    code = _c.HC_EINVALID_ARG
 
 
 class TooLarge(Error):
-    code = 8
+    code = _c.HC_ETOO_LARGE
 
 
 class Cancelled(Error):
-    code = 9
+    code = _c.HC_ECANCELLED
 
 
 class LocalIOError(Error):
     """A local file operation failed (download target, upload source)."""
-    code = 10
+    code = _c.HC_EIO
 
 
 class CallbackError(Error):
     """A callback of yours failed; when it was Python code, its exception is raised instead."""
-    code = 11
+    code = _c.HC_ECALLBACK
 
 
 class ChecksumMismatch(Error):
     """A download's bytes do not match the digest expected of them (given with `sha256=`...,
     or sent by the server); neither the file nor a part file is left."""
-    code = 12
+    code = _c.HC_ECHECKSUM
 
 
 _BY_CODE: dict[int, type[Error]] = {cls.code: cls for cls in (
@@ -173,9 +175,9 @@ def error_of(err: int) -> Error:
     if cls is TransportError and lib.hc_error_connection_failed(err):
         cls = ConnectError
     extra: dict[str, Any] = {}
-    count = lib.hc_error_schema_count(err) if code in (1, 7) else 0
+    count = lib.hc_error_schema_count(err) if code in (HC_EINVALID_ARG, HC_EDECODE) else 0
     if count:
-        cls = SchemaError if code == 7 else RequestSchemaError
+        cls = SchemaError if code == HC_EDECODE else RequestSchemaError
         extra["errors"] = [{
             "instance_path": _text(lib.hc_error_schema_instance_path(err, i)),
             "schema_path": _text(lib.hc_error_schema_path(err, i)),

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, cast
 
 from . import _ffi
+from . import _constants as _c
 from ._handle import Handle
 from ._headers import Headers
 from ._types import PathLike, StatusSpec
@@ -32,7 +33,6 @@ from .errors import Error, check
 _new_bytes = ctypes.pythonapi.PyBytes_FromStringAndSize
 _new_bytes.restype = ctypes.py_object
 _new_bytes.argtypes = [ctypes.c_void_p, ctypes.c_ssize_t]
-_CALLBACK_FAILED = 11  # HC_ECALLBACK
 _MAKING = threading.RLock()  # held while a handler makes its native handler (Handler._handle)
 
 
@@ -262,7 +262,7 @@ class Handler:
             return call()
         except BaseException as exc:  # noqa: BLE001 - re-raised by Client.request
             (self._raised if sink is None else sink).append(exc)
-            return exc.code if isinstance(exc, Error) and exc.code else _CALLBACK_FAILED
+            return exc.code if isinstance(exc, Error) and exc.code else _c.HC_ECALLBACK
 
     def _new_custom(self) -> int | None:
         def accept(_userdata: int | None, head_ptr: int) -> int:
@@ -275,7 +275,7 @@ class Handler:
                                     (lib.hc_response_url(head_ptr) or b"").decode(),
                                     (lib.hc_response_reason(head_ptr) or b"").decode("latin-1"),
                                     (lib.hc_response_http_version(head_ptr) or b"").decode("latin-1"))
-                return 0 if self.accept(head) else 5  # HC_EUNACCEPTABLE_STATUS
+                return _c.HC_OK if self.accept(head) else _c.HC_EUNACCEPTABLE_STATUS
             return self._guard(run)
 
         def consume(_userdata: int | None, buf: int, size: int) -> int:
@@ -535,8 +535,9 @@ class File(Handler):
         if len(given) > 1:
             raise ValueError("give one of sha256=, sha512=, md5=")
         self.digest: tuple[str, str] | None = given[0] if given else None
-        self.flags = ((1 if make_dirs else 0) | (0 if overwrite else 2) | (4 if resume else 0)
-                      | (0 if fsync else 8))
+        self.flags = ((_c.HC_FILE_MAKE_DIRS if make_dirs else 0)
+                      | (0 if overwrite else _c.HC_FILE_NO_OVERWRITE)
+                      | (_c.HC_FILE_RESUME if resume else 0) | (0 if fsync else _c.HC_FILE_NO_FSYNC))
 
     def _new_native(self) -> int | None:
         lib = _ffi.lib()

@@ -12,6 +12,7 @@ import marshal
 from typing import Any, AsyncGenerator, Callable, Generator, Iterable, Iterator, cast
 
 from . import _feed, _ffi
+from . import _constants as _c
 from ._aio import Send, loop_items
 from ._feed import LoopFeed
 from ._handle import Handle
@@ -22,8 +23,7 @@ from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImp
 
 _ITEMS_BATCH_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                                    ctypes.c_size_t, ctypes.c_size_t)
-_STOP = -1          # HC_JSON_STOP
-_CALLBACK_FAILED = 11
+_STOP = _c.HC_JSON_STOP
 
 for _name, _res, _args in [
     ("hc_json_options_new", ctypes.c_void_p, []),
@@ -364,7 +364,7 @@ def _iter_json_validated(client: Any, url: str, prefix: str, method: str, buffer
                 def run() -> int:
                     out, size = ctypes.c_void_p(), ctypes.c_size_t()
                     if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
-                        return _CALLBACK_FAILED
+                        return _c.HC_ECALLBACK
                     try:
                         waiting.append(ctypes.string_at(out, size.value))
                     finally:

@@ -72,6 +72,20 @@ class Response(Handle):
             self.close()
             raise
 
+    @classmethod
+    def _small(cls, ptr: int, status: int, content: bytes) -> Response:
+        """The fast paths' constructor: a response whose small body the caller copied already
+        (`content`), made without `__init__` or the handler; the other fields are read from
+        the library on first use, as always. The one place outside `__init__` that fills the
+        slots."""
+        response = _new(cls)
+        response._ptr = ptr
+        response._url = response._media = response._headers = None
+        response._metrics = response._history = None
+        response.status = status
+        response.content = content
+        return response
+
     def _native(self) -> int:
         if self._ptr is None:
             raise ValueError("the response is closed; read its fields before closing it")
@@ -261,5 +275,6 @@ class Request:
 
 
 _is_finalizing = _sys.is_finalizing
+_new = object.__new__
 
 __all__ = ["Headers", "Request", "Response", "CancelToken"]

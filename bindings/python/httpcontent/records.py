@@ -13,6 +13,7 @@ import marshal
 from typing import TYPE_CHECKING, Any, AsyncGenerator, Awaitable, Callable, Generator, Iterable, Iterator
 
 from . import _feed, _ffi
+from . import _constants as _c
 from . import bodies as _bodies  # noqa: F401  # pyright: ignore[reportUnusedImport] (declares hc_buffer_free)
 from ._aio import LoopDriver, Send, loop_items
 from ._feed import LoopFeed, ThreadFeed
@@ -26,9 +27,8 @@ from .models import CancelToken, Request
 if TYPE_CHECKING:
     from .schema import Schema
 
-_STOP = -1  # HC_RECORDS_STOP
-_CALLBACK_FAILED = 11  # HC_ECALLBACK
-_SKIP_INVALID = 2  # HC_SCHEMA_SKIP_INVALID
+_STOP = _c.HC_RECORDS_STOP
+_SKIP_INVALID = _c.HC_SCHEMA_SKIP_INVALID
 
 
 class _Options(ctypes.Structure):
@@ -254,7 +254,7 @@ class JSONLines(Handler):
         def record(_userdata: int | None, _index: int, node: int | None) -> int:
             out, size = ctypes.c_void_p(), ctypes.c_size_t()
             if lib.hc_json_serialize(node, 0, ctypes.byref(out), ctypes.byref(size)) != 0:
-                return _CALLBACK_FAILED
+                return _c.HC_ECALLBACK
             try:
                 text = ctypes.string_at(out.value or 0, size.value)
             finally:
@@ -465,7 +465,7 @@ def _run_events(client: Any, url: str, method: str, opts: _Options, kwargs: dict
             return 0 if call() else _STOP
         except BaseException as exc:  # noqa: BLE001 - re-raised below
             raised.append(exc)
-            return _CALLBACK_FAILED
+            return _c.HC_ECALLBACK
 
     callbacks = _event_callbacks(lambda event: guard(lambda: on_event(event)),
                                  lambda text: guard(lambda: on_comment is None or on_comment(text)))
@@ -625,7 +625,7 @@ async def aiter_events(client: Any, send: Callable[..., Awaitable[Any]], url: st
                     yield item
             failure = transfer.exception()
             code = 0 if failure is None else (failure.code if isinstance(failure, Error) and failure.code
-                                              else _CALLBACK_FAILED)
+                                              else _c.HC_ECALLBACK)
             delay = ctypes.c_int64()
             rc = _ffi.lib().hc_event_source_next(source, code, ctypes.byref(delay))
             if failure is not None and rc == code:

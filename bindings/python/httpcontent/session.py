@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, Tuple, Union, cast
 
 from . import _ffi
+from . import _constants as _c
 from .errors import check
 
 COOKIE_CB = CFUNCTYPE(c_int, c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, c_uint, c_int64)
@@ -29,7 +30,7 @@ for _name, _res, _args in [
 ]:
     _ffi.declare(_name, _res, _args)
 
-_SECURE, _HTTPONLY, _SUBDOMAINS = 1, 2, 4
+_SECURE, _HTTPONLY, _SUBDOMAINS = _c.HC_COOKIE_SECURE, _c.HC_COOKIE_HTTPONLY, _c.HC_COOKIE_SUBDOMAINS
 
 
 # ---------------------------------------------------------------- cookies
@@ -127,7 +128,8 @@ def cookie_pairs(cookies: Union[Mapping[str, str], Iterable[Tuple[str, str]]]) -
 
 # ---------------------------------------------------------------- authentication
 
-_NONE, _BASIC, _BEARER, _DIGEST, _CUSTOM = 0, 1, 2, 3, 4
+_NONE, _BASIC, _BEARER, _DIGEST, _CUSTOM = (_c.HC_AUTH_NONE, _c.HC_AUTH_BASIC, _c.HC_AUTH_BEARER,
+                                            _c.HC_AUTH_DIGEST, _c.HC_AUTH_CUSTOM)
 
 
 class BasicAuth:
@@ -195,7 +197,9 @@ def auth_args(auth: Any, raised: list[BaseException]) -> tuple[int, bytes | None
 
 # ---------------------------------------------------------------- retries
 
-_ALL_METHODS, _NO_CONNECTION_ERRORS, _NO_TIMEOUTS, _IGNORE_RETRY_AFTER = 1, 2, 4, 8
+_ALL_METHODS, _NO_CONNECTION_ERRORS, _NO_TIMEOUTS, _IGNORE_RETRY_AFTER = (
+    _c.HC_RETRY_ALL_METHODS, _c.HC_RETRY_NO_CONNECTION_ERRORS, _c.HC_RETRY_NO_TIMEOUTS,
+    _c.HC_RETRY_IGNORE_RETRY_AFTER)
 
 
 class Retry:

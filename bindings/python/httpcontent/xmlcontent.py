@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, AsyncGenerator, Callable, Generator, Iterable, Iterator
 
 from . import _feed, _ffi
+from . import _constants as _c
 from ._aio import Send, loop_items
 from ._feed import LoopFeed
 from ._handle import Handle
@@ -24,7 +25,7 @@ from .models import Request
 
 _BATCH_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p,
                              ctypes.c_size_t, ctypes.c_size_t)
-_STOP = -1  # HC_XML_STOP
+_STOP = _c.HC_XML_STOP
 _START_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                              ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, ctypes.c_size_t)
 _TEXT_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,

@@ -81,7 +81,7 @@ def test_the_types_are_precise_enough_to_catch_mistakes(tmp_path: Path) -> None:
         "with hc.CancelToken() as t:\n"
         "    reveal_type(t)\n")
     out = _mypy(tmp_path, str(program)).stdout
-    assert 'Revealed type is "httpcontent.client.Client"' in out
+    assert 'Revealed type is "httpcontent._client.Client"' in out
     assert 'Revealed type is "httpcontent.models.Response"' in out
     assert 'Revealed type is "TypedDict(httpcontent._types.Metrics' in out
     assert 'Revealed type is "httpcontent.models.CancelToken"' in out
