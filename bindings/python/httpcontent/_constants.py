@@ -5,17 +5,7 @@ run `python3 scripts/gen_constants.py` after changing a header."""
 from __future__ import annotations
 
 
-# include/httpcontent.h
-HC_VERSION_MAJOR = 0
-HC_VERSION_MINOR = 1
-HC_VERSION_PATCH = 0
-HC_VERSION_STRING = '0.1.0'
-HC_FILE_MAKE_DIRS = 1
-HC_FILE_NO_OVERWRITE = 2
-HC_FILE_RESUME = 4
-HC_FILE_NO_FSYNC = 8
-HC_HANDLER_VTABLE_VERSION = 1
-HC_TIMEOUT_NONE = -1
+# include/httpcontent/batch.h
 HC_WATCH_IN = 1
 HC_WATCH_OUT = 2
 HC_WATCH_INOUT = 3
@@ -24,22 +14,60 @@ HC_EVENT_IN = 1
 HC_EVENT_OUT = 2
 HC_EVENT_ERR = 4
 HC_SOCKET_TIMEOUT = -1
-HC_JSON_STOP = -1
-HC_SCHEMA_ALL_ERRORS = 1
-HC_SCHEMA_SKIP_INVALID = 2
-HC_RECORDS_STOP = -1
-HC_RECORDS_OPTIONS_VERSION = 1
-HC_COOKIE_SECURE = 1
-HC_COOKIE_HTTPONLY = 2
-HC_COOKIE_SUBDOMAINS = 4
-HC_RETRY_ALL_METHODS = 1
-HC_RETRY_NO_CONNECTION_ERRORS = 2
-HC_RETRY_NO_TIMEOUTS = 4
-HC_RETRY_IGNORE_RETRY_AFTER = 8
-HC_XML_STOP = -1
-HC_XML_CALLBACKS_VERSION = 1
 
-# include/httpcontent.h (hc_code)
+# include/httpcontent/body.h (hc_form_space)
+HC_FORM_SPACE_PERCENT = 0
+HC_FORM_SPACE_PLUS = 1
+
+# include/httpcontent/body.h (hc_form_arrays)
+HC_FORM_ARRAYS_BRACKETS = 0
+HC_FORM_ARRAYS_REPEAT = 1
+HC_FORM_ARRAYS_INDEXED = 2
+
+# include/httpcontent/body.h (hc_form_bools)
+HC_FORM_BOOLS_NUMERIC = 0
+HC_FORM_BOOLS_LITERAL = 1
+
+# include/httpcontent/body.h (hc_form_nulls)
+HC_FORM_NULLS_DROPPED = 0
+HC_FORM_NULLS_EMPTY = 1
+
+# include/httpcontent/cache.h
+HC_CACHE_SHARED = 1
+
+# include/httpcontent/cache.h (hc_cache_status)
+HC_CACHE_NONE = 0
+HC_CACHE_MISS = 1
+HC_CACHE_HIT = 2
+HC_CACHE_REVALIDATED = 3
+HC_CACHE_STALE = 4
+
+# include/httpcontent/core.h
+HC_FILE_MAKE_DIRS = 1
+HC_FILE_NO_OVERWRITE = 2
+HC_FILE_RESUME = 4
+HC_FILE_NO_FSYNC = 8
+HC_HANDLER_VTABLE_VERSION = 1
+HC_TIMEOUT_NONE = -1
+
+# include/httpcontent/core.h (hc_encoding)
+HC_ENCODING_AUTO = 0
+HC_ENCODING_UTF8 = 1
+HC_ENCODING_UTF16LE = 2
+HC_ENCODING_UTF16BE = 3
+HC_ENCODING_ISO_8859_1 = 4
+HC_ENCODING_US_ASCII = 5
+HC_ENCODING_WINDOWS_1252 = 6
+
+# include/httpcontent/core.h (hc_image_format)
+HC_IMAGE_NONE = 0
+HC_IMAGE_PNG = 1
+HC_IMAGE_JPEG = 2
+HC_IMAGE_GIF = 3
+HC_IMAGE_WEBP = 4
+HC_IMAGE_BMP = 5
+
+# include/httpcontent/error.h (hc_code)
 HC_OK = 0
 HC_EINVALID_ARG = 1
 HC_ETRANSPORT = 2
@@ -50,45 +78,37 @@ HC_EUNACCEPTABLE_CONTENT_TYPE = 6
 HC_EDECODE = 7
 HC_ETOO_LARGE = 8
 HC_ECANCELLED = 9
-HC_EIO = 10
+HC_ELOCAL_IO = 10
 HC_ECALLBACK = 11
+HC_ECHECKSUM_MISMATCH = 12
+HC_EIO = 10
 HC_ECHECKSUM = 12
 
-# include/httpcontent.h (hc_encoding)
-HC_ENCODING_AUTO = 0
-HC_ENCODING_UTF8 = 1
-HC_ENCODING_UTF16LE = 2
-HC_ENCODING_UTF16BE = 3
-HC_ENCODING_ISO_8859_1 = 4
-HC_ENCODING_US_ASCII = 5
-HC_ENCODING_WINDOWS_1252 = 6
+# include/httpcontent/image.h (hc_image_mode)
+HC_IMAGE_MODE_L = 1
+HC_IMAGE_MODE_RGB = 3
+HC_IMAGE_MODE_RGBA = 4
 
-# include/httpcontent.h (hc_image_format)
-HC_IMAGE_NONE = 0
-HC_IMAGE_PNG = 1
-HC_IMAGE_JPEG = 2
-HC_IMAGE_GIF = 3
-HC_IMAGE_WEBP = 4
-HC_IMAGE_BMP = 5
+# include/httpcontent/image.h (hc_image_option)
+HC_IMAGE_MODE = 1
+HC_IMAGE_MAX_PIXELS = 2
+HC_IMAGE_APPLY_ORIENTATION = 3
+HC_IMAGE_KEEP_ENCODED = 4
 
-# include/httpcontent.h (hc_form_space)
-HC_FORM_SPACE_PERCENT = 0
-HC_FORM_SPACE_PLUS = 1
+# include/httpcontent/image.h (hc_image_attr)
+HC_IMAGE_ATTR_FORMAT = 1
+HC_IMAGE_ATTR_WIDTH = 2
+HC_IMAGE_ATTR_HEIGHT = 3
+HC_IMAGE_ATTR_CHANNELS = 4
+HC_IMAGE_ATTR_STRIDE = 5
+HC_IMAGE_ATTR_HAS_ALPHA = 6
+HC_IMAGE_ATTR_ORIENTATION = 7
+HC_IMAGE_ATTR_FRAME_COUNT = 8
 
-# include/httpcontent.h (hc_form_arrays)
-HC_FORM_ARRAYS_BRACKETS = 0
-HC_FORM_ARRAYS_REPEAT = 1
-HC_FORM_ARRAYS_INDEXED = 2
+# include/httpcontent/json.h
+HC_JSON_STOP = -1
 
-# include/httpcontent.h (hc_form_bools)
-HC_FORM_BOOLS_NUMERIC = 0
-HC_FORM_BOOLS_LITERAL = 1
-
-# include/httpcontent.h (hc_form_nulls)
-HC_FORM_NULLS_DROPPED = 0
-HC_FORM_NULLS_EMPTY = 1
-
-# include/httpcontent.h (hc_json_kind)
+# include/httpcontent/json.h (hc_json_kind)
 HC_JSON_INVALID = -1
 HC_JSON_NULL = 0
 HC_JSON_BOOL = 1
@@ -99,7 +119,7 @@ HC_JSON_STRING = 5
 HC_JSON_ARRAY = 6
 HC_JSON_OBJECT = 7
 
-# include/httpcontent.h (hc_json_option)
+# include/httpcontent/json.h (hc_json_option)
 HC_JSON_REMOVE_NULLS = 1
 HC_JSON_ALLOW_COMMENTS = 2
 HC_JSON_ALLOW_MULTIPLE_VALUES = 3
@@ -116,28 +136,7 @@ HC_JSON_ALLOW_TRAILING_GARBAGE = 13
 HC_JSON_ALLOW_PARTIAL_VALUES = 14
 HC_JSON_ERROR_BODY_LIMIT = 15
 
-# include/httpcontent.h (hc_image_mode)
-HC_IMAGE_MODE_L = 1
-HC_IMAGE_MODE_RGB = 3
-HC_IMAGE_MODE_RGBA = 4
-
-# include/httpcontent.h (hc_image_option)
-HC_IMAGE_MODE = 1
-HC_IMAGE_MAX_PIXELS = 2
-HC_IMAGE_APPLY_ORIENTATION = 3
-HC_IMAGE_KEEP_ENCODED = 4
-
-# include/httpcontent.h (hc_image_attr)
-HC_IMAGE_ATTR_FORMAT = 1
-HC_IMAGE_ATTR_WIDTH = 2
-HC_IMAGE_ATTR_HEIGHT = 3
-HC_IMAGE_ATTR_CHANNELS = 4
-HC_IMAGE_ATTR_STRIDE = 5
-HC_IMAGE_ATTR_HAS_ALPHA = 6
-HC_IMAGE_ATTR_ORIENTATION = 7
-HC_IMAGE_ATTR_FRAME_COUNT = 8
-
-# include/httpcontent.h (hc_plist_kind)
+# include/httpcontent/plist.h (hc_plist_kind)
 HC_PLIST_INVALID = -1
 HC_PLIST_DICT = 0
 HC_PLIST_ARRAY = 1
@@ -150,38 +149,59 @@ HC_PLIST_DATE = 7
 HC_PLIST_DATA = 8
 HC_PLIST_UID = 9
 
-# include/httpcontent.h (hc_plist_format)
+# include/httpcontent/plist.h (hc_plist_format)
 HC_PLIST_XML = 0
 HC_PLIST_BINARY = 1
 
-# include/httpcontent.h (hc_plist_option)
+# include/httpcontent/plist.h (hc_plist_option)
 HC_PLIST_MAX_DEPTH = 1
 HC_PLIST_MAX_SIZE = 2
 HC_PLIST_MAX_OBJECTS = 3
 HC_PLIST_ALLOW_EMPTY = 4
 HC_PLIST_ERROR_BODY_LIMIT = 5
 
-# include/httpcontent.h (hc_json_framing)
+# include/httpcontent/records.h
+HC_RECORDS_STOP = -1
+HC_RECORDS_OPTIONS_VERSION = 1
+
+# include/httpcontent/records.h (hc_json_framing)
 HC_JSON_LINES = 0
 HC_JSON_SEQ = 1
 HC_JSON_CONCATENATED = 2
 HC_JSON_AUTO = 3
 
-# include/httpcontent.h (hc_auth_kind)
+# include/httpcontent/schema.h
+HC_SCHEMA_ALL_ERRORS = 1
+HC_SCHEMA_SKIP_INVALID = 2
+
+# include/httpcontent/session.h
+HC_COOKIE_SECURE = 1
+HC_COOKIE_HTTPONLY = 2
+HC_COOKIE_SUBDOMAINS = 4
+HC_RETRY_ALL_METHODS = 1
+HC_RETRY_NO_CONNECTION_ERRORS = 2
+HC_RETRY_NO_TIMEOUTS = 4
+HC_RETRY_IGNORE_RETRY_AFTER = 8
+
+# include/httpcontent/session.h (hc_auth_kind)
 HC_AUTH_NONE = 0
 HC_AUTH_BASIC = 1
 HC_AUTH_BEARER = 2
 HC_AUTH_DIGEST = 3
 HC_AUTH_CUSTOM = 4
 
-# include/httpcontent.h (hc_xml_node_kind)
+# include/httpcontent/xml.h
+HC_XML_STOP = -1
+HC_XML_CALLBACKS_VERSION = 1
+
+# include/httpcontent/xml.h (hc_xml_node_kind)
 HC_XML_INVALID = -1
 HC_XML_ELEMENT = 1
 HC_XML_TEXT = 2
 HC_XML_CDATA = 3
 HC_XML_COMMENT = 4
 
-# include/httpcontent.h (hc_xml_option)
+# include/httpcontent/xml.h (hc_xml_option)
 HC_XML_KEEP_COMMENTS = 1
 HC_XML_KEEP_CDATA = 2
 HC_XML_MAX_DEPTH = 3
@@ -193,16 +213,6 @@ HC_XML_BATCH_BYTES = 8
 HC_XML_ERROR_BODY_LIMIT = 9
 
 __all__ = [
-    "HC_VERSION_MAJOR",
-    "HC_VERSION_MINOR",
-    "HC_VERSION_PATCH",
-    "HC_VERSION_STRING",
-    "HC_FILE_MAKE_DIRS",
-    "HC_FILE_NO_OVERWRITE",
-    "HC_FILE_RESUME",
-    "HC_FILE_NO_FSYNC",
-    "HC_HANDLER_VTABLE_VERSION",
-    "HC_TIMEOUT_NONE",
     "HC_WATCH_IN",
     "HC_WATCH_OUT",
     "HC_WATCH_INOUT",
@@ -211,33 +221,27 @@ __all__ = [
     "HC_EVENT_OUT",
     "HC_EVENT_ERR",
     "HC_SOCKET_TIMEOUT",
-    "HC_JSON_STOP",
-    "HC_SCHEMA_ALL_ERRORS",
-    "HC_SCHEMA_SKIP_INVALID",
-    "HC_RECORDS_STOP",
-    "HC_RECORDS_OPTIONS_VERSION",
-    "HC_COOKIE_SECURE",
-    "HC_COOKIE_HTTPONLY",
-    "HC_COOKIE_SUBDOMAINS",
-    "HC_RETRY_ALL_METHODS",
-    "HC_RETRY_NO_CONNECTION_ERRORS",
-    "HC_RETRY_NO_TIMEOUTS",
-    "HC_RETRY_IGNORE_RETRY_AFTER",
-    "HC_XML_STOP",
-    "HC_XML_CALLBACKS_VERSION",
-    "HC_OK",
-    "HC_EINVALID_ARG",
-    "HC_ETRANSPORT",
-    "HC_ETIMEOUT",
-    "HC_ETOO_MANY_REDIRECTS",
-    "HC_EUNACCEPTABLE_STATUS",
-    "HC_EUNACCEPTABLE_CONTENT_TYPE",
-    "HC_EDECODE",
-    "HC_ETOO_LARGE",
-    "HC_ECANCELLED",
-    "HC_EIO",
-    "HC_ECALLBACK",
-    "HC_ECHECKSUM",
+    "HC_FORM_SPACE_PERCENT",
+    "HC_FORM_SPACE_PLUS",
+    "HC_FORM_ARRAYS_BRACKETS",
+    "HC_FORM_ARRAYS_REPEAT",
+    "HC_FORM_ARRAYS_INDEXED",
+    "HC_FORM_BOOLS_NUMERIC",
+    "HC_FORM_BOOLS_LITERAL",
+    "HC_FORM_NULLS_DROPPED",
+    "HC_FORM_NULLS_EMPTY",
+    "HC_CACHE_SHARED",
+    "HC_CACHE_NONE",
+    "HC_CACHE_MISS",
+    "HC_CACHE_HIT",
+    "HC_CACHE_REVALIDATED",
+    "HC_CACHE_STALE",
+    "HC_FILE_MAKE_DIRS",
+    "HC_FILE_NO_OVERWRITE",
+    "HC_FILE_RESUME",
+    "HC_FILE_NO_FSYNC",
+    "HC_HANDLER_VTABLE_VERSION",
+    "HC_TIMEOUT_NONE",
     "HC_ENCODING_AUTO",
     "HC_ENCODING_UTF8",
     "HC_ENCODING_UTF16LE",
@@ -251,15 +255,37 @@ __all__ = [
     "HC_IMAGE_GIF",
     "HC_IMAGE_WEBP",
     "HC_IMAGE_BMP",
-    "HC_FORM_SPACE_PERCENT",
-    "HC_FORM_SPACE_PLUS",
-    "HC_FORM_ARRAYS_BRACKETS",
-    "HC_FORM_ARRAYS_REPEAT",
-    "HC_FORM_ARRAYS_INDEXED",
-    "HC_FORM_BOOLS_NUMERIC",
-    "HC_FORM_BOOLS_LITERAL",
-    "HC_FORM_NULLS_DROPPED",
-    "HC_FORM_NULLS_EMPTY",
+    "HC_OK",
+    "HC_EINVALID_ARG",
+    "HC_ETRANSPORT",
+    "HC_ETIMEOUT",
+    "HC_ETOO_MANY_REDIRECTS",
+    "HC_EUNACCEPTABLE_STATUS",
+    "HC_EUNACCEPTABLE_CONTENT_TYPE",
+    "HC_EDECODE",
+    "HC_ETOO_LARGE",
+    "HC_ECANCELLED",
+    "HC_ELOCAL_IO",
+    "HC_ECALLBACK",
+    "HC_ECHECKSUM_MISMATCH",
+    "HC_EIO",
+    "HC_ECHECKSUM",
+    "HC_IMAGE_MODE_L",
+    "HC_IMAGE_MODE_RGB",
+    "HC_IMAGE_MODE_RGBA",
+    "HC_IMAGE_MODE",
+    "HC_IMAGE_MAX_PIXELS",
+    "HC_IMAGE_APPLY_ORIENTATION",
+    "HC_IMAGE_KEEP_ENCODED",
+    "HC_IMAGE_ATTR_FORMAT",
+    "HC_IMAGE_ATTR_WIDTH",
+    "HC_IMAGE_ATTR_HEIGHT",
+    "HC_IMAGE_ATTR_CHANNELS",
+    "HC_IMAGE_ATTR_STRIDE",
+    "HC_IMAGE_ATTR_HAS_ALPHA",
+    "HC_IMAGE_ATTR_ORIENTATION",
+    "HC_IMAGE_ATTR_FRAME_COUNT",
+    "HC_JSON_STOP",
     "HC_JSON_INVALID",
     "HC_JSON_NULL",
     "HC_JSON_BOOL",
@@ -284,21 +310,6 @@ __all__ = [
     "HC_JSON_ALLOW_TRAILING_GARBAGE",
     "HC_JSON_ALLOW_PARTIAL_VALUES",
     "HC_JSON_ERROR_BODY_LIMIT",
-    "HC_IMAGE_MODE_L",
-    "HC_IMAGE_MODE_RGB",
-    "HC_IMAGE_MODE_RGBA",
-    "HC_IMAGE_MODE",
-    "HC_IMAGE_MAX_PIXELS",
-    "HC_IMAGE_APPLY_ORIENTATION",
-    "HC_IMAGE_KEEP_ENCODED",
-    "HC_IMAGE_ATTR_FORMAT",
-    "HC_IMAGE_ATTR_WIDTH",
-    "HC_IMAGE_ATTR_HEIGHT",
-    "HC_IMAGE_ATTR_CHANNELS",
-    "HC_IMAGE_ATTR_STRIDE",
-    "HC_IMAGE_ATTR_HAS_ALPHA",
-    "HC_IMAGE_ATTR_ORIENTATION",
-    "HC_IMAGE_ATTR_FRAME_COUNT",
     "HC_PLIST_INVALID",
     "HC_PLIST_DICT",
     "HC_PLIST_ARRAY",
@@ -317,15 +328,28 @@ __all__ = [
     "HC_PLIST_MAX_OBJECTS",
     "HC_PLIST_ALLOW_EMPTY",
     "HC_PLIST_ERROR_BODY_LIMIT",
+    "HC_RECORDS_STOP",
+    "HC_RECORDS_OPTIONS_VERSION",
     "HC_JSON_LINES",
     "HC_JSON_SEQ",
     "HC_JSON_CONCATENATED",
     "HC_JSON_AUTO",
+    "HC_SCHEMA_ALL_ERRORS",
+    "HC_SCHEMA_SKIP_INVALID",
+    "HC_COOKIE_SECURE",
+    "HC_COOKIE_HTTPONLY",
+    "HC_COOKIE_SUBDOMAINS",
+    "HC_RETRY_ALL_METHODS",
+    "HC_RETRY_NO_CONNECTION_ERRORS",
+    "HC_RETRY_NO_TIMEOUTS",
+    "HC_RETRY_IGNORE_RETRY_AFTER",
     "HC_AUTH_NONE",
     "HC_AUTH_BASIC",
     "HC_AUTH_BEARER",
     "HC_AUTH_DIGEST",
     "HC_AUTH_CUSTOM",
+    "HC_XML_STOP",
+    "HC_XML_CALLBACKS_VERSION",
     "HC_XML_INVALID",
     "HC_XML_ELEMENT",
     "HC_XML_TEXT",
