@@ -1,4 +1,4 @@
-"""One native-asyncio contestant of async_bench.py, alone in its process, for profiling
+"""One native-asyncio contestant of the asyncio benchmark (suites/async.py), alone in its process, for profiling
 (`requests_profile.py ... aio:MODE@N`: callgrind instructions per request):
 
     python3 async_modes.py MODE URL COUNT CONCURRENCY [EXPECTED_BYTES]

@@ -1,4 +1,4 @@
-"""A server that drips records, for the streaming latency benchmark (latency.py): each record is
+"""A server that drips records, for the streaming latency benchmark (bench/latency.sh, suites/latency.py): each record is
 sent in two writes, the second (the bytes that complete it) after a short pause and carrying the
 CLOCK_MONOTONIC nanosecond at which it is written; the client subtracts that from the time it
 holds the item. Standard library only; binds 127.0.0.1, prints "PORT n", serves until stdin

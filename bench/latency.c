@@ -1,4 +1,4 @@
-/* C contestants of the streaming latency benchmark (latency.py):
+/* C contestants of the streaming latency benchmark (bench/latency.sh, suites/latency.py):
  *
  *   latency hc-items  BASE N QUERY   httpcontent path streaming, hc_handler_json_items_new
  *   latency raw-lines BASE N QUERY   libcurl alone: a write callback splitting NDJSON lines

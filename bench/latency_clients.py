@@ -1,4 +1,4 @@
-"""The contestants of the streaming latency benchmark (latency.py), one per process:
+"""The contestants of the streaming latency benchmark (bench/latency.sh, suites/latency.py), one per process:
 
     python3 latency_clients.py NAME BASE_URL N
 

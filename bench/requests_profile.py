@@ -9,7 +9,7 @@ shared object and per function (self instructions).
 MODE is a mode of requests.c, py:MODE for a mode of request_rates.py run by this Python
 (PYTHONPATH and HTTPCONTENT_LIBRARY are passed on), or aio:MODE for one of async_modes.py
 (hc-arequest, hc-amap, aiohttp). Prints a readable breakdown for every mode; with --out, writes one TSV row per mode (program,
-concurrency, ir_per_request, by_object, top) for requests_report.py. Callgrind counts user-space
+concurrency, ir_per_request, by_object, top) for suites/_requests_report.py. Callgrind counts user-space
 instructions only: time in system calls is not in these figures.
 """
 

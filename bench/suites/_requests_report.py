@@ -1,22 +1,10 @@
-"""Turns bench/requests.sh's measurements into the "## Request rates (issue 6)" section of
-BENCHMARKS.md (replacing only that section) and prints it.
-
-    python3 requests_report.py RESULTS.tsv MEMORY.tsv BENCHMARKS.md [PROFILE.tsv]
-
-RESULTS.tsv: round, contestant, group, concurrency, count, seconds, rate (req/s), cpu (client
-user + system seconds). MEMORY.tsv: mode, inflight, seconds, hwm_kib. PROFILE.tsv (optional,
-from requests_profile.py): program, concurrency, instructions per request, top functions. The
-run's facts come from BENCH_META_* environment variables set by requests.sh.
-"""
+"""The "## Request rates (issue 6)" section from suites/requests.py's measurements: paired-run
+targets, concurrent and sequential tables, memory per transfer, callgrind profile, and every
+measurement."""
 
 from __future__ import annotations
 
-import csv
-import statistics
-import sys
-from collections import defaultdict
-
-import report_common as rc  # bench/report_common.py, same folder
+from harness import Results, Session, machine, stats, writer
 
 SECTION = "## Request rates (issue 6)"
 NOISE = "ratios are the figure; absolute rates on this shared 2-core machine are noise"
@@ -45,23 +33,24 @@ SEQ_RATIOS = [
 
 
 class Data:
-    def __init__(self, path: str) -> None:
-        # rate[(contestant, concurrency)][round], cpu per request in µs likewise
-        self.rate: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)
-        self.cpu_us: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)
-        self.counts: dict[tuple[str, int], set[int]] = defaultdict(set)
-        with open(path) as f:
-            for row in csv.DictReader(f, delimiter="\t"):
-                key = (row["contestant"], int(row["concurrency"]))
-                r = int(row["round"])
-                self.rate[key][r] = float(row["rate"])
-                self.cpu_us[key][r] = float(row["cpu"]) / int(row["count"]) * 1e6
-                self.counts[key].add(int(row["count"]))
-        self.rounds = sorted({r for per in self.rate.values() for r in per})
+    """The rounds' figures by (contestant, concurrency): req/s, client CPU µs per request, and the
+    requests per measurement."""
+
+    def __init__(self, res: Results) -> None:
+        self.rate: dict[tuple[str, int], dict[int, float]] = {}
+        self.cpu_us: dict[tuple[str, int], dict[int, float]] = {}
+        self.counts: dict[tuple[str, int], set[int]] = {}
+        for c in res.active:
+            key = (c.settings, c.tags["conc"])
+            if c.name in res.of("rate"):
+                self.rate[key] = res.of("rate")[c.name]
+                self.cpu_us[key] = res.of("cpu_us")[c.name]
+                self.counts[key] = {int(v) for v in res.of("count")[c.name].values()}
+        self.rounds = list(range(1, res.rounds + 1))
 
     def count(self, key) -> str:
         """Requests per measurement: one figure, or the range when a short measurement was
-        repeated with more requests (see requests.sh)."""
+        repeated with more requests (RateRunner)."""
         c = self.counts[key]
         return f"{min(c):,}" if len(c) == 1 else f"{min(c):,}–{max(c):,}"
 
@@ -69,15 +58,14 @@ class Data:
         return key in self.rate
 
     def med(self, key) -> float:
-        return statistics.median(self.rate[key].values())
+        return stats.median(self.rate[key].values())
 
     def cpu(self, key) -> float:
-        return statistics.median(self.cpu_us[key].values())
+        return stats.median(self.cpu_us[key].values())
 
     def spread(self, num, den) -> str:
         """Per-round ratios, median (min–max) (each round's two figures come from the same round)."""
-        ratios = rc.round_ratios(self.rate[num], self.rate[den], self.rounds)
-        return f"{statistics.median(ratios):.2f} ({rc.spread(ratios, '.2f')})" if ratios else "–"
+        return stats.summary(stats.same_round(self.rate[num], self.rate[den]))
 
 
 def verdict(ratio: float, target: float | None) -> str:
@@ -96,20 +84,20 @@ PAIRED = {
 }
 
 
-def paired_section(pairs: list[dict]) -> list[str]:
+def paired_section(pairs: list[dict], facts: dict) -> list[str]:
     """The targets, judged on the paired runs."""
     if not pairs:
         return []
     L = ["### The targets, on paired runs", ""]
     L.append("Each target is judged on a paired run: hc and its baseline in one process (one "
              "program for C, one Python process for pycurl), alternating blocks of requests of "
-             f"about {rc.meta('PAIR_SECONDS', '0.05')} s each on connections kept open, the "
+             f"about {facts['pair_seconds']} s each on connections kept open, the "
              "first of each round alternating. A round's ratio compares two blocks run back to "
              "back, so the machine-wide swings that move the separate runs below by ±20% cancel "
              "in it. hc / baseline = median of the rounds' req/s ratios, min–max beside it; CPU "
              "ratio = median of the rounds' baseline CPU over hc CPU (the process's user + "
              "system time). Rates are the medians of the rounds' blocks. "
-             f"{rc.meta('PAIR_ELAPSED', '?')} s in all.")
+             f"{facts['pair_elapsed']:.0f} s in all.")
     L.append("")
     L.append("| hc | Baseline | Concurrency | Rounds × block | Baseline req/s | hc req/s "
              "| hc / baseline | rounds | CPU ratio | rounds | Target | |")
@@ -147,26 +135,23 @@ def fmt_rate(d: Data, key) -> str:
     return f"{d.med(key):,.0f}" if d.has(key) else "–"
 
 
-def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
-    meta = rc.meta
+def section(s: Session, res: Results, facts: dict) -> list[str]:
+    d, memory, profile = Data(res), facts["memory"], facts["profile"]
     concs = sorted({c for (name, c) in d.rate if name in ("raw-multi", "hc-batch", "hc-map")})
     L: list[str] = [SECTION, ""]
-    L.append(f"{rc.measured_by('requests.sh', memory=True)}, "
-             f"{meta('CURLTOOL', 'curl ?')} (tool), nginx {meta('NGINX')}, "
-             f"Python {meta('PYTHON')} ({meta('PYLIBS')}).")
+    curl_tool = " ".join(machine.command_output(["curl", "--version"]).split()[:2])
+    L.append(f"{s.measured_by(memory=True)}, {curl_tool} "
+             f"(tool), nginx {facts['nginx']}, Python {machine.python_version()} ({facts['pylibs']}).")
     L.append("")
     L.append(f"A 1 KiB file from nginx on 127.0.0.1 (one worker, `access_log off`, "
              f"`keepalive_requests` 10^8, plain HTTP/1.1, keep-alive); "
-             f"{meta('PINNING')}. Every contestant sends a User-Agent: the raw libcurl programs "
+             f"{s.pinning.sentence}. Every contestant sends a User-Agent: the raw libcurl programs "
              f"and pycurl send hc's own (`httpcontent/<version>`, through `CURLOPT_USERAGENT`, as "
              f"libcurl's examples do), so that raw and hc put the same request on the wire; "
              f"libcurl 7.88 formats that line character by character, about 6k instructions "
-             f"per request (callgrind), for raw and hc alike. {len(d.rounds)} rounds; in each, every "
-             f"contestant makes one measurement, interleaved round-robin (the first one rotating "
-             f"each round); {meta('ELAPSED')} s of rounds, "
-             f"{meta('TOTAL')} s in all. Load average (1/5/15 min) "
-             f"{meta('LOAD')}; 1-min load after each round: "
-             f"{meta('ROUNDLOAD') or '?'}. Every response is checked (status 200, 1,024 body bytes). "
+             f"per request (callgrind), for raw and hc alike. {s.rounds_note(res)}; in each round every "
+             f"contestant makes one measurement; {facts['total']:.0f} s in all. 1-min load after each round: "
+             f"{' '.join(res.round_loads) or '?'}. Every response is checked (status 200, 1,024 body bytes). "
              f"req/s are medians of the rounds; ratios are of the medians, with the range of the "
              f"same-round ratios beside them. Client CPU = the client process's user + system "
              f"CPU per request (µs, median); CPU ratio = the baseline's CPU per request over "
@@ -175,15 +160,15 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     L.append("")
     L.append(NOISE)
     L.append("")
-    notes = [n for n in meta("NOTES", "").splitlines() if n.strip()]
+    notes = facts["notes"]
     if notes:
         L.append("Notes: " + "; ".join(notes) + ".")
         L.append("")
 
     # --- Concurrent, C -------------------------------------------------------------------
-    pairs = rc.read_tsv(meta("PAIRS", ""))
+    pairs = facts["pairs"]
     paired = {(p["comparison"], int(p["concurrency"])) for p in pairs}
-    L += paired_section(pairs)
+    L += paired_section(pairs, facts)
 
     L.append("### Concurrent small GETs from C")
     L.append("")
@@ -245,7 +230,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     L.append("")
     L.append("One client/handle, one kept-alive connection, requests one after another (each "
              "contestant's count is set from its warm-up rate so that a measurement takes about "
-             f"{meta('SEQ_SECONDS', '1.5')} s, at least 1,000 requests).")
+             f"{facts['seq_seconds']} s, at least 1,000 requests).")
     L.append("")
     L.append("| Ratio | Of medians | per round: median (min–max) | CPU ratio | Target | |")
     L.append("|---|---:|---:|---:|---:|---|")
@@ -259,21 +244,21 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
         L.append(f"| {num} / {den} | {ratio:.2f} | {d.spread(a, b)} | {d.cpu(b) / d.cpu(a):.2f} | "
                  f"{cells} |")
     L.append("")
-    L.append("| Contestant | | Requests | Median req/s | " + rc.round_headers(d.rounds)
+    L.append("| Contestant | | Requests | Median req/s | " + " | ".join(f"R{r}" for r in d.rounds)
              + " | Client CPU µs/req |")
     L.append("|---|---|---:|---:|" + "---:|" * len(d.rounds) + "---:|")
     for name, label in SEQ_LABELS.items():
         k = (name, 1)
         if not d.has(k):
             continue
-        cells = rc.round_cells(d.rate[k], d.rounds, ",.0f")
+        cells = " | ".join(writer.round_cells(d.rate[k], d.rounds, ",.0f"))
         L.append(f"| {name} | {label} | {d.count(k)} | {d.med(k):,.0f} | {cells} | {d.cpu(k):.1f} |")
     L.append("")
 
     # --- Memory --------------------------------------------------------------------------
     L.append("### Memory per in-flight transfer")
     L.append("")
-    inflight = meta("INFLIGHT", "1000")
+    inflight = facts["inflight"]
     if memory:
         L.append(f"Peak RSS (VmHWM) of `bench/requests.c` with {int(inflight):,} slow transfers in "
                  f"flight at once, and with 1: a 20 KiB file sent by nginx at 1 KiB/s "
@@ -306,7 +291,7 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     else:
         L.append("Not measured in this run.")
     L.append("")
-    retained = rc.read_tsv(meta("RETAINED", ""))
+    retained = facts["retained"]
     if retained:
         by = {(m["mode"], int(m["completed"])): int(m["hwm_kib"]) for m in retained}
         counts = sorted({c for _, c in by})
@@ -353,25 +338,14 @@ def section(d: Data, memory: list[dict], profile: list[dict]) -> str:
     # --- Every measurement ---------------------------------------------------------------
     L.append("<details><summary>Every measurement (req/s per round)</summary>")
     L.append("")
-    L.append("| Contestant | Concurrency | Requests | " + rc.round_headers(d.rounds)
+    L.append("| Contestant | Concurrency | Requests | " + " | ".join(f"R{r}" for r in d.rounds)
              + " | Median | Client CPU µs/req |")
     L.append("|---|---:|---:|" + "---:|" * len(d.rounds) + "---:|---:|")
     for key in sorted(d.rate, key=lambda k: (k[1], k[0])):
-        cells = rc.round_cells(d.rate[key], d.rounds, ",.0f")
+        cells = " | ".join(writer.round_cells(d.rate[key], d.rounds, ",.0f"))
         L.append(f"| {key[0]} | {key[1]} | {d.count(key)} | {cells} | {d.med(key):,.0f} | {d.cpu(key):.1f} |")
     L.append("")
     L.append("</details>")
-    L.append("")
-    return "\n".join(L)
+    return L
 
 
-def main() -> int:
-    results, memory_path, output = sys.argv[1], sys.argv[2], sys.argv[3]
-    profile_path = sys.argv[4] if len(sys.argv) > 4 else None
-    d = Data(results)
-    return rc.publish(SECTION, output, bool(d.rate),
-                      lambda: section(d, rc.read_tsv(memory_path), rc.read_tsv(profile_path)))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

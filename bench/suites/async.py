@@ -1,10 +1,11 @@
-"""async_bench.py — native asyncio (issue 15): httpcontent's `arequest`/`amap` on the event loop
+"""Native asyncio (issue 15): httpcontent's `arequest`/`amap` on the event loop
 against aiohttp, and many slow requests held at once on one thread.
 
-    python3 bench/async_bench.py [--rounds 5] [--count 2000] [--hold 10000] [--output BENCHMARKS.md]
+    bash bench/async.sh [--rounds 5] [--count 2000] [--levels 16 64] [--hold 10000] [--no-write]
 
 Part 1, request rates: COUNT GETs of a 1 KiB file from a local nginx (sendfile, keep-alive), at
-16 and 64 in flight, contestants interleaved round by round in one process:
+16 and 64 in flight, contestants (one per level, `NAME@N`) interleaved round by round in one
+process pinned to the client CPU:
   hc-arequest   one hc.Client; COUNT tasks of `await client.arequest("GET", url)`, each holding
                 an asyncio.Semaphore(N) while it runs (N transfers in flight)
   hc-amap       `await client.amap([hc.Request("GET", url)] * COUNT, concurrency=N)`
@@ -23,87 +24,22 @@ Writes the section "## Native asyncio (issue 15)" of BENCHMARKS.md.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import resource
-import shutil
 import signal
-import socket
-import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+from typing import Any
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
-sys.path.insert(0, HERE)
-# The peers live in the bench's cache folder (as the other benchmarks' do), installed on first use.
-PYDEPS = os.environ.get("BENCH_PYDEPS", os.path.expanduser("~/.cache/httpcontent-bench/pydeps"))
-sys.path.append(PYDEPS)
-
-import httpcontent as hc  # noqa: E402
-from report_common import replace_section  # noqa: E402
+from harness import Contestant, Results, Session, library, log, parse, stats
 
 SECTION = "## Native asyncio (issue 15)"
 
 
-# As the other benchmarks: the server on one CPU, the client (this process) on another.
-SERVER_CPU = os.environ.get("BENCH_SERVER_CPU", "0")
-CLIENT_CPU = os.environ.get("BENCH_CLIENT_CPU", "1")
-
-
-def pinned(cpu: str) -> list[str]:
-    """A taskset prefix for a server process, when taskset and more than one CPU exist."""
-    if (os.cpu_count() or 1) < 2 or not shutil.which("taskset"):
-        return []
-    return ["taskset", "-c", cpu]
-
-
-def pin_self() -> str:
-    if (os.cpu_count() or 1) < 2:
-        return "not pinned (one CPU)"
-    os.sched_setaffinity(0, {int(CLIENT_CPU)})
-    return f"server on CPU {SERVER_CPU}, client on CPU {CLIENT_CPU}"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_nginx(root: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    with open(os.path.join(root, "small.bin"), "wb") as f:
-        f.write(os.urandom(1024))
-    conf = os.path.join(root, "nginx.conf")
-    with open(conf, "w") as f:
-        f.write(f"""worker_processes 1; daemon off; pid {root}/nginx.pid; error_log {root}/error.log;
-events {{ worker_connections 4096; }}
-http {{ access_log off; sendfile on; keepalive_requests 1000000; keepalive_timeout 60;
-  client_body_temp_path {root}; proxy_temp_path {root}; fastcgi_temp_path {root};
-  uwsgi_temp_path {root}; scgi_temp_path {root};
-  server {{ listen 127.0.0.1:{port}; root {root}; }} }}
-""")
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
-    proc = subprocess.Popen(pinned(SERVER_CPU) + [nginx, "-c", conf], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    return proc, f"http://127.0.0.1:{port}/small.bin"
-
-
-# -- contestants ---------------------------------------------------------------------------
-
-async def hc_arequest(client: hc.Client, url: str, count: int, n: int) -> None:
+async def hc_arequest(client: Any, url: str, count: int, n: int) -> None:
     gate = asyncio.Semaphore(n)
 
     async def one() -> None:
@@ -114,8 +50,8 @@ async def hc_arequest(client: hc.Client, url: str, count: int, n: int) -> None:
     await asyncio.gather(*(one() for _ in range(count)))
 
 
-async def hc_amap(client: hc.Client, url: str, count: int, n: int) -> None:
-    rs = await client.amap([hc.Request("GET", url)] * count, concurrency=n)
+async def hc_amap(client: Any, requests: list, n: int) -> None:
+    rs = await client.amap(requests, concurrency=n)
     assert all(len(r.content) == 1024 for r in rs)
 
 
@@ -130,38 +66,6 @@ async def aiohttp_gather(session, url: str, count: int, n: int) -> None:
 
     await asyncio.gather(*(one() for _ in range(count)))
 
-
-def need_aiohttp() -> None:
-    try:
-        import aiohttp  # noqa: F401
-    except ImportError:
-        print(f"aiohttp missing: pip install --target {PYDEPS} aiohttp", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", PYDEPS, "aiohttp"], check=True)
-        import importlib
-        importlib.invalidate_caches()
-
-
-async def rates(url: str, rounds: int, count: int, levels: list[int]) -> dict:
-    import aiohttp
-    results: dict[tuple[str, int], list[float]] = {}
-    with hc.Client(timeout=30) as client:
-        for n in levels:
-            connector = aiohttp.TCPConnector(limit=n, limit_per_host=n, keepalive_timeout=60)
-            async with aiohttp.ClientSession(connector=connector) as session:
-                contestants = [("hc-arequest", lambda: hc_arequest(client, url, count, n)),
-                               ("hc-amap", lambda: hc_amap(client, url, count, n)),
-                               ("aiohttp", lambda: aiohttp_gather(session, url, count, n))]
-                for name, run in contestants:          # warm-up: connections made
-                    await run()
-                for _ in range(rounds):
-                    for name, run in contestants:
-                        start = time.perf_counter()
-                        await run()
-                        results.setdefault((name, n), []).append(count / (time.perf_counter() - start))
-    return results
-
-
-# -- holding many slow requests ------------------------------------------------------------
 
 SLOW_SERVER = r"""
 import asyncio, sys
@@ -197,10 +101,10 @@ def rss_kib() -> int:
     return 0
 
 
-async def hold(count: int, delay: float) -> dict:
+async def hold(hc: Any, count: int, delay: float, pin: tuple[str, ...]) -> dict:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    server = subprocess.Popen(pinned(SERVER_CPU) + [sys.executable, "-c", SLOW_SERVER, str(delay)],
+    server = subprocess.Popen([*pin, sys.executable, "-c", SLOW_SERVER, str(delay)],
                               stdout=subprocess.PIPE, text=True)
     try:
         port = int(server.stdout.readline())
@@ -236,15 +140,10 @@ async def hold(count: int, delay: float) -> dict:
         server.wait()
 
 
-# -- report --------------------------------------------------------------------------------
-
-def report(res: dict, held: dict | None, args) -> str:
+def report(s: Session, res: Results, held: dict | None, count: int, levels: list[int]) -> list[str]:
     lines = [SECTION, "",
-             f"Measured by `python3 bench/async_bench.py --rounds {args.rounds} --count {args.count} "
-             f"--hold {args.hold}` on {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, load "
-             "average (1/5/15 min) at the end %.2f %.2f %.2f: ratios from the same " % os.getloadavg() +
-             "run, interleaved round by round, are the figure; absolute req/s are noise. "
-             f"Pinning: {getattr(args, 'pinning', 'none')}.", "",
+             f"{s.measured_by()}; {s.pinning.sentence}; {s.rounds_note(res)}: ratios from the same "
+             "run, interleaved round by round, are the figure; absolute req/s are noise.", "",
              "Contestants (1 KiB file from a local nginx, keep-alive; N in flight):", "",
              "| contestant | settings |", "|---|---|",
              "| `hc-arequest` | one `hc.Client`; COUNT tasks of `await client.arequest(\"GET\", url)` under an `asyncio.Semaphore(N)`; no thread (the loop watches libcurl's sockets) |",
@@ -252,13 +151,14 @@ def report(res: dict, held: dict | None, args) -> str:
              "| `aiohttp` (anchor) | one `ClientSession(connector=TCPConnector(limit=N, limit_per_host=N, keepalive_timeout=60))`; COUNT tasks under `asyncio.Semaphore(N)`, `await resp.read()` |",
              "", "| N | contestant | median req/s | ratio to aiohttp, median (min-max of rounds) |",
              "|---|---|---|---|"]
-    for n in args.levels:
-        anchor = res[("aiohttp", n)]
+    secs = res.of("seconds")
+    for n in levels:
+        anchor = secs[f"aiohttp@{n}"]
         for name in ("hc-arequest", "hc-amap", "aiohttp"):
-            vals = res[(name, n)]
-            ratios = [a / b for a, b in zip(vals, anchor)]
-            cell = "1.00" if name == "aiohttp" else f"**{statistics.median(ratios):.2f}x** ({min(ratios):.2f}-{max(ratios):.2f})"
-            lines.append(f"| {n} | `{name}` | {statistics.median(vals):,.0f} | {cell} |")
+            vals = secs[f"{name}@{n}"]
+            ratios = stats.same_round(anchor, vals)
+            cell = "1.00" if name == "aiohttp" else f"**{stats.median(ratios):.2f}x** ({stats.spread(ratios).replace('–', '-')})"
+            lines.append(f"| {n} | `{name}` | {count / stats.median(vals.values()):,.0f} | {cell} |")
     if held:
         per = (held["peak_kib"] - held["base_kib"]) / max(1, held["count"])
         lines += ["", f"Holding: {held['count']:,} `arequest`s at once to a local asyncio server that answers "
@@ -272,34 +172,66 @@ def report(res: dict, held: dict | None, args) -> str:
                   f"{(held['peak_kib'] - held['base_kib']) / 1024:.0f} MiB)."]
         if held["errors"]:
             lines.append(f"Errors seen: {'; '.join(held['errors'])}.")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--count", type=int, default=2000)
-    ap.add_argument("--levels", type=int, nargs="+", default=[16, 64])
-    ap.add_argument("--hold", type=int, default=10000)
-    ap.add_argument("--hold-delay", type=float, default=2.0)
-    ap.add_argument("--output", default=os.path.join(ROOT, "BENCHMARKS.md"))
-    args = ap.parse_args()
-    root = tempfile.mkdtemp(prefix="hc-async-bench-")
-    need_aiohttp()
-    nginx, url = start_nginx(root)
-    args.pinning = pin_self()
+def need_aiohttp(pydeps: str) -> None:
+    """aiohttp from the bench's cache folder, installed there on first use."""
+    sys.path.append(pydeps)
     try:
-        res = asyncio.run(rates(url, args.rounds, args.count, args.levels))
-    finally:
-        nginx.terminate()
-        nginx.wait()
-        shutil.rmtree(root, ignore_errors=True)
-    held = asyncio.run(hold(args.hold, args.hold_delay)) if args.hold else None
-    text = report(res, held, args)
-    replace_section(args.output, SECTION, text)
-    print(text)
-    return 0
+        import aiohttp  # noqa: F401
+    except ImportError:
+        log(f"aiohttp missing: pip install --target {pydeps} aiohttp")
+        library.pip_into_cache(pydeps, "aiohttp")
+        import importlib
+        importlib.invalidate_caches()
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def contestants(hc: Any, client: Any, loop: asyncio.AbstractEventLoop, url: str, count: int,
+                levels: list[int]) -> list[Contestant]:
+    """hc-arequest, hc-amap and aiohttp at each level; aiohttp's sessions live on `loop`."""
+    import aiohttp
+
+    async def session(n: int) -> Any:
+        return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=n, limit_per_host=n, keepalive_timeout=60))
+    out = []
+    for n in levels:
+        sess = loop.run_until_complete(session(n))
+        runs = {"hc-arequest": lambda n=n: hc_arequest(client, url, count, n),
+                "hc-amap": lambda n=n: hc_amap(client, [hc.Request("GET", url)] * count, n),
+                "aiohttp": lambda n=n, sess=sess: aiohttp_gather(sess, url, count, n)}
+        for name, run in runs.items():
+            out.append(Contestant(f"{name}@{n}", name, tags={"level": n, "session": sess},
+                                  call=lambda run=run: loop.run_until_complete(run())))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    settings = parse(argv, rounds=5, options=[
+        (("--requests",), {"dest": "requests", "type": int, "default": 2000, "help": "GETs per measurement"}),
+        (("--levels",), {"type": int, "nargs": "+", "default": [16, 64]}),
+        (("--hold",), {"type": int, "default": 10000}),
+        (("--hold-delay",), {"type": float, "default": 2.0})])
+    x = settings.extra
+    with Session("async", "bash bench/async.sh", settings) as s:
+        www = s.path("www")
+        os.makedirs(www)
+        with open(os.path.join(www, "small.bin"), "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(os.path.join(www, "small.bin"), 0o644)
+        ngx = s.nginx(connections=4096, keepalive_timeout="60")
+        s.snapshot()
+        sys.path.insert(0, s.snap["py"])
+        import httpcontent as hc
+        need_aiohttp(settings.pydeps)
+        s.pinning.pin_self()
+        loop = asyncio.new_event_loop()
+        s.callback(loop.close)
+        client = s.enter_context(hc.Client(timeout=30))
+        cs = contestants(hc, client, loop, f"http://127.0.0.1:{ngx['port']}/small.bin", x.requests, x.levels)
+        for c in cs:
+            if c.name.startswith("aiohttp"):
+                s.callback(lambda c=c: loop.run_until_complete(c.tags["session"].close()))
+        res = s.run(cs)
+        held = asyncio.run(hold(hc, x.hold, x.hold_delay, s.pinning.server)) if x.hold else None
+        return s.publish(report(s, res, held, x.requests, x.levels))
