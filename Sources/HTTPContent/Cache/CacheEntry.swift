@@ -163,7 +163,8 @@ public enum CacheEntryCodec {
             let n = try u32()
             let part = take(n)
             guard part.count == n else { throw CacheEntryCodec.bad("truncated string") }
-            return String(decoding: part, as: UTF8.self)
+            guard let text = String(validating: part, as: UTF8.self) else { throw CacheEntryCodec.bad("not UTF-8") }
+            return text
         }
     }
 }
