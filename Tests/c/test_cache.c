@@ -2,6 +2,7 @@
  * SQLite file, and a process killed in the middle of storing a body. */
 #include "testutil.h"
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 /* The origin's request count for `key` (GET /cache-count/<key>), or -1. */
@@ -69,7 +70,7 @@ static void test_arguments(void) {
     CHECK(fd >= 0 && write(fd, "not a database at all, just text; not a database at all", 56) == 56);
     close(fd);
     CHECK(hc_cache_new(path, 0, 0) == NULL);
-    CHECK(hc_error_code(hc_error_last()) == HC_EIO);
+    CHECK(hc_error_code(hc_error_last()) == HC_ELOCAL_IO);
     CHECK(strstr(hc_error_message(hc_error_last()), "not a usable httpcontent cache") != NULL);
     struct stat st;
     CHECK(stat(path, &st) == 0 && st.st_size == 56);

@@ -370,9 +370,10 @@ def main():
             x = sums[n][sid]
             totals[n][0] += x["pass"]
             totals[n][1] += x["total"]
-            row += f"{x['pass']:>10}/{x['total']:<3} ({x['setup']} setup)"[:20].rjust(20)
+            cell = f"{x['pass']}/{x['total']}" + (f" ({x['setup']} setup)" if x["setup"] else "")
+            row += cell.rjust(20)
         print(row)
-    print(f"{'total':22}" + "".join(f"{totals[n][0]:>16}/{totals[n][1]:<3}" for n in names))
+    print(f"{'total':22}" + "".join(f"{totals[n][0]}/{totals[n][1]}".rjust(20) for n in names))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"summary": sums, "results": report}, f, indent=1)

@@ -31,7 +31,7 @@ typedef enum hc_cache_status {
  *  cache in memory. `max_bytes`: the most body bytes kept, least recently used evicted first;
  *  0 for the default (64 MiB in memory, 256 MiB in a file); negative: HC_EINVALID_ARG. `flags`:
  *  0 (a private cache, the default) or HC_CACHE_SHARED. NULL on failure, with hc_error_last():
- *  HC_EIO when the file cannot be opened, is not a SQLite database or belongs to another
+ *  HC_ELOCAL_IO when the file cannot be opened, is not a SQLite database or belongs to another
  *  application (the file is left as it is). The caller owns the result and frees it with
  *  hc_cache_free. */
 HC_EXTERN hc_cache *hc_cache_new(const char *path, int64_t max_bytes, unsigned int flags);

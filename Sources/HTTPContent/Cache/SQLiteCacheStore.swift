@@ -104,29 +104,27 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
     }
 
     public func readBody(_ response: StoredResponse, _ chunk: (UnsafeRawBufferPointer) throws -> Void) throws(HTTPContentError) {
-        var seq: Int64 = 0
         var total: Int64 = 0
-        while true {
-            var got = false
-            var failure: (any Error)?
-            // One row per statement, under the lock only while the row is read: other threads
-            // read and write between chunks, and memory holds one chunk.
-            try run("SELECT data FROM chunks WHERE entry = ?1 AND seq = ?2", bind: { stmt in
-                sqlite3_bind_int64(stmt, 1, response.id)
-                return sqlite3_bind_int64(stmt, 2, seq)
-            }) { stmt in
-                got = true
+        var failure: (any Error)?
+        // One read transaction: a snapshot (WAL) in which another process's commit replacing or
+        // evicting this response cannot remove rows half way. Rows are stepped one at a time,
+        // so memory holds one chunk. The store's lock is held meanwhile: a handler must not use
+        // the same store from inside `consume`.
+        try db.withLock { (db: inout OpaquePointer) throws(HTTPContentError) in
+            try SQLiteCacheStore.step(db, "BEGIN", { _ in SQLITE_OK })
+            defer { sqlite3_exec(db, "COMMIT", nil, nil, nil) }
+            try SQLiteCacheStore.step(db, "SELECT data FROM chunks WHERE entry = ?1 ORDER BY seq",
+                                      { sqlite3_bind_int64($0, 1, response.id) }) { stmt in
+                guard failure == nil else { return }
                 let count = Int(sqlite3_column_bytes(stmt, 0))
                 total += Int64(count)
                 guard count > 0, let p = sqlite3_column_blob(stmt, 0) else { return }
                 do { try chunk(UnsafeRawBufferPointer(start: p, count: count)) } catch { failure = error }
             }
-            if let failure { throw HTTPContentError.wrapping(failure) }
-            if !got { break }
-            seq += 1
         }
+        if let failure { throw HTTPContentError.wrapping(failure) }
         guard total == response.entry.bodySize else {
-            throw HTTPContentError(.io, "cached body of \(response.entry.url) was evicted while read")
+            throw HTTPContentError(.io, "cached body of \(response.entry.url) was replaced or evicted before it was read")
         }
     }
 

@@ -40,7 +40,7 @@ class Cache(Handle):
     `max_bytes`: the most body bytes kept, least recently used evicted first (None: the library's
     default, 64 MiB in memory, 256 MiB in a file). `shared`: the rules of a shared cache instead
     of a private one. A file that is not a database, or another application's database, raises
-    `hc.LocalIOError` (`code` HC_EIO) and is left as it is."""
+    `hc.LocalIOError` (`code` HC_ELOCAL_IO) and is left as it is."""
 
     __slots__ = ()
 
