@@ -84,7 +84,8 @@ def test_clients_and_processes_share_a_file(base_url, tmp_path):
             "    sys.exit(0 if r.cache_status == 'hit' and len(r.content) == 300000 else 1)\n")
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-c", code, str(path), url], timeout=60, env=os.environ.copy())
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(hc.__file__))}
+    done = subprocess.run([sys.executable, "-c", code, str(path), url], timeout=60, env=env)
     assert done.returncode == 0
     assert _count(base_url, key) == 1
     assert hc.Cache(path, max_bytes=10**6).size == 300000
