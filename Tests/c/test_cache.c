@@ -104,7 +104,10 @@ static int child_main(const char *mode, const char *file, const char *base, cons
     for (int i = 0; i < 20; i++) {
         hc_code code;
         get_status(client, path, &code);
-        if (code != HC_OK) failures++;
+        if (code != HC_OK) {
+            fprintf(stderr, "child %d: request %d: %s\n", (int)getpid(), i, hc_error_message(hc_error_last()));
+            failures++;
+        }
     }
     hc_client_free(client);
     hc_cache_free(cache);

@@ -3,7 +3,8 @@
 /// Directive names are case-insensitive; a value may be a token or a quoted string. A directive
 /// whose value must be delta-seconds but is not (`max-age=abc`) counts as present with the value 0,
 /// the conservative reading (§4.2.1: a cache treats an invalid freshness value as stale). A
-/// directive repeated with different values keeps the most restrictive one (the smallest).
+/// directive repeated with different values keeps its first value (RFC 9111 §4.2.1 allows the first
+/// occurrence or stale). Spaces around `=` make a directive unknown or its value invalid.
 public struct CacheControl: Sendable, Equatable {
     public var maxAge: Int?
     public var sharedMaxAge: Int?
@@ -35,8 +36,8 @@ public struct CacheControl: Sendable, Equatable {
         for item in CacheControl.split(line) {
             let (name, value) = item
             switch name {
-            case "max-age": maxAge = CacheControl.smaller(maxAge, CacheControl.seconds(value))
-            case "s-maxage": sharedMaxAge = CacheControl.smaller(sharedMaxAge, CacheControl.seconds(value))
+            case "max-age": if maxAge == nil { maxAge = CacheControl.seconds(value) }
+            case "s-maxage": if sharedMaxAge == nil { sharedMaxAge = CacheControl.seconds(value) }
             case "max-stale": maxStale = value == nil ? CacheControl.unlimited : CacheControl.smaller(maxStale, CacheControl.seconds(value))
             case "min-fresh": minFresh = CacheControl.seconds(value)
             case "stale-while-revalidate": staleWhileRevalidate = CacheControl.seconds(value)
@@ -79,8 +80,8 @@ public struct CacheControl: Sendable, Equatable {
             current.removeAll(keepingCapacity: true)
             guard !text.isEmpty else { return }
             if let eq = text.firstIndex(of: "=") {
-                let name = String(text[..<eq]).trimmingSpaces().lowercased()
-                var value = String(text[text.index(after: eq)...]).trimmingSpaces()
+                let name = String(text[..<eq]).lowercased()
+                var value = String(text[text.index(after: eq)...])
                 if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
                     value = String(value.dropFirst().dropLast())
                 }

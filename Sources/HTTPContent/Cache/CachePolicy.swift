@@ -42,16 +42,18 @@ public enum CachePolicy {
         let cc = CacheControl(entry.headers)
         if shared, let s = cc.sharedMaxAge { return Double(s) }
         if let m = cc.maxAge { return Double(m) }
-        if let expires = entry.headers["expires"] {
-            guard let when = httpDate(expires) else { return 0 }  // invalid Expires: already stale
-            let date = entry.headers["date"].flatMap(httpDate) ?? entry.responseTime
+        if entry.headers.contains("expires") {
+            // Invalid, or several lines of it: already stale (§5.3).
+            let lines = entry.headers.values(for: "expires")
+            guard lines.count == 1, let when = CachePolicy.date(lines[0]) else { return 0 }
+            let date = entry.headers["date"].flatMap(CachePolicy.date) ?? entry.responseTime
             return max(0, when - date)
         }
         // Heuristic freshness (§4.2.2): 10% of the time since Last-Modified, for the status codes
         // the RFC allows, and only when no explicit freshness was given.
         if heuristicallyCacheable.contains(entry.status) || cc.isPublic,
-           let lm = entry.headers["last-modified"].flatMap(httpDate) {
-            let date = entry.headers["date"].flatMap(httpDate) ?? entry.responseTime
+           let lm = entry.headers["last-modified"].flatMap(CachePolicy.date) {
+            let date = entry.headers["date"].flatMap(CachePolicy.date) ?? entry.responseTime
             return max(0, (date - lm) / 10)
         }
         return 0
@@ -59,7 +61,7 @@ public enum CachePolicy {
 
     /// The stored response's current age in seconds at `now` (§4.2.3).
     public static func currentAge(_ entry: CacheEntry, now: Double) -> Double {
-        let dateValue = entry.headers["date"].flatMap(httpDate) ?? entry.responseTime
+        let dateValue = entry.headers["date"].flatMap(CachePolicy.date) ?? entry.responseTime
         let ageValue = entry.headers["age"].map { Double(CacheControl.seconds($0.trimmingSpaces())) } ?? 0
         let apparent = max(0, entry.responseTime - dateValue)
         let delay = max(0, entry.responseTime - entry.requestTime)
@@ -229,6 +231,67 @@ public enum CachePolicy {
         let path = base.dropFirst(origin.count).prefix { $0 != "?" && $0 != "#" }
         let dir = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
         return origin + dir + reference
+    }
+
+    /// An HTTP-date (RFC 9110 §5.6.7) as seconds since 1970: the IMF-fixdate exactly
+    /// ("Sun, 06 Nov 1994 08:49:37 GMT"), and the obsolete RFC 850 ("Sunday, 06-Nov-94 08:49:37
+    /// GMT") and asctime ("Sun Nov  6 08:49:37 1994") forms a recipient must read. Anything else
+    /// (a missing comma, doubled spaces, a one-digit hour, a lowercase month) is invalid: nil.
+    public static func date(_ text: String) -> Double? {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let b = Array(text.utf8)
+        func digits(_ r: Range<Int>) -> Int? {
+            guard r.upperBound <= b.count, r.allSatisfy({ b[$0] >= 0x30 && b[$0] <= 0x39 }) else { return nil }
+            return r.reduce(0) { $0 * 10 + Int(b[$1] - 0x30) }
+        }
+        func word(_ r: Range<Int>) -> String { r.upperBound <= b.count ? String(decoding: b[r], as: UTF8.self) : "" }
+        func clock(_ at: Int) -> (Int, Int, Int)? {
+            guard at + 8 <= b.count, b[at + 2] == 0x3A, b[at + 5] == 0x3A,
+                  let h = digits(at..<at + 2), let m = digits(at + 3..<at + 5), let s = digits(at + 6..<at + 8) else { return nil }
+            return (h, m, s)
+        }
+        var day = 0, month = -1, year = 0, time: (Int, Int, Int)?
+        if b.count == 29, b[3] == 0x2C, word(25..<29) == " GMT" {           // IMF-fixdate
+            day = digits(5..<7) ?? 0
+            month = months.firstIndex(of: word(8..<11)) ?? -1
+            year = digits(12..<16) ?? 0
+            time = clock(17)
+            guard b[4] == 0x20, b[7] == 0x20, b[11] == 0x20, b[16] == 0x20 else { return nil }
+        } else if let comma = b.firstIndex(of: 0x2C), b.count == comma + 24, word(comma + 20..<comma + 24) == " GMT" {
+            let at = comma + 2                                                // RFC 850
+            guard b[comma + 1] == 0x20, b[at + 2] == 0x2D, b[at + 6] == 0x2D, b[at + 9] == 0x20 else { return nil }
+            day = digits(at..<at + 2) ?? 0
+            month = months.firstIndex(of: word(at + 3..<at + 6)) ?? -1
+            year = (digits(at + 7..<at + 9) ?? 0) + 1900
+            if year < 1970 { year += 100 }
+            time = clock(at + 10)
+        } else if b.count == 24, b[3] == 0x20, b[7] == 0x20, b[10] == 0x20, b[19] == 0x20 {  // asctime
+            day = b[8] == 0x20 ? (digits(9..<10) ?? 0) : (digits(8..<10) ?? 0)
+            month = months.firstIndex(of: word(4..<7)) ?? -1
+            year = digits(20..<24) ?? 0
+            time = clock(11)
+        } else {
+            return nil
+        }
+        guard let (h, m, s) = time, month >= 0, (1...31).contains(day), year >= 1970, h < 24, m < 60, s < 61 else { return nil }
+        var t = tm()
+        t.tm_year = Int32(year - 1900)
+        t.tm_mon = Int32(month)
+        t.tm_mday = Int32(day)
+        t.tm_hour = Int32(h)
+        t.tm_min = Int32(m)
+        t.tm_sec = Int32(s)
+        return Double(timegm(&t))
+    }
+
+    /// Hop-by-hop fields (RFC 9110 §7.6.1) and the ones a `Connection` field names: never stored.
+    static func hopByHop(_ headers: Headers) -> Set<String> {
+        var names: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
+                                  "proxy-authenticate", "proxy-authentication-info", "trailer"]
+        for line in headers.values(for: "connection") {
+            for part in line.split(separator: ",") { names.insert(String(part).trimmingSpaces().lowercased()) }
+        }
+        return names
     }
 
     /// The seconds since 1970 now (the clock the age calculation reads).

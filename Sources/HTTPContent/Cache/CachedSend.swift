@@ -227,6 +227,7 @@ final class CacheTee: ContentHandler {
         guard try inner.accept(head) else { return false }
         if CachePolicy.isStorable(method: head.method, requestHeaders: ex.request, head: head, shared: ex.cache.shared) {
             var headers = head.headers
+            for name in CachePolicy.hopByHop(head.headers) where headers.contains(name) { headers.remove(name) }
             // The stored body is the decoded one: it no longer has the wire's coding or length.
             if headers.contains("content-encoding") {
                 headers.remove("content-encoding")

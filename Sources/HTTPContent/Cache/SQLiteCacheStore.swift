@@ -5,8 +5,9 @@ import CSQLite
 ///
 /// Bodies live in `chunks` rows of at most `chunkSize` bytes, written as they arrive and read
 /// one row at a time, so a 1 GiB body never sits in memory. A response being written is a
-/// `done = 0` row, invisible to readers; `commit` flips it and removes the response it replaces
-/// in one transaction, then evicts. A process killed mid-store leaves only such an invisible row,
+/// `done = 0` row, invisible to readers; `commit` flips it and retires the response it replaces
+/// in one transaction (`done = 2`, its rows removed a minute later, so a reader that found it can
+/// still read it), then evicts. A process killed mid-store leaves only such an invisible row,
 /// removed the next time a store opens the file (after `staleWriteSeconds`).
 ///
 /// A file that is not a SQLite database, or a database of another application, is refused with
@@ -54,23 +55,28 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
     // MARK: - Schema
 
     private func setUp() throws(HTTPContentError) {
-        let appId = try queryInt("PRAGMA application_id")
-        let tables = try queryInt("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
-        if appId != Int64(SQLiteCacheStore.applicationId) && (appId != 0 || tables != 0) {
-            throw HTTPContentError(.io, "\(path) is a database of another application, not an httpcontent cache")
+        // Checked and created under the write lock: a process that finds tables being created
+        // by another waits for it (busy timeout) instead of reading a half-made file as foreign.
+        try transaction { db throws(HTTPContentError) in
+            let appId = try SQLiteCacheStore.int(db, "PRAGMA application_id")
+            let tables = try SQLiteCacheStore.int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            if appId != Int64(SQLiteCacheStore.applicationId) && (appId != 0 || tables != 0) {
+                throw HTTPContentError(.io, "\(path) is a database of another application, not an httpcontent cache")
+            }
+            let rc = sqlite3_exec(db, """
+                PRAGMA application_id = \(SQLiteCacheStore.applicationId);
+                CREATE TABLE IF NOT EXISTS entries(
+                    id INTEGER PRIMARY KEY, url TEXT NOT NULL, variant TEXT NOT NULL, meta BLOB NOT NULL,
+                    size INTEGER NOT NULL DEFAULT 0, used REAL NOT NULL, done INTEGER NOT NULL DEFAULT 0);
+                CREATE INDEX IF NOT EXISTS entries_by_url ON entries(url, done);
+                CREATE INDEX IF NOT EXISTS entries_by_use ON entries(done, used);
+                CREATE TABLE IF NOT EXISTS chunks(entry INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
+                    PRIMARY KEY(entry, seq));
+                """, nil, nil, nil)
+            guard rc == SQLITE_OK else { throw SQLiteCacheStore.failure(db, rc, path) }
         }
         _ = try queryInt("PRAGMA journal_mode = WAL")
         try exec("PRAGMA synchronous = NORMAL")
-        try exec("""
-            PRAGMA application_id = \(SQLiteCacheStore.applicationId);
-            CREATE TABLE IF NOT EXISTS entries(
-                id INTEGER PRIMARY KEY, url TEXT NOT NULL, variant TEXT NOT NULL, meta BLOB NOT NULL,
-                size INTEGER NOT NULL DEFAULT 0, used REAL NOT NULL, done INTEGER NOT NULL DEFAULT 0);
-            CREATE INDEX IF NOT EXISTS entries_by_url ON entries(url, done);
-            CREATE INDEX IF NOT EXISTS entries_by_use ON entries(done, used);
-            CREATE TABLE IF NOT EXISTS chunks(entry INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
-                PRIMARY KEY(entry, seq));
-            """)
         let before = CachePolicy.now() - SQLiteCacheStore.staleWriteSeconds
         try exec("""
             BEGIN IMMEDIATE;
@@ -188,14 +194,18 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
         let meta = CacheEntryCodec.encode(entry)
         let maxBytes = self.maxBytes
         try transaction { db throws(HTTPContentError) in
-            // The response it replaces (same URL and variant) goes in the same transaction.
-            let old = "SELECT id FROM entries WHERE url = ?1 AND variant = ?2 AND done = 1"
-            let bindOld: (OpaquePointer) -> Int32 = { s in
+            // The response it replaces (same URL and variant) is retired in the same transaction
+            // (done = 2: no longer found), and removed a minute later, so that a reader in another
+            // process that found it just before can still read its body.
+            let now = CachePolicy.now()
+            try SQLiteCacheStore.step(db, "UPDATE entries SET done = 2, used = ?3 WHERE url = ?1 AND variant = ?2 AND done = 1") { s in
                 _ = hc_sqlite3_bind_text_copy(s, 1, entry.url)
-                return hc_sqlite3_bind_text_copy(s, 2, entry.variantKey)
+                _ = hc_sqlite3_bind_text_copy(s, 2, entry.variantKey)
+                return sqlite3_bind_double(s, 3, now)
             }
-            try SQLiteCacheStore.step(db, "DELETE FROM chunks WHERE entry IN (\(old))", bindOld)
-            try SQLiteCacheStore.step(db, "DELETE FROM entries WHERE id IN (\(old))", bindOld)
+            let retired = "SELECT id FROM entries WHERE done = 2 AND used < \(now - 60)"
+            try SQLiteCacheStore.step(db, "DELETE FROM chunks WHERE entry IN (\(retired))", { _ in SQLITE_OK })
+            try SQLiteCacheStore.step(db, "DELETE FROM entries WHERE id IN (\(retired))", { _ in SQLITE_OK })
             try SQLiteCacheStore.step(db, "UPDATE entries SET meta = ?1, size = ?2, used = ?3, done = 1 WHERE id = ?4 AND done = 0") { s in
                 _ = meta.withUnsafeBytes { hc_sqlite3_bind_blob_copy(s, 1, $0.baseAddress, Int32($0.count)) }
                 sqlite3_bind_int64(s, 2, entry.bodySize)
