@@ -139,16 +139,7 @@ extension Client {
                 throw rejection
             }
             if let stored, !head.hasNoBodyByDefinition {
-                var stopped = false
-                try cache.store.readBody(stored) { chunk in
-                    var rest = chunk
-                    while !rest.isEmpty, !stopped {
-                        let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(Client.replayChunk))
-                        do { try handler.consume(piece) } catch is StopTransfer { stopped = true }
-                        metrics.decodedBytes += Int64(piece.count)
-                        rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(piece.count))
-                    }
-                }
+                metrics.decodedBytes = try cache.store.replayBody(stored, into: handler)
                 cache.store.touch(stored)
             }
             let content = try handler.finish()
@@ -160,6 +151,26 @@ extension Client {
             if wrapped.response == nil { wrapped.response = head }
             throw wrapped.about(request)
         }
+    }
+}
+
+extension CacheStore {
+    /// Feeds the stored body of `stored` to `handler` in the pieces a transfer delivers (at most
+    /// `Client.replayChunk` bytes); a `StopTransfer` from the handler ends the feeding early.
+    /// - Returns: the bytes handed to the handler.
+    func replayBody(_ stored: StoredResponse, into handler: any ContentHandler) throws(HTTPContentError) -> Int64 {
+        var stopped = false
+        var count: Int64 = 0
+        try readBody(stored) { chunk in
+            var rest = chunk
+            while !rest.isEmpty, !stopped {
+                let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(Client.replayChunk))
+                do { try handler.consume(piece) } catch is StopTransfer { stopped = true }
+                count += Int64(piece.count)
+                rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(piece.count))
+            }
+        }
+        return count
     }
 }
 
@@ -269,15 +280,7 @@ final class CacheTee: ContentHandler {
 
     func finish() throws -> Any {
         if exchange.replaysStored, let stored = exchange.stored {
-            var stopped = false
-            try exchange.cache.store.readBody(stored) { chunk in
-                var rest = chunk
-                while !rest.isEmpty, !stopped {
-                    let piece = UnsafeRawBufferPointer(rebasing: rest.prefix(Client.replayChunk))
-                    do { try inner.consume(piece) } catch is StopTransfer { stopped = true }
-                    rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(piece.count))
-                }
-            }
+            _ = try exchange.cache.store.replayBody(stored, into: inner)
         }
         let content = try inner.finish()
         try? writer?.commit()
