@@ -42,9 +42,12 @@ let package = Package(
         // IDNA2008 / UTS #46 for the hostname, idn-hostname and idn-email formats (libcurl's own).
         .systemLibrary(name: "CIDN2", path: "Sources/CIDN2", pkgConfig: "libidn2",
                        providers: [.apt(["libidn2-dev"])]),
+        // The HTTP cache's SQLite store (the system libsqlite3).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
         // Linux file calls glibc hides without _GNU_SOURCE (fallocate); a header, no library.
         .systemLibrary(name: "CFileIO", path: "Sources/CFileIO"),
-        .target(name: "HTTPContent", dependencies: ["CFileIO", "CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2", "CIDN2"]),
+        .target(name: "HTTPContent", dependencies: ["CFileIO", "CCurl", "CYajl", "CCrypto", "CXML2", "CImageCodecs", "CPlist", "CPCRE2", "CIDN2", "CSQLite"]),
         .target(name: "HTTPContentC", dependencies: ["HTTPContent"]),
         .target(name: "HTTPContentFoundation", dependencies: ["HTTPContent"]),
         .target(name: "HTTPContentOpenAPI", dependencies: [

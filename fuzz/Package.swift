@@ -28,5 +28,6 @@ let package = Package(
         .executableTarget(name: "fuzz-plist", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-pixels", dependencies: [core, "FuzzSupport"]),
         .executableTarget(name: "fuzz-xml", dependencies: [core, "FuzzSupport"]),
+        .executableTarget(name: "fuzz-cache-entry", dependencies: [core, "FuzzSupport"]),
     ]
 )

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-mediatype fuzz-image fuzz-form fuzz-json fuzz-records fuzz-plist fuzz-pixels fuzz-xml)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz-text fuzz-mediatype fuzz-image fuzz-form fuzz-json fuzz-records fuzz-plist fuzz-pixels fuzz-xml fuzz-cache-entry)
 
 # ASan + libFuzzer; fall back to libFuzzer alone if the sanitizer runtime cannot be linked.
 sanitizers=fuzzer,address

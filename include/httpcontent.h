@@ -37,7 +37,7 @@
 #include "httpcontent/session.h" /* cookies, auth, proxies, retries, digests */
 #include "httpcontent/xml.h"     /* XML trees, elements and events */
 #include "httpcontent/request_options.h" /* a request's settings in one struct; the defaults */
-
-#include "httpcontent/transport.h" /* hc_client_set_resolve ... hc_response_timing */
+#include "httpcontent/transport.h" /* TLS, DNS and socket options; per-phase timings */
+#include "httpcontent/cache.h"   /* the HTTP cache (RFC 9111) */
 
 #endif /* HTTPCONTENT_H */

@@ -63,7 +63,7 @@ def constants(headers: list[Path]) -> list[tuple[str, int | str, str]]:
             elif string is not None:
                 add(m.group(1), string.group(1), rel)
         for enum in _ENUM.finditer(text):
-            body = _COMMENT.sub("", enum.group(2))
+            body = re.sub(r'HC_DEPRECATED\("[^"]*"\)', "", _COMMENT.sub("", enum.group(2)))  # an attribute, not a value
             value = -1
             for part in body.split(","):
                 if not part.strip():

@@ -12,7 +12,8 @@ set -euo pipefail
 
 apt_packages=(libcurl4-openssl-dev libyajl-dev cmake ninja-build pkg-config nginx openssl
               libplist-dev libxml2-dev libpng-dev libjpeg62-turbo-dev libgif-dev libwebp-dev
-              libpcre2-dev libidn2-dev libpsl-dev libssl-dev valgrind patchelf iproute2)
+              libpcre2-dev libidn2-dev libpsl-dev libssl-dev valgrind patchelf iproute2
+              libsqlite3-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -32,6 +33,8 @@ python3 -c "import PIL" 2>/dev/null || py_missing+=(Pillow)
 python3 -c "import jsonschema" 2>/dev/null || py_missing+=(jsonschema)
 python3 -c "import httpx_sse" 2>/dev/null || py_missing+=(httpx httpx-sse)
 python3 -c "import httpbin" 2>/dev/null || py_missing+=(httpbin)
+# hishel 2 (httpx + SQLite storage): the HTTP cache's conformance and speed are reported beside it.
+python3 -c "import hishel" 2>/dev/null || py_missing+=("hishel>=2,<3")
 # requests (RequestsAdapter's tests and scripts/peer-suites.sh, which also wants iproute2's `ip netns`).
 python3 -c "import requests" 2>/dev/null || py_missing+=(requests)
 # trio (the async httpx transport under trio, through anyio; anyio wants trio >= 0.26).

@@ -101,6 +101,12 @@ enum Run {
         configuration.caFile = o.caFile
         configuration.acceptCompressed = o.compressed
         if let agent = o.userAgent { configuration.userAgent = agent }
+        if let directory = o.cacheDirectory {
+            if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+                throw HTTPContentError(.io, "cannot make the cache directory \(directory)")
+            }
+            configuration.cache = try .file(directory + "/httpcontent-cache.sqlite")
+        }
         let client = try Client(configuration: configuration)
 
         var request = Request(o.method ?? defaultMethod ?? "GET", o.url)

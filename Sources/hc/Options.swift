@@ -60,6 +60,10 @@ struct TransferOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Ask for a compressed body and decode it (on by default).")
     var compressed = true
 
+    @Option(name: .customLong("cache"),
+            help: ArgumentHelp("Answer from, and store in, an HTTP cache (RFC 9111) kept in DIR/httpcontent-cache.sqlite.", valueName: "DIR"))
+    var cacheDirectory: String?
+
     @Option(name: [.customShort("m"), .customLong("max-time"), .customLong("timeout")],
             help: ArgumentHelp("Total time allowed, in seconds.", valueName: "SECONDS"))
     var timeout: Double?

@@ -474,3 +474,14 @@ def test_schema_file_may_be_a_property_list(hc, base_url, tmp_path):
     assert out.returncode == 7 and "'id' is a required property" in out.stderr.decode()
     out = run(hc, "--schema", str(schema), f"{base_url}/json?doc={urllib.parse.quote(json.dumps({'id': 1}))}")
     assert out.returncode == 0 and json.loads(out.stdout) == {"id": 1}
+
+
+def test_cache_dir_answers_the_second_get_from_the_cache(hc, base_url, tmp_path):
+    key = f"cli-{os.getpid()}-{time.time_ns()}"
+    url = f"{base_url}/cached/{key}?h=Cache-Control:%20max-age%3D60&body=kept"
+    for _ in range(2):
+        out = run(hc, "get", "--cache", str(tmp_path / "c"), url)
+        assert out.returncode == 0 and out.stdout == b"kept"
+    seen = json.loads(run(hc, f"{base_url}/cache-count/{key}").stdout)
+    assert seen["count"] == 1
+    assert (tmp_path / "c" / "httpcontent-cache.sqlite").exists()

@@ -132,9 +132,10 @@ def gzip_body(n, zeros=False):
 
 from sessionroutes import SessionRoutes  # noqa: E402  (session layer endpoints)
 from proxyserver import ProxyRoutes  # noqa: E402  (local proxies for the proxy tests)
+from cacheroutes import CacheRoutes  # noqa: E402  (/cached/...: the HTTP cache's counting origin)
 
 
-class Handler(SessionRoutes, ProxyRoutes, XMLRoutes, RecordEndpoints, http.server.BaseHTTPRequestHandler):
+class Handler(SessionRoutes, ProxyRoutes, CacheRoutes, XMLRoutes, RecordEndpoints, http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "httpcontent-testserver/1.0"
     timeout = 120  # idle/blocked connections are dropped after this many seconds

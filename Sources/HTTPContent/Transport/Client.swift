@@ -100,6 +100,15 @@ public final class Client: Sendable {
         _ request: consuming Request, handler: Handler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Handler.Content> {
+        if let cache = configuration.cache, Client.cacheApplies(request) {
+            let response = try cachedSend(request, cache: cache, makeHandler: { handler }) {
+                (sent: Request, make: @escaping () -> any ContentHandler) throws(HTTPContentError) in
+                try sendUncached(sent, makeHandler: make, cancel: cancel, progress: progress,
+                                 restartable: (handler as? FileWriter)?.options.resume == true)
+            }
+            // The handler's own finish made the content: it is of its type.
+            return response.map { $0 as! Handler.Content }
+        }
         if needsLayers(request) {
             // One handler for every attempt: sent again only while it has seen no body, unless
             // it is a resumable download (its prepare continues the part file).
@@ -127,7 +136,7 @@ public final class Client: Sendable {
         _ request: consuming Request, anyHandler handler: any ContentHandler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
-        if needsLayers(request) {
+        if configuration.cache != nil || needsLayers(request) {
             return try send(request, makeHandler: { handler }, cancel: cancel, progress: progress,
                             restartable: (handler as? File)?.options.resume == true)
         }
@@ -143,7 +152,7 @@ public final class Client: Sendable {
         _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancelToken? = nil,
         progress: ((TransferProgress) -> Void)? = nil
     ) throws(HTTPContentError) -> Response<Any> {
-        if needsLayers(request) {
+        if configuration.cache != nil || needsLayers(request) {
             return try send(request, makeHandler: makeHandler, cancel: cancel, progress: progress, restartable: true)
         }
         // `send(_:anyHandler:)` without asking needsLayers again.
@@ -152,11 +161,34 @@ public final class Client: Sendable {
         return try Client.deliverAny(transfer, code: transfer.perform())
     }
 
+    /// The cache's way in (when the client has one), then `sendUncached`.
     private func send(
         _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancelToken?,
         progress: ((TransferProgress) -> Void)?, restartable: Bool
     ) throws(HTTPContentError) -> Response<Any> {
-        try layered(request, cancel: cancel, restartable: restartable) {
+        if let cache = configuration.cache, Client.cacheApplies(request) {
+            let request = copy request
+            return try withoutActuallyEscaping(makeHandler) { (makeHandler) throws(HTTPContentError) in
+                try cachedSend(request, cache: cache, makeHandler: makeHandler) {
+                    (sent: Request, make: @escaping () -> any ContentHandler) throws(HTTPContentError) in
+                    try sendUncached(sent, makeHandler: make, cancel: cancel, progress: progress, restartable: restartable)
+                }
+            }
+        }
+        return try sendUncached(request, makeHandler: makeHandler, cancel: cancel, progress: progress, restartable: restartable)
+    }
+
+    /// One request through the session layers (a plain transfer when it needs none).
+    func sendUncached(
+        _ request: consuming Request, makeHandler: () -> any ContentHandler, cancel: CancellationToken?,
+        progress: ((TransferProgress) -> Void)?, restartable: Bool
+    ) throws(HTTPContentError) -> Response<Any> {
+        if !needsLayers(request) {
+            let transfer = try start(request, handler: makeHandler(), cancel: cancel, progress: progress, alone: true)
+            defer { handles.put(transfer) }
+            return try Client.deliverAny(transfer, code: transfer.perform())
+        }
+        return try layered(request, cancel: cancel, restartable: restartable) {
             (attempt: consuming Request, bodyStarted: inout Bool) throws(HTTPContentError) in
             let handler = makeHandler()
             let transfer = try start(attempt, handler: handler, cancel: cancel, progress: progress, alone: true)

@@ -89,6 +89,8 @@ public struct ClientConfiguration: Sendable {
     public var auth: Auth? = nil
     /// Send failed requests again (`send` on the calling thread). Default: nil (never).
     public var retry: RetryPolicy? = nil
+    /// The HTTP cache (RFC 9111) requests go through; nil, the default: none.
+    public var cache: HTTPCache? = nil
 
     public init() {}
 

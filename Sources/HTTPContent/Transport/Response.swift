@@ -16,6 +16,11 @@ public struct Response<Content> {
 
     /// The status code of the final response.
     public var status: Int { head.status }
+    /// How the client's cache answered: a miss, a hit, a stored response revalidated by a 304,
+    /// or a stale one served (nil: no cache, or it did not apply to the request).
+    public var cacheStatus: CacheStatus? { head.cacheStatus }
+    /// Whether the body came from the cache (a hit, a revalidated or a stale response).
+    public var fromCache: Bool { head.cacheStatus.map { $0 != .miss } ?? false }
     /// The final response's headers.
     public var headers: Headers { head.headers }
     /// The URL of the final response, after redirects.

@@ -13,6 +13,7 @@ public struct ResponseHead: Sendable {
         var bodyEnded = false
         var redirectNotFollowed = false
         var history: [ResponseHead] = []
+        var cacheStatus: CacheStatus?
 
         init(status: Int, reason: String, httpVersion: String, headers: Headers, url: String, method: String) {
             self.status = status
@@ -29,6 +30,7 @@ public struct ResponseHead: Sendable {
             other.bodyEnded = bodyEnded
             other.redirectNotFollowed = redirectNotFollowed
             other.history = history
+            other.cacheStatus = cacheStatus
             return other
         }
     }
@@ -78,6 +80,12 @@ public struct ResponseHead: Sendable {
     public var history: [ResponseHead] {
         get { box.value.history }
         set { box.unique.history = newValue }
+    }
+
+    /// How the client's cache answered (nil: the client has no cache, or it did not apply).
+    public internal(set) var cacheStatus: CacheStatus? {
+        get { box.value.cacheStatus }
+        set { box.unique.cacheStatus = newValue }
     }
 
     /// Set by the transfer when the body ended before a single byte arrived.

@@ -10,6 +10,7 @@ from ._lib import lib as _library
 from ._types import (FormInput, HeadersInput, Metrics, ProgressInfo, RequestOptions, SendOptions,
                      StatusSpec)
 from .bodies import BytesPart, Field, FilePart, form_encode
+from .cache import Cache
 from .client import Client, default_concurrency
 from .models import CancelToken, Headers, Request, Response
 from ._history import HistoryEntry
@@ -37,7 +38,7 @@ def library_version() -> str:
     return version.decode()
 
 
-__all__ = ["Client", "Request", "Response", "Headers", "CancelToken", "HistoryEntry", "Handler", "ResponseHead", "Discard",
+__all__ = ["Client", "Cache", "Request", "Response", "Headers", "CancelToken", "HistoryEntry", "Handler", "ResponseHead", "Discard",
            "default_concurrency",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
            "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements", "XMLEvents",

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from ._types import RequestOptions, SendOptions
+    from .cache import Cache
 
 
 class Client(LoopMethods, StreamingMethods, Handle):
@@ -75,7 +76,7 @@ class Client(LoopMethods, StreamingMethods, Handle):
                  cookies: bool = True, cookie_file: str | None = None, auth: Any = None,
                  retries: "_session.Retry | None" = None, trust_env: bool = True,
                  compressed: bool = True, cert: str | tuple[str, str] | None = None,
-                 **transport: Any) -> None:
+                 cache: "Cache | None" = None, **transport: Any) -> None:
         lib = _ffi.lib()
         super().__init__(lib.hc_client_new())
         self._arg = _ffi.as_arg(ctypes.c_void_p, self._ptr)
@@ -133,6 +134,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
                     check(lib.hc_client_set_auth(self, kind, a, b, callback, None))
             if retries is not None:
                 check(lib.hc_client_set_retry(self, *retries.args()))
+            if cache is not None:  # the HTTP cache (cache.py); the client keeps its own reference
+                check(lib.hc_client_set_cache(self, cache))
             if transport:  # resolve=, unix_socket=, ca_pem=, min_tls=...: see transport.py
                 _transport.configure(self, **transport)
         except BaseException:

@@ -32,6 +32,16 @@ HC_FORM_BOOLS_LITERAL = 1
 HC_FORM_NULLS_DROPPED = 0
 HC_FORM_NULLS_EMPTY = 1
 
+# include/httpcontent/cache.h
+HC_CACHE_SHARED = 1
+
+# include/httpcontent/cache.h (hc_cache_status)
+HC_CACHE_NONE = 0
+HC_CACHE_MISS = 1
+HC_CACHE_HIT = 2
+HC_CACHE_REVALIDATED = 3
+HC_CACHE_STALE = 4
+
 # include/httpcontent/core.h
 HC_FILE_MAKE_DIRS = 1
 HC_FILE_NO_OVERWRITE = 2
@@ -68,8 +78,10 @@ HC_EUNACCEPTABLE_CONTENT_TYPE = 6
 HC_EDECODE = 7
 HC_ETOO_LARGE = 8
 HC_ECANCELLED = 9
-HC_EIO = 10
+HC_ELOCAL_IO = 10
 HC_ECALLBACK = 11
+HC_ECHECKSUM_MISMATCH = 12
+HC_EIO = 10
 HC_ECHECKSUM = 12
 
 # include/httpcontent/image.h (hc_image_mode)
@@ -178,6 +190,33 @@ HC_AUTH_BEARER = 2
 HC_AUTH_DIGEST = 3
 HC_AUTH_CUSTOM = 4
 
+# include/httpcontent/transport.h (hc_tls_version)
+HC_TLS_DEFAULT = 0
+HC_TLS_1_0 = 4
+HC_TLS_1_1 = 5
+HC_TLS_1_2 = 6
+HC_TLS_1_3 = 7
+
+# include/httpcontent/transport.h (hc_http_version)
+HC_HTTP_1_1 = 2
+HC_HTTP_2 = 4
+HC_HTTP_2_PRIOR_KNOWLEDGE = 5
+
+# include/httpcontent/transport.h (hc_timing)
+HC_TIMING_DNS = 0
+HC_TIMING_CONNECT = 1
+HC_TIMING_TLS = 2
+HC_TIMING_PRETRANSFER = 3
+HC_TIMING_FIRST_BYTE = 4
+HC_TIMING_TOTAL = 5
+HC_TIMING_REDIRECT = 6
+
+# include/httpcontent/version.h
+HC_VERSION_MAJOR = 0
+HC_VERSION_MINOR = 1
+HC_VERSION_PATCH = 0
+HC_VERSION_STRING = '0.1.0'
+
 # include/httpcontent/xml.h
 HC_XML_STOP = -1
 HC_XML_CALLBACKS_VERSION = 1
@@ -218,6 +257,12 @@ __all__ = [
     "HC_FORM_BOOLS_LITERAL",
     "HC_FORM_NULLS_DROPPED",
     "HC_FORM_NULLS_EMPTY",
+    "HC_CACHE_SHARED",
+    "HC_CACHE_NONE",
+    "HC_CACHE_MISS",
+    "HC_CACHE_HIT",
+    "HC_CACHE_REVALIDATED",
+    "HC_CACHE_STALE",
     "HC_FILE_MAKE_DIRS",
     "HC_FILE_NO_OVERWRITE",
     "HC_FILE_RESUME",
@@ -247,8 +292,10 @@ __all__ = [
     "HC_EDECODE",
     "HC_ETOO_LARGE",
     "HC_ECANCELLED",
-    "HC_EIO",
+    "HC_ELOCAL_IO",
     "HC_ECALLBACK",
+    "HC_ECHECKSUM_MISMATCH",
+    "HC_EIO",
     "HC_ECHECKSUM",
     "HC_IMAGE_MODE_L",
     "HC_IMAGE_MODE_RGB",
@@ -328,6 +375,25 @@ __all__ = [
     "HC_AUTH_BEARER",
     "HC_AUTH_DIGEST",
     "HC_AUTH_CUSTOM",
+    "HC_TLS_DEFAULT",
+    "HC_TLS_1_0",
+    "HC_TLS_1_1",
+    "HC_TLS_1_2",
+    "HC_TLS_1_3",
+    "HC_HTTP_1_1",
+    "HC_HTTP_2",
+    "HC_HTTP_2_PRIOR_KNOWLEDGE",
+    "HC_TIMING_DNS",
+    "HC_TIMING_CONNECT",
+    "HC_TIMING_TLS",
+    "HC_TIMING_PRETRANSFER",
+    "HC_TIMING_FIRST_BYTE",
+    "HC_TIMING_TOTAL",
+    "HC_TIMING_REDIRECT",
+    "HC_VERSION_MAJOR",
+    "HC_VERSION_MINOR",
+    "HC_VERSION_PATCH",
+    "HC_VERSION_STRING",
     "HC_XML_STOP",
     "HC_XML_CALLBACKS_VERSION",
     "HC_XML_INVALID",

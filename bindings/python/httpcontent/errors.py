@@ -24,6 +24,8 @@ class Error(Exception):
     attempts = 1
     #: The redirects followed before the failure, oldest first (`HistoryEntry`).
     history: list[HistoryEntry] = []
+    #: How the HTTP cache answered when a response came ("miss", "hit"...), else None.
+    cache_status: str | None = None
 
     def __init__(self, message: str, *, curl_code: int = 0, status: int = 0,
                  headers: Headers | None = None, body: bytes = b"",
@@ -192,6 +194,8 @@ def error_of(err: int) -> Error:
                method=method.decode("utf-8", "replace") if method is not None else None,
                record_index=record_index if record_index >= 0 else None)
     exc.attempts = lib.hc_error_attempts(err)  # how many times the request was sent
+    cached = lib.hc_error_cache_status(err)  # how the HTTP cache answered, when a response came
+    exc.cache_status = lib.hc_cache_status_name(cached).decode("ascii") if cached else None
     if status:
         exc.history = read_history(lib.hc_error_history_count, lib.hc_error_history_at, err)
     return exc

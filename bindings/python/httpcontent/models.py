@@ -11,6 +11,7 @@ import sys as _sys
 from typing import TYPE_CHECKING, Any
 
 from . import _ffi, _lib
+from . import cache as _cache
 from ._handle import Handle
 from ._headers import Headers
 from ._history import HistoryEntry, read_history
@@ -132,6 +133,17 @@ class Response(Handle):
     @property
     def charset(self) -> str | None:
         return self._content_type()[1]
+
+    @property
+    def cache_status(self) -> str | None:
+        """How the client's cache answered: "miss", "hit", "revalidated" or "stale" (None: the
+        client has no cache, or it did not apply to the request)."""
+        return _cache.status_name(_ffi.lib().hc_response_cache_status(self._native()))
+
+    @property
+    def from_cache(self) -> bool:
+        """Whether the body came from the cache (a hit, a revalidated or a stale response)."""
+        return self.cache_status not in (None, "miss")
 
     @property
     def digest(self) -> str | None:

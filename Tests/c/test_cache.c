@@ -1,0 +1,193 @@
+/* The HTTP cache from C: hits and their status, errors as codes, several processes on one
+ * SQLite file, and a process killed in the middle of storing a body. */
+#include "testutil.h"
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* The origin's request count for `key` (GET /cache-count/<key>), or -1. */
+static int origin_count(const char *key) {
+    hc_client *client = hc_client_new();
+    hc_response *r = NULL;
+    char path[256];
+    snprintf(path, sizeof path, "/cache-count/%s", key);
+    int count = -1;
+    if (hc_test_send(client, "GET", path, NULL, &r) == HC_OK) {
+        const uint8_t *data = NULL;
+        size_t len = 0;
+        hc_response_bytes(r, &data, &len);
+        char buf[64] = {0};
+        memcpy(buf, data, len < 63 ? len : 63);
+        const char *at = strstr(buf, "\"count\": ");
+        if (at) count = atoi(at + 9);
+    }
+    hc_response_free(r);
+    hc_client_free(client);
+    return count;
+}
+
+static hc_cache_status get_status(hc_client *client, const char *path, hc_code *code) {
+    hc_response *r = NULL;
+    *code = hc_test_send(client, "GET", path, NULL, &r);
+    hc_cache_status status = *code == HC_OK ? hc_response_cache_status(r) : hc_error_cache_status(hc_error_last());
+    hc_response_free(r);
+    return status;
+}
+
+static void test_hits_and_statuses(void) {
+    hc_cache *cache = hc_cache_new(NULL, 0, 0);
+    CHECK(cache != NULL);
+    hc_client *client = hc_client_new();
+    CHECK_CODE(hc_client_set_cache(client, cache), HC_OK);
+    hc_cache_free(cache); /* the client keeps its own reference */
+    hc_code code;
+    CHECK(get_status(client, "/cached/c-hit?h=Cache-Control:max-age%3D60", &code) == HC_CACHE_MISS && code == HC_OK);
+    CHECK(get_status(client, "/cached/c-hit?h=Cache-Control:max-age%3D60", &code) == HC_CACHE_HIT && code == HC_OK);
+    CHECK(origin_count("c-hit") == 1);
+    /* An error where a response came says how the cache answered. */
+    CHECK(get_status(client, "/cached/c-err?status=503", &code) == HC_CACHE_MISS);
+    CHECK(code == HC_EUNACCEPTABLE_STATUS);
+    /* Without a cache: none. */
+    CHECK_CODE(hc_client_set_cache(client, NULL), HC_OK);
+    CHECK(get_status(client, "/cached/c-hit?h=Cache-Control:max-age%3D60", &code) == HC_CACHE_NONE);
+    CHECK(origin_count("c-hit") == 2);
+    hc_client_free(client);
+}
+
+static void test_arguments(void) {
+    CHECK(hc_cache_new(NULL, -1, 0) == NULL && hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    CHECK(hc_cache_new(NULL, 0, 8) == NULL && hc_error_code(hc_error_last()) == HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_set_cache(NULL, NULL), HC_EINVALID_ARG);
+    CHECK(hc_response_cache_status(NULL) == HC_CACHE_NONE);
+    CHECK(hc_cache_size(NULL) == -1);
+    CHECK(strcmp(hc_cache_status_name(HC_CACHE_REVALIDATED), "revalidated") == 0);
+    CHECK(strcmp(hc_cache_status_name(HC_CACHE_NONE), "none") == 0);
+    CHECK(hc_cache_status_name((hc_cache_status)9) == NULL);
+    hc_cache_free(NULL);
+    /* A file that is not a database: a clear error, and the file left alone. */
+    char path[] = "/tmp/hc-cache-garbage-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && write(fd, "not a database at all, just text; not a database at all", 56) == 56);
+    close(fd);
+    CHECK(hc_cache_new(path, 0, 0) == NULL);
+    CHECK(hc_error_code(hc_error_last()) == HC_ELOCAL_IO);
+    CHECK(strstr(hc_error_message(hc_error_last()), "not a usable httpcontent cache") != NULL);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == 56);
+    unlink(path);
+}
+
+/* The child side: open the cache file, send `rounds` GETs of `path`, exit 0 when every one worked;
+ * or, with "kill", stream a large body and SIGKILL itself once 600 KB reached the handler. */
+static int kill_after(void *userdata, const uint8_t *buf, size_t len) {
+    (void)buf;
+    size_t *seen = userdata;
+    *seen += len;
+    if (*seen >= 600000) raise(SIGKILL);
+    return 0;
+}
+
+static int child_main(const char *mode, const char *file, const char *base, const char *path) {
+    snprintf(hc_base, sizeof hc_base, "%s", base);
+    hc_cache *cache = hc_cache_new(file, 0, 0);
+    if (!cache) { fprintf(stderr, "child: %s\n", hc_error_message(hc_error_last())); return 3; }
+    hc_client *client = hc_client_new();
+    hc_client_set_cache(client, cache);
+    int failures = 0;
+    if (strcmp(mode, "kill") == 0) {
+        size_t seen = 0;
+        hc_handler *h = hc_handler_stream_cb_new(kill_after, &seen);
+        hc_response *r = NULL;
+        hc_test_send(client, "GET", path, h, &r);
+        return 4; /* not reached: killed mid-body */
+    }
+    for (int i = 0; i < 20; i++) {
+        hc_code code;
+        get_status(client, path, &code);
+        if (code != HC_OK) {
+            fprintf(stderr, "child %d: request %d: %s\n", (int)getpid(), i, hc_error_message(hc_error_last()));
+            failures++;
+        }
+    }
+    hc_client_free(client);
+    hc_cache_free(cache);
+    return failures ? 1 : 0;
+}
+
+static pid_t spawn(const char *mode, const char *file, const char *path) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/proc/self/exe", "test_cache", "child", mode, file, hc_base, path, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void test_processes_share_one_file(void) {
+    char file[] = "/tmp/hc-cache-shared-XXXXXX";
+    int fd = mkstemp(file);
+    close(fd);
+    unlink(file); /* a new, empty database at that path */
+    pid_t kids[4];
+    char paths[4][128];
+    for (int i = 0; i < 4; i++) {
+        /* Two URLs shared by all, one of its own each (300 kB bodies: several chunk rows). */
+        snprintf(paths[i], sizeof paths[i], "/cached/%s?h=Cache-Control:max-age%%3D60&n=300000",
+                 i % 2 ? "c-proc-odd" : "c-proc-even");
+        kids[i] = spawn("get", file, paths[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        int status = 0;
+        CHECK(waitpid(kids[i], &status, 0) == kids[i] && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    /* 80 requests of two URLs: at most one origin request per process and URL. */
+    int even = origin_count("c-proc-even"), odd = origin_count("c-proc-odd");
+    CHECK(even >= 1 && even <= 2 && odd >= 1 && odd <= 2);
+    hc_cache *cache = hc_cache_new(file, 0, 0);
+    CHECK(cache != NULL && hc_cache_size(cache) == 600000);
+    hc_cache_free(cache);
+    char extra[64];
+    unlink(file);
+    snprintf(extra, sizeof extra, "%s-wal", file); unlink(extra);
+    snprintf(extra, sizeof extra, "%s-shm", file); unlink(extra);
+}
+
+static void test_killed_mid_store(void) {
+    char file[] = "/tmp/hc-cache-killed-XXXXXX";
+    int fd = mkstemp(file);
+    close(fd);
+    unlink(file);
+    const char *path = "/cached/c-killed?h=Cache-Control:max-age%3D60&n=2000000";
+    pid_t kid = spawn("kill", file, path);
+    int status = 0;
+    CHECK(waitpid(kid, &status, 0) == kid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    /* Reopened: no half entry is served, nothing counts as stored, and the body stores whole. */
+    hc_cache *cache = hc_cache_new(file, 0, 0);
+    CHECK(cache != NULL);
+    CHECK(hc_cache_size(cache) == 0);
+    hc_client *client = hc_client_new();
+    hc_client_set_cache(client, cache);
+    hc_code code;
+    CHECK(get_status(client, path, &code) == HC_CACHE_MISS && code == HC_OK);
+    hc_response *r = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", path, NULL, &r), HC_OK);
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    hc_response_bytes(r, &data, &len);
+    CHECK(hc_response_cache_status(r) == HC_CACHE_HIT && len == 2000000 && data[1999999] == 1999999 % 251);
+    hc_response_free(r);
+    CHECK(hc_cache_size(cache) == 2000000);
+    hc_client_free(client);
+    hc_cache_free(cache);
+    unlink(file);
+}
+
+int main(int argc, char **argv) {
+    if (argc == 6 && strcmp(argv[1], "child") == 0) return child_main(argv[2], argv[3], argv[4], argv[5]);
+    hc_test_server_start();
+    test_arguments();
+    test_hits_and_statuses();
+    test_processes_share_one_file();
+    test_killed_mid_store();
+    return hc_test_finish();
+}

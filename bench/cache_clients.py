@@ -1,0 +1,61 @@
+"""Contestant programs of the HTTP cache benchmark (bench/suites/cache.py): each sends COUNT GETs
+of URL and prints `MBPS <v> bytes=<n> seconds=<s> cpu=<c>` for the timed passes.
+
+    python3 cache_clients.py hc-hit DB URL COUNT      hc.Client(cache=hc.Cache(DB)), hc.JSON(): hits from SQLite
+    python3 cache_clients.py hc-origin - URL COUNT    hc.Client() (no cache), hc.JSON(): a round trip each
+    python3 cache_clients.py hishel-hit DB URL COUNT  httpx + hishel 2 (SqliteStorage, RFC mode), r.json()
+"""
+
+import sys
+import time
+
+
+def hc_client(db):
+    import httpcontent as hc
+    client = hc.Client(cache=hc.Cache(db)) if db != "-" else hc.Client()
+    want = "hit" if db != "-" else None
+
+    def one(url, check=True):
+        r = client.get(url, handler=hc.JSON())
+        if check and (r.cache_status != want or not isinstance(r.content, dict)):
+            raise SystemExit(f"unexpected: {r.cache_status} {type(r.content)} {dict(r.headers.items())}")
+        return len(r.headers.get("content-length", "0")) and int(r.headers["content-length"])
+    return one
+
+
+def hishel_client(db):
+    try:
+        import hishel
+        import httpx
+        from hishel.httpx import CacheTransport
+    except ImportError:
+        sys.exit(3)  # not installed: skipped
+    storage = hishel.SqliteStorage(database_path=db)
+    options = hishel.CacheOptions(shared=False, supported_methods=["GET", "HEAD"], allow_stale=False)
+    client = httpx.Client(transport=CacheTransport(next_transport=httpx.HTTPTransport(), storage=storage, rfc=options))
+
+    def one(url, check=True):
+        r = client.get(url)
+        if check and (not isinstance(r.json(), dict) or not (r.extensions.get("caching") or {}).get("from_cache")):
+            raise SystemExit("unexpected response")
+        return len(r.content)
+    return one
+
+
+def main():
+    mode, db, url, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    one = hishel_client(db) if mode == "hishel-hit" else hc_client(db if mode == "hc-hit" else "-")
+    size = one(url, check=False)  # a miss that stores (or a first round trip), untimed
+    one(url)
+    total = 0
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    for _ in range(count):
+        total += one(url)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    assert total == size * count
+    print(f"MBPS {total / seconds / 1e6:.3f} bytes={total} seconds={seconds:.6f} cpu={cpu:.6f} "
+          f"req_s={count / seconds:.1f}")
+
+
+if __name__ == "__main__":
+    main()
