@@ -34,7 +34,7 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         let parentIsObject: Bool
     }
 
-    private var stack: [Open] = []
+    @exclusivity(unchecked) private var stack: [Open] = []
     /// The tape run values are checked with, made at the first check, in memory of its own so it
     /// is only ever used in place (an optional run was copied, with its references retained, at
     /// each check).
@@ -60,8 +60,7 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
             child = root
         } else if let parent = stack.last {
             guard let place = parent.place else { return false }
-            child = parentIsObject ? place.child(key: String(decoding: storage.text(key), as: UTF8.self), keyScratch)
-                : place.child(index: index)
+            child = parentIsObject ? place.child(key: key, storage, keyScratch) : place.child(index: index)
             if child.targets.isEmpty { return false }
         } else {
             return false
@@ -99,17 +98,20 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
     private func check(_ storage: JSONTapeStorage, _ node: UInt32, _ child: SchemaStreamingChild,
                        last: (key: UInt32, index: Int, parentIsObject: Bool), container: Bool) throws(HTTPContentError) {
         let run = tapeRun(storage)
-        var failed: [SchemaStreamingTarget] = []
-        targets: for target in child.targets {
-            run.pointee.depth = stack.count
-            switch run.pointee.eval(target.program, node) {
-            case .valid:
-                if container { proven.insert(target.program, node) }
-            case .undecided:
-                continue
-            case .invalid:
-                failed.append(target)
-                if !allErrors { break targets }
+        var failed: [Int] = []
+        let depth = stack.count
+        child.programs.withUnsafeBufferPointer { programs in
+            for (i, program) in programs.enumerated() {
+                run.pointee.depth = depth
+                switch run.pointee.eval(program, node) {
+                case .valid:
+                    if container { proven.insert(program, node) }
+                case .undecided:
+                    continue
+                case .invalid:
+                    failed.append(i)
+                    if !allErrors { return }
+                }
             }
         }
         if failed.isEmpty { return }
@@ -118,7 +120,7 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         path.append(last.parentIsObject ? String(decoding: storage.text(last.key), as: UTF8.self) : String(last.index))
         let prefix = SchemaPointer.join(path)
         var found: [SchemaViolation] = []
-        for target in failed {
+        for target in failed.map({ child.targets[$0] }) {
             let schemaPrefix = SchemaPointer.join(target.schemaPath)
             for v in schema.violations(of: value, at: target.node, allErrors: allErrors) {
                 found.append(SchemaViolation(instancePath: prefix + v.instancePath, schemaPath: schemaPrefix + v.schemaPath,

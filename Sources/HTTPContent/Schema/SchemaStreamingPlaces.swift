@@ -20,11 +20,16 @@ struct SchemaStreamingTarget {
 /// What applies to a value at one place: the subschemas to check it with when it completes.
 final class SchemaStreamingChild {
     let targets: [SchemaStreamingTarget]
+    /// The targets' program nodes, what a check runs (no target's references retained per value).
+    let programs: [Int32]
     /// The targets as a container (expanded through allOf / $ref), when any of them says what
     /// applies to its members or elements; computed at the first container seen there.
-    private var expanded: SchemaStreamingPlace??
+    @exclusivity(unchecked) private var expanded: SchemaStreamingPlace??
 
-    init(_ targets: [SchemaStreamingTarget]) { self.targets = targets }
+    init(_ targets: [SchemaStreamingTarget]) {
+        self.targets = targets
+        programs = targets.map(\.program)
+    }
 
     func place(_ program: SchemaTapeProgram) -> SchemaStreamingPlace? {
         if let expanded { return expanded }
@@ -40,10 +45,13 @@ final class SchemaStreamingChild {
 final class SchemaStreamingPlace {
     private let applied: [SchemaStreamingTarget]
     private let program: SchemaTapeProgram
-    private var byKey: [String: SchemaStreamingChild] = [:]
-    private var byIndex: [SchemaStreamingChild] = []
+    @exclusivity(unchecked) private var byKey: [String: SchemaStreamingChild] = [:]
+    /// Member names of at most 6 bytes by their tape word (which holds the name itself): a few
+    /// compared in turn, no string made nor hashed per container.
+    @exclusivity(unchecked) private var byWord: [(word: UInt64, child: SchemaStreamingChild)] = []
+    @exclusivity(unchecked) private var byIndex: [SchemaStreamingChild] = []
     /// Children past every `prefixItems`: all alike.
-    private var rest: SchemaStreamingChild?
+    @exclusivity(unchecked) private var rest: SchemaStreamingChild?
     private let prefixCount: Int
 
     /// nil when no target says anything of the children.
@@ -93,6 +101,18 @@ final class SchemaStreamingPlace {
         }
         while byIndex.count <= index { byIndex.append(makeChild(index: byIndex.count)) }
         return byIndex[index]
+    }
+
+    /// What applies to the member named by tape node `key` of this place's object.
+    func child(key: UInt32, _ storage: JSONTapeStorage, _ scratch: SchemaRegexScratch) -> SchemaStreamingChild {
+        let word = storage.word(key)
+        guard word & 0xF == JSONTape.Tag.inlineString.rawValue else {
+            return child(key: String(decoding: storage.text(key), as: UTF8.self), scratch)
+        }
+        for entry in byWord where entry.word == word { return entry.child }
+        let c = child(key: String(decoding: storage.text(key), as: UTF8.self), scratch)
+        if byWord.count < 16 { byWord.append((word, c)) }
+        return c
     }
 
     /// What applies to member `key` of this place's object.

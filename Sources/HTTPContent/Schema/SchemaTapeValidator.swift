@@ -36,11 +36,19 @@ struct SchemaTapeRun {
 
     // MARK: - Nodes
 
+    /// Whether a tape word is an array's or an object's.
+    @inline(__always)
+    static func isContainer(_ w: UInt64) -> Bool {
+        let tag = w & 0xF
+        return tag == Tag.array.rawValue || tag == Tag.object.rawValue
+    }
+
     /// Evaluates program node `p` on tape node `v`.
     mutating func eval(_ p: Int32, _ v: UInt32) -> Verdict {
         let n = t.nodes[Int(p)]
         if n.always >= 0 { return n.always == 1 ? .valid : .invalid }
-        if let proven, proven.contains(p, v) { return .valid }
+        // Only containers are ever proven: a scalar costs no look-up.
+        if let proven, SchemaTapeRun.isContainer(tape.word(v)), proven.contains(p, v) { return .valid }
         // The full validator fails past this depth: leave it the case.
         if depth >= SchemaEvaluation.maxDepth { return .undecided }
         depth += 1
@@ -338,16 +346,4 @@ extension SchemaTapeProgram {
             return nil
         }
     }
-}
-
-/// The (program node, tape node) pairs a streaming check proved valid: containers only (a
-/// scalar is quicker to check again than to look up), for the runs over the same tape after.
-final class SchemaTapeProven {
-    private var pairs: Set<UInt64> = []
-    var isEmpty: Bool { pairs.isEmpty }
-    func insert(_ p: Int32, _ v: UInt32) { pairs.insert(UInt64(UInt32(bitPattern: p)) << 32 | UInt64(v)) }
-    @inline(__always) func contains(_ p: Int32, _ v: UInt32) -> Bool {
-        !pairs.isEmpty && pairs.contains(UInt64(UInt32(bitPattern: p)) << 32 | UInt64(v))
-    }
-    func removeAll() { pairs.removeAll(keepingCapacity: true) }
 }
