@@ -72,8 +72,8 @@ _FRAMINGS = {"lines": _c.HC_JSON_LINES, "ndjson": _c.HC_JSON_LINES, "jsonl": _c.
 
 def _options(*, max_line_size: int | None = None, max_record_size: int | None = None,
              framing: str | None = None, skip_bad: bool = False, strict: bool = True,
-             reconnect: bool = False, max_reconnects: int = 10, retry: float = 3.0,
-             max_retry: float = 30.0, batch_bytes: int | None = None) -> _Options:
+             reconnect: bool = False, max_reconnects: int | None = None, retry: float | None = None,
+             max_retry: float | None = None, batch_bytes: int | None = None) -> _Options:
     """The library's defaults, changed where given (checked here, so errors come at once)."""
     opts = _Options()
     check(_ffi.lib().hc_records_options_init(ctypes.byref(opts), _c.HC_RECORDS_OPTIONS_VERSION))
@@ -85,16 +85,19 @@ def _options(*, max_line_size: int | None = None, max_record_size: int | None = 
             setattr(opts, name, int(value))
     if framing is not None and framing not in _FRAMINGS:
         raise ValueError(f"framing must be one of {', '.join(sorted(_FRAMINGS))}")
-    if retry < 0 or max_retry < 0 or max_reconnects < 0:
+    if any(v is not None and v < 0 for v in (retry, max_retry, max_reconnects)):
         raise ValueError("reconnection settings cannot be negative")
     if framing is not None:  # else the library's default, "auto"
         opts.framing = _FRAMINGS[framing]
     opts.skip_bad_records = int(skip_bad)
     opts.strict = int(strict)
     opts.reconnect = int(reconnect)
-    opts.max_reconnects = int(max_reconnects)
-    opts.retry_ms = int(retry * 1000)
-    opts.max_retry_ms = int(max_retry * 1000)
+    if max_reconnects is not None:
+        opts.max_reconnects = int(max_reconnects)
+    if retry is not None:
+        opts.retry_ms = int(retry * 1000)
+    if max_retry is not None:
+        opts.max_retry_ms = int(max_retry * 1000)
     return opts
 
 

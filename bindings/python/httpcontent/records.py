@@ -153,20 +153,20 @@ def _run_events(client: Any, url: str, method: str, opts: _Options, kwargs: dict
     return count.value
 
 
-def _event_options(reconnect: bool, max_reconnects: int, max_line_size: int | None,
-                   max_event_size: int | None, retry: float, max_retry: float) -> _Options:
+def _event_options(reconnect: bool, max_reconnects: int | None, max_line_size: int | None,
+                   max_event_size: int | None, retry: float | None, max_retry: float | None) -> _Options:
     return _options(max_line_size=max_line_size, max_record_size=max_event_size, reconnect=reconnect,
                     max_reconnects=max_reconnects, retry=retry, max_retry=max_retry)
 
 
 def iter_events(client: Any, url: str, *, method: str = "GET", reconnect: bool = False,
-                max_reconnects: int = 10, max_line_size: int | None = None, max_event_size: int | None = None,
-                retry: float = 3.0, max_retry: float = 30.0, on_comment: Callable[[str], Any] | None = None,
+                max_reconnects: int | None = None, max_line_size: int | None = None, max_event_size: int | None = None,
+                retry: float | None = None, max_retry: float | None = None, on_comment: Callable[[str], Any] | None = None,
                 buffer: int = 16, **kwargs: Any) -> Iterator[ServerSentEvent]:
     """Yields each Server-Sent Event as it arrives. With `reconnect=True`, a stream that ends or
     breaks is asked for again after the reconnection time (the server's `retry:`, else `retry`
     seconds; at most `max_retry`, plus jitter) with `Last-Event-ID`, at most `max_reconnects`
-    times; a 204 ends it. Another status or type raises as any handler does. Stopping the
+    times (None: the library's defaults, 3 s, 30 s and 10 times); a 204 ends it. Another status or type raises as any handler does. Stopping the
     iteration stops the stream (also during a wait)."""
     opts = _event_options(reconnect, max_reconnects, max_line_size, max_event_size, retry, max_retry)
     feed: ThreadFeed[ServerSentEvent | str] = ThreadFeed(buffer)
@@ -263,8 +263,8 @@ class _Connections(Handler):
 
 
 async def aiter_events(client: Any, send: Callable[..., Awaitable[Any]], url: str, *, method: str = "GET",
-                       reconnect: bool = False, max_reconnects: int = 10, max_line_size: int | None = None,
-                       max_event_size: int | None = None, retry: float = 3.0, max_retry: float = 30.0,
+                       reconnect: bool = False, max_reconnects: int | None = None, max_line_size: int | None = None,
+                       max_event_size: int | None = None, retry: float | None = None, max_retry: float | None = None,
                        on_comment: Callable[[str], Any] | None = None, buffer: int = 16,
                        **kwargs: Any) -> AsyncGenerator[ServerSentEvent, None]:
     """`iter_events` on the running event loop, with no thread: each connection's socket is
