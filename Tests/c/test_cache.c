@@ -4,6 +4,12 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <limits.h>
+#include <unistd.h>
+
+/* This program's own path, read once: children exec it. Not "/proc/self/exe" at exec time:
+ * under valgrind that names valgrind's tool, while readlink reports the program run. */
+static char self_exe[PATH_MAX];
 
 /* The origin's request count for `key` (GET /cache-count/<key>), or -1. */
 static int origin_count(const char *key) {
@@ -117,7 +123,7 @@ static int child_main(const char *mode, const char *file, const char *base, cons
 static pid_t spawn(const char *mode, const char *file, const char *path) {
     pid_t pid = fork();
     if (pid == 0) {
-        execl("/proc/self/exe", "test_cache", "child", mode, file, hc_base, path, (char *)NULL);
+        execl(self_exe, "test_cache", "child", mode, file, hc_base, path, (char *)NULL);
         _exit(127);
     }
     return pid;
@@ -184,6 +190,9 @@ static void test_killed_mid_store(void) {
 
 int main(int argc, char **argv) {
     if (argc == 6 && strcmp(argv[1], "child") == 0) return child_main(argv[2], argv[3], argv[4], argv[5]);
+    ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+    if (n <= 0) { perror("readlink /proc/self/exe"); return 1; }
+    self_exe[n] = 0;
     hc_test_server_start();
     test_arguments();
     test_hits_and_statuses();

@@ -40,12 +40,8 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
         }
         sqlite3_busy_timeout(handle, 10_000)
         db = Locked(handle)
-        do {
-            try setUp()
-        } catch {
-            sqlite3_close(handle)
-            throw error
-        }
+        // Failing here, deinit closes the handle (every stored property is set by now).
+        try setUp()
     }
 
     deinit {
