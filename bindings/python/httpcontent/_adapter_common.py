@@ -31,9 +31,8 @@ class _Clients:
     def __init__(self, client: Client | None, options: dict[str, Any]) -> None:
         self._given = client
         self._options = options
-        self._made: dict[tuple[Any, ...], Client] = {}
-        # The header set each client of ours sends by default (see `with_headers`).
-        self._defaults: dict[tuple[Any, ...], tuple[tuple[str, str], ...]] = {}
+        # Each client of ours, with the header set it sends by default (see `with_headers`).
+        self._made: dict[tuple[Any, ...], tuple[Client, tuple[tuple[str, str], ...]]] = {}
 
     @property
     def given(self) -> Client | None:
@@ -56,18 +55,15 @@ class _Clients:
             return self._given, headers
         cert_key: Any = _as_tuple(cert) if isinstance(cert, list) else cert
         key: tuple[Any, ...] = (verify, cert_key)
-        client = self._made.get(key)
-        if client is None:
+        made = self._made.get(key)
+        if made is None:
             try:   # (headers given among the adapter's client options stay the client's)
                 given = [] if "headers" in self._options else [
                     (name, value) for name, value in headers if name.lower() not in _BODY_HEADERS]
-                client = self._make(verify, cert, cert_key, given)
-                self._defaults[key] = tuple(given)
+                made = self._made[key] = (self._make(verify, cert, cert_key, given), tuple(given))
             except Error:   # a header the library refuses: reported per request, as requests would
-                client = self._make(verify, cert, cert_key, [])
-                self._defaults[key] = ()
-            self._made[key] = client
-        defaults = self._defaults[key]
+                made = self._made[key] = (self._make(verify, cert, cert_key, []), ())
+        client, defaults = made
         if defaults == tuple(headers):
             return client, None
         names = {name.lower() for name, _ in headers}
@@ -76,9 +72,8 @@ class _Clients:
         bare_key = (*key, "bare")
         bare = self._made.get(bare_key)
         if bare is None:
-            bare = self._made[bare_key] = self._make(verify, cert, cert_key, [])
-            self._defaults[bare_key] = ()
-        return bare, headers
+            bare = self._made[bare_key] = (self._make(verify, cert, cert_key, []), ())
+        return bare[0], headers
 
     def _make(self, verify: Any, cert: Any, cert_key: Any, headers: list[tuple[str, str]]) -> Client:
         options: dict[str, Any] = dict(follow_redirects=False, cookies=False, trust_env=False,
@@ -95,10 +90,9 @@ class _Clients:
         return Client(**options)
 
     def close(self) -> None:
-        for client in self._made.values():
+        for client, _ in self._made.values():
             client.close()
         self._made.clear()
-        self._defaults.clear()
 
 
 def _header_pairs(headers: Any) -> list[tuple[str, str]]:
