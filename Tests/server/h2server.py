@@ -132,6 +132,23 @@ http {{
             time.sleep(0.05)
 
 
+def log_count(log: Path) -> int:
+    """How many requests the access log holds now."""
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def log_lines(log: Path, after: int, count: int, timeout: float = 10) -> list[list[str]]:
+    """The fields of each request logged after line `after`, once `count` are there (or the
+    timeout passed): nginx writes a request's line after sending its response, so a client can
+    hold the response before the line is written."""
+    deadline = time.monotonic() + timeout
+    lines = log.read_text().splitlines()[after:] if log.exists() else []
+    while len(lines) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+        lines = log.read_text().splitlines()[after:] if log.exists() else []
+    return [line.split() for line in lines]
+
+
 def stop(proc) -> None:
     proc.terminate()
     try:

@@ -20,18 +20,14 @@ def h2_server(tmp_path_factory):
     h2server.stop(proc)
 
 
-def _log_lines(path, after: int) -> list[list[str]]:
-    return [line.split() for line in path.read_text().splitlines()[after:]]
-
-
 def test_a_batch_multiplexes_its_transfers_on_one_h2_connection(h2_server):
     base, ca, log = h2_server
-    before = len(log.read_text().splitlines()) if log.exists() else 0
+    before = h2server.log_count(log)
     with hc.Client(ca_file=ca) as client:
         results = client.map([hc.Request("GET", f"{base}/f{i}.bin") for i in range(40)],
                              concurrency=40)
     assert [r.content for r in results] == [bytes([i]) * (1000 + i) for i in range(40)]
-    lines = _log_lines(log, before)
+    lines = h2server.log_lines(log, before, 40)
     assert len(lines) == 40
     assert {protocol for _, protocol, _ in lines} == {"HTTP/2.0"}
     # All 40 at once on one connection: the later transfers waited for the first connection to

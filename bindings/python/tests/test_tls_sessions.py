@@ -5,7 +5,6 @@ is a real nginx (Tests/server/h2server.py) that closes each connection after its
 its session was resumed ("r") or not ("."); the tests skip, saying why, where nginx or openssl
 is missing."""
 
-import time
 
 import pytest
 
@@ -41,18 +40,11 @@ def tls13_server(tmp_path_factory):
 
 
 def _resumed(log, after: int, count: int) -> list[str]:
-    """The resumption field ("r" or ".") of each request logged after line `after`, once `count`
-    are there: nginx writes a request's line after sending its response (waits at most 10 s)."""
-    deadline = time.monotonic() + 10
-    lines = log.read_text().splitlines()[after:]
-    while len(lines) < count and time.monotonic() < deadline:
-        time.sleep(0.05)
-        lines = log.read_text().splitlines()[after:]
-    return [line.split()[3] for line in lines]
+    """The resumption field ("r" or ".") of each request logged after line `after`."""
+    return [fields[3] for fields in h2server.log_lines(log, after, count)]
 
 
-def _count(log) -> int:
-    return len(log.read_text().splitlines()) if log.exists() else 0
+_count = h2server.log_count
 
 
 @pytest.mark.parametrize("server", ["tls12_server", "tls13_server"])

@@ -168,8 +168,9 @@ def test_http_version_is_what_alpn_offers(tls):
     log = d / "access.log"
     for version, protocol in ((None, "HTTP/2.0"), ("1.1", "HTTP/1.1"), ("2", "HTTP/2.0")):
         kwargs = {} if version is None else {"http_version": version}
+        before = h2server.log_count(log)
         with hc.Client(ca_file=_ca(d), **kwargs) as client:
             assert client.get(f"https://127.0.0.1:{port}/f9.bin").status == 200
-        assert log.read_text().splitlines()[-1].split()[1] == protocol
+        assert h2server.log_lines(log, before, 1)[-1][1] == protocol
     with pytest.raises(ValueError):
         hc.Client(http_version="3")
