@@ -103,7 +103,8 @@ def render(headers: list[Path]) -> str:
 
 
 def headers() -> list[Path]:
-    return sorted((ROOT / "include").glob("**/*.h"))
+    """Every header but the umbrella, which holds the family headers' text again."""
+    return sorted(p for p in (ROOT / "include").glob("**/*.h") if p != ROOT / "include" / "httpcontent.h")
 
 
 def main() -> int:

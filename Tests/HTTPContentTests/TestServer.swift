@@ -101,6 +101,19 @@ final class H2Server {
         accessLog = words[3]
     }
 
+    /// The fields of each request nginx logged ("<connection> <protocol> <uri>..."), once
+    /// `count` are there: nginx writes a request's line after sending its response, so a client
+    /// can hold the response first (waits at most 10 s).
+    func loggedRequests(atLeast count: Int) -> [[String]] {
+        var lines: [Substring] = []
+        for _ in 0..<500 {  // bounded: 500 x 20 ms
+            lines = ((try? String(contentsOfFile: accessLog, encoding: .utf8)) ?? "").split(separator: "\n")
+            if lines.count >= count { break }
+            usleep(20_000)
+        }
+        return lines.map { $0.split(separator: " ").map(String.init) }
+    }
+
     /// The folder of its certificates (ca.pem, client.pem...) and Unix socket (nginx.sock).
     var folder: String { dir }
 

@@ -6,16 +6,9 @@ import Foundation
 /// sessions resumed and shared (`ConnectionShare`), the transport options, the per-phase
 /// timings. Each test returns early, with the reason printed, where nginx or openssl is missing.
 @Suite struct TransportOptionsTests {
-    /// The resumption field ("r" or ".") of each request nginx logged, once `count` are there:
-    /// nginx writes a request's line after sending its response (waits at most 10 s).
+    /// The resumption field ("r" or ".") of each request nginx logged, once `count` are there.
     private func resumed(_ h2: H2Server, count: Int) throws -> [String] {
-        var lines: [Substring] = []
-        for _ in 0..<200 {  // bounded: 200 x 50 ms
-            lines = try String(contentsOfFile: h2.accessLog, encoding: .utf8).split(separator: "\n")
-            if lines.count >= count { break }
-            usleep(50_000)
-        }
-        return lines.map { String($0.split(separator: " ")[3]) }
+        h2.loggedRequests(atLeast: count).map { $0[3] }
     }
 
     private func logged(_ h2: H2Server) -> Int {

@@ -11,7 +11,7 @@
 #ifndef HTTPCONTENT_TRANSPORT_H
 #define HTTPCONTENT_TRANSPORT_H
 
-#include "../httpcontent.h"
+#include "httpcontent/core.h"
 
 HC_BEGIN_DECL
 
