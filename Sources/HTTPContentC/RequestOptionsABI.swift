@@ -104,3 +104,32 @@ public func hc_default_max_redirects() -> Int32 {
 public func hc_default_rejected_body_limit() -> Int {
     ClientConfiguration().rejectedBodyLimit
 }
+
+private func milliseconds(_ d: Duration) -> Int32 {
+    let (seconds, attoseconds) = d.components
+    return Int32(seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+}
+
+@_cdecl("hc_default_retry_total")
+public func hc_default_retry_total() -> Int32 {
+    Int32(RetryPolicy().total)
+}
+
+@_cdecl("hc_default_retry_backoff_ms")
+public func hc_default_retry_backoff_ms() -> Int32 {
+    milliseconds(RetryPolicy().backoff)
+}
+
+@_cdecl("hc_default_retry_cap_ms")
+public func hc_default_retry_cap_ms() -> Int32 {
+    milliseconds(RetryPolicy().cap)
+}
+
+@_cdecl("hc_default_retry_statuses")
+public func hc_default_retry_statuses(_ out: UnsafeMutablePointer<Int32>?, _ capacity: Int) -> Int {
+    let statuses = RetryPolicy().statuses.sorted()
+    if let out {
+        for (i, status) in statuses.prefix(max(capacity, 0)).enumerated() { out[i] = Int32(status) }
+    }
+    return statuses.count
+}

@@ -94,6 +94,17 @@ static void test_the_defaults_are_the_documented_ones(void) {
     CHECK(hc_default_connect_timeout_ms() == 30000);
     CHECK(hc_default_max_redirects() == 10);
     CHECK(hc_default_rejected_body_limit() == 65536);
+    CHECK(hc_default_retry_total() == 3);
+    CHECK(hc_default_retry_backoff_ms() == 100);
+    CHECK(hc_default_retry_cap_ms() == 30000);
+    {
+        int statuses[8] = {0};
+        CHECK(hc_default_retry_statuses(NULL, 0) == 4);
+        CHECK(hc_default_retry_statuses(statuses, 2) == 4);
+        CHECK(statuses[0] == 429 && statuses[1] == 502 && statuses[2] == 0);
+        CHECK(hc_default_retry_statuses(statuses, 8) == 4);
+        CHECK(statuses[2] == 503 && statuses[3] == 504 && statuses[4] == 0);
+    }
     /* And a client uses them: 10 redirects followed, the 11th refused. */
     hc_request_options opts;
     hc_request_options_init(&opts, sizeof opts);

@@ -51,6 +51,21 @@ HC_EXTERN int hc_default_max_redirects(void);
 /** How much of a rejected response's body an error keeps unless told otherwise, in bytes (65536). */
 HC_EXTERN size_t hc_default_rejected_body_limit(void);
 
+/** The attempts in all of a retry policy unless told otherwise (3; a client has no policy until
+ *  hc_client_set_retry gives it one). */
+HC_EXTERN int hc_default_retry_total(void);
+
+/** The base of a retry policy's exponential backoff unless told otherwise, in milliseconds (100). */
+HC_EXTERN int hc_default_retry_backoff_ms(void);
+
+/** The longest wait between two attempts unless told otherwise, in milliseconds (30000). */
+HC_EXTERN int hc_default_retry_cap_ms(void);
+
+/** Writes up to `capacity` of the statuses a retry policy retries unless told otherwise (429,
+ *  502, 503, 504, ascending) into `out` and returns how many there are in all: call with
+ *  `capacity` 0 (`out` may then be NULL) to learn the count. */
+HC_EXTERN size_t hc_default_retry_statuses(int *out, size_t capacity);
+
 HC_END_DECL
 
 #endif /* HTTPCONTENT_REQUEST_OPTIONS_H */

@@ -27,6 +27,10 @@ for _name, _res, _args in [
     ("hc_client_set_retry", c_int, [c_void_p, c_int, c_int, c_int, POINTER(c_int), c_size_t, c_uint]),
     ("hc_request_set_retry", c_int, [c_void_p, c_int, c_int, c_int, POINTER(c_int), c_size_t, c_uint]),
     ("hc_error_attempts", c_int, [c_void_p]),
+    ("hc_default_retry_total", c_int, []),
+    ("hc_default_retry_backoff_ms", c_int, []),
+    ("hc_default_retry_cap_ms", c_int, []),
+    ("hc_default_retry_statuses", c_size_t, [POINTER(c_int), c_size_t]),
 ]:
     _ffi.declare(_name, _res, _args)
 
@@ -202,20 +206,33 @@ _ALL_METHODS, _NO_CONNECTION_ERRORS, _NO_TIMEOUTS, _IGNORE_RETRY_AFTER = (
     _c.HC_RETRY_IGNORE_RETRY_AFTER)
 
 
+def _default_statuses() -> tuple[int, ...]:
+    lib = _ffi.lib()
+    out = (c_int * lib.hc_default_retry_statuses(None, 0))()
+    lib.hc_default_retry_statuses(out, len(out))
+    return tuple(out)
+
+
 class Retry:
     """An opt-in retry policy. `total` counts all attempts (the first included); before attempt
     n+1 the client waits a random time up to min(`cap`, `backoff` * 2**(n-1)) seconds, or what a
     Retry-After header asks (a longer ask than `cap` ends the retries). `statuses` are the
     rejected statuses retried; connection errors and timeouts are retried unless turned off;
-    only idempotent methods unless `all_methods`; only bodies that can be sent again."""
+    only idempotent methods unless `all_methods`; only bodies that can be sent again. A setting
+    left None is the library's default (`hc_default_retry_*`: 3 attempts, 0.1 s, 30 s, 429, 502,
+    503 and 504)."""
 
-    def __init__(self, total: int = 3, backoff: float = 0.1, *, cap: float = 30.0,
-                 statuses: tuple[int, ...] = (429, 502, 503, 504), connection_errors: bool = True,
+    def __init__(self, total: int | None = None, backoff: float | None = None, *, cap: float | None = None,
+                 statuses: Iterable[int] | None = None, connection_errors: bool = True,
                  timeouts: bool = True, all_methods: bool = False, respect_retry_after: bool = True) -> None:
+        lib = _ffi.lib()
+        total = lib.hc_default_retry_total() if total is None else total
+        backoff = lib.hc_default_retry_backoff_ms() / 1000 if backoff is None else backoff
+        cap = lib.hc_default_retry_cap_ms() / 1000 if cap is None else cap
         if total < 1:
             raise ValueError("total counts every attempt: at least 1")
         self.total, self.backoff, self.cap = int(total), float(backoff), float(cap)
-        self.statuses = tuple(int(s) for s in statuses)
+        self.statuses = _default_statuses() if statuses is None else tuple(int(s) for s in statuses)
         self.connection_errors, self.timeouts = connection_errors, timeouts
         self.all_methods, self.respect_retry_after = all_methods, respect_retry_after
 

@@ -460,3 +460,11 @@ def test_auth_hook_refreshes_once_on_401_in_map_and_amap(base_url):
             return await client.amap([hc.Request("GET", f"{base_url}/bearer/fresh")])
         [r] = asyncio.run(main())
         assert body(r)["token"] == "fresh" and calls == [False, True]
+
+
+def test_retry_defaults_are_the_librarys():
+    r = hc.Retry()
+    assert (r.total, r.backoff, r.cap, r.statuses) == (3, 0.1, 30.0, (429, 502, 503, 504))
+    assert hc.Retry(statuses=[503]).statuses == (503,) and hc.Retry(2).total == 2
+    with pytest.raises(ValueError):
+        hc.Retry(0)
