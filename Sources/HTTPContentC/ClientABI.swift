@@ -27,6 +27,12 @@ final class ClientBox {
         }
     }
 
+    /// The client again with `share` for its TLS sessions and DNS (refused with cookies on: the
+    /// client then shares its jar's).
+    func use(_ share: ConnectionShare) throws(HTTPContentError) {
+        client = try Client(configuration: configuration, cookieJar: client.cookieJar, share: share)
+    }
+
     func update(_ change: (inout ClientConfiguration) -> Void) throws(HTTPContentError) {
         var config = configuration
         change(&config)

@@ -96,6 +96,30 @@ public func hc_client_set_tls_session_tickets(_ client: OpaquePointer?, _ on: In
     configure(client) { $0.tlsSessionTickets = on != 0 }
 }
 
+// MARK: - A share between clients
+
+@_cdecl("hc_connection_share_new")
+public func hc_connection_share_new() -> OpaquePointer? {
+    retainHandle(ConnectionShare())
+}
+
+@_cdecl("hc_connection_share_free")
+public func hc_connection_share_free(_ share: OpaquePointer?) {
+    releaseHandle(share, as: ConnectionShare.self)
+}
+
+@_cdecl("hc_client_set_connection_share")
+public func hc_client_set_connection_share(_ client: OpaquePointer?, _ share: OpaquePointer?) -> Int32 {
+    guard let box = borrowHandle(client, as: ClientBox.self) else { return nullArgument("client") }
+    guard let share = borrowHandle(share, as: ConnectionShare.self) else { return nullArgument("share") }
+    do {
+        try box.use(share)
+    } catch {
+        return fail(error)
+    }
+    return HC_OK
+}
+
 @_cdecl("hc_response_timing")
 public func hc_response_timing(_ response: OpaquePointer?, _ phase: Int32) -> Double {
     guard let box = borrowHandle(response, as: ResponseBox.self) else {

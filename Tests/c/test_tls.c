@@ -63,6 +63,22 @@ static hc_code get(hc_client *c, const char *url, hc_response **out) {
     return code;
 }
 
+/* The resumption field ("r" or ".") of each request nginx logged, once `want` are there: nginx
+ * writes a request's line after sending its response (waits at most 10 s). Returns the count. */
+static int resumed(const char *log, int want, char *seen, size_t size) {
+    char conn[32], proto[32], uri[128], reused[8];
+    int n = 0;
+    for (int tries = 0; tries < 200 && n < want; tries++) {
+        if (tries) usleep(50000);
+        FILE *lf = fopen(log, "r");
+        n = 0;
+        while (lf && (size_t)n + 1 < size && fscanf(lf, "%31s %31s %127s %7s", conn, proto, uri, reused) == 4) seen[n++] = reused[0];
+        seen[n] = 0;
+        if (lf) fclose(lf);
+    }
+    return n;
+}
+
 static void test_tls12_sessions_resume_by_ticket(void) {
     struct h2 s;
     if (h2_start(&s, "--fresh", "--tls12") != 0) return;
@@ -76,19 +92,42 @@ static void test_tls12_sessions_resume_by_ticket(void) {
         hc_response_free(r);
     }
     /* "<connection> <protocol> <uri> <r or .>" per request: a full handshake, then resumed */
-    /* nginx writes a request's line after sending its response: wait for 3 (at most 10 s) */
-    char conn[32], proto[32], uri[128], reused[8], seen[8] = {0};
-    int n = 0;
-    for (int tries = 0; tries < 200 && n < 3; tries++) {
-        if (tries) usleep(50000);
-        FILE *lf = fopen(s.log, "r");
-        n = 0;
-        while (lf && n < 7 && fscanf(lf, "%31s %31s %127s %7s", conn, proto, uri, reused) == 4) seen[n++] = reused[0];
-        seen[n] = 0;
-        if (lf) fclose(lf);
-    }
-    CHECK(n == 3 && strcmp(seen, ".rr") == 0);
+    char seen[8] = {0};
+    CHECK(resumed(s.log, 3, seen, sizeof seen) == 3 && strcmp(seen, ".rr") == 0);
     hc_client_free(c);
+    h2_stop(&s);
+}
+
+static void test_clients_given_one_share_resume_each_others_sessions(void) {
+    struct h2 s;
+    if (h2_start(&s, "--fresh", "--tls12") != 0) return;
+    hc_connection_share *share = hc_connection_share_new();
+    CHECK(share != NULL);
+    hc_client *first = hc_client_new(), *second = hc_client_new(), *with_cookies = hc_client_new();
+    /* a client with cookies shares its cookie jar's: another share is refused, saying why */
+    CHECK_CODE(hc_client_set_connection_share(with_cookies, share), HC_EINVALID_ARG);
+    CHECK(strstr(hc_error_message(hc_error_last()), "cookie jar") != NULL);
+    CHECK_CODE(hc_client_set_connection_share(NULL, share), HC_EINVALID_ARG);
+    CHECK_CODE(hc_client_set_connection_share(first, NULL), HC_EINVALID_ARG);
+    hc_client *clients[] = {first, second};
+    for (int i = 0; i < 2; i++) {
+        CHECK_CODE(hc_client_set_cookies(clients[i], 0, NULL), HC_OK);
+        CHECK_CODE(hc_client_set_connection_share(clients[i], share), HC_OK);
+        CHECK_CODE(hc_client_set_ca_file(clients[i], s.ca), HC_OK);  /* a later setting keeps the share */
+    }
+    hc_connection_share_free(share);  /* the clients hold their own references */
+    char url[128];
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/f1.bin", s.port);
+    for (int i = 0; i < 2; i++) {
+        hc_response *r = NULL;
+        CHECK_CODE(get(clients[i], url, &r), HC_OK);
+        hc_response_free(r);
+    }
+    char seen[8] = {0};
+    CHECK(resumed(s.log, 2, seen, sizeof seen) == 2 && strcmp(seen, ".r") == 0);
+    hc_client_free(first);
+    hc_client_free(second);
+    hc_client_free(with_cookies);
     h2_stop(&s);
 }
 
@@ -170,6 +209,7 @@ static void test_options_against_nginx(void) {
 
 int main(void) {
     test_tls12_sessions_resume_by_ticket();
+    test_clients_given_one_share_resume_each_others_sessions();
     test_options_against_nginx();
     return hc_test_finish();
 }

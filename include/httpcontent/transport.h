@@ -82,6 +82,30 @@ HC_EXTERN hc_code hc_client_set_http_version(hc_client *client, hc_http_version 
  *  Sessions are shared by every handle of the client. Default: 1. */
 HC_EXTERN hc_code hc_client_set_tls_session_tickets(hc_client *client, int on);
 
+/* -- TLS sessions and DNS shared between clients. Every client shares its own among its
+ *    handles; a share given to several clients lets each resume the TLS sessions the others
+ *    made (libcurl matches a session to a connection's TLS settings before it reuses it, so
+ *    clients of different TLS settings may share one). A client with cookies on shares its
+ *    cookie jar's instead (libcurl gives a transfer one share): turn cookies off
+ *    (hc_client_set_cookies) to use this one. */
+
+/** Opaque: TLS sessions and DNS entries several clients use (Swift's ConnectionShare). */
+typedef struct hc_connection_share hc_connection_share;
+
+/** A share of TLS sessions and DNS entries (libcurl's share handle). Free with
+ *  hc_connection_share_free; clients given it hold their own reference, so it may be freed
+ *  before them. NULL only when out of memory. */
+HC_EXTERN hc_connection_share *hc_connection_share_new(void);
+
+/** Frees the caller's reference to a share (NULL: nothing). */
+HC_EXTERN void hc_connection_share_free(hc_connection_share *share);
+
+/** Makes the client keep its TLS sessions and DNS entries in `share` (borrowed: the client takes
+ *  its own reference) from its next request on. HC_EINVALID_ARG for a NULL argument or a client
+ *  with cookies on. A later hc_client_set_cookies turning them on moves the client to its jar's
+ *  share. Default: a share of the client's own. */
+HC_EXTERN hc_code hc_client_set_connection_share(hc_client *client, hc_connection_share *share);
+
 /** The phases of a transfer, for hc_response_timing. */
 typedef enum hc_timing {
     HC_TIMING_DNS = 0,         /**< The host name resolved (CURLINFO_NAMELOOKUP_TIME_T). */

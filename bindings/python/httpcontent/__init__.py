@@ -11,6 +11,7 @@ from ._types import (FormInput, HeadersInput, Metrics, ProgressInfo, RequestOpti
                      StatusSpec)
 from .bodies import BytesPart, Field, FilePart, form_encode
 from .cache import Cache
+from .transport import ConnectionShare
 from .client import Client, default_concurrency
 from .models import CancelToken, Headers, Request, Response
 from ._history import HistoryEntry
@@ -38,7 +39,7 @@ def library_version() -> str:
     return version.decode()
 
 
-__all__ = ["Client", "Cache", "Request", "Response", "Headers", "CancelToken", "HistoryEntry", "Handler", "ResponseHead", "Discard",
+__all__ = ["Client", "Cache", "ConnectionShare", "Request", "Response", "Headers", "CancelToken", "HistoryEntry", "Handler", "ResponseHead", "Discard",
            "default_concurrency",
            "Bytes", "Text", "Image", "ImageContent", "Stream", "File", "Download", "Compound",
            "JSON", "JSONItems", "Plist", "DecodedImage", "DecodedImageContent", "Lines", "JSONLines", "SSE", "ServerSentEvent", "XML", "XMLElements", "XMLEvents",

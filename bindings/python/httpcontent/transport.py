@@ -1,7 +1,7 @@
 """Where connections go and how TLS is set up (issue 31): the keywords `hc.Client` passes here
 (`resolve`, `unix_socket`, `ca_pem`, `cert_pem`, `cert_p12`, `min_tls`, `ciphers`,
-`pinned_public_key`, `happy_eyeballs_timeout`, `tls_session_tickets`, `http_version`) and
-`Response.timings`.
+`pinned_public_key`, `happy_eyeballs_timeout`, `tls_session_tickets`, `http_version`,
+`connection_share`), `ConnectionShare` and `Response.timings`.
 Each is one setter of include/httpcontent/transport.h; the core checks the values.
 """
 
@@ -10,7 +10,9 @@ from __future__ import annotations
 import ctypes
 from typing import Any, Sequence, TypedDict
 
+from . import _constants as _c
 from . import _ffi
+from ._handle import Handle
 from .errors import check
 
 for _name, _res, _args in [
@@ -28,13 +30,31 @@ for _name, _res, _args in [
     ("hc_client_set_tls_session_tickets", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     ("hc_client_set_http_version", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     ("hc_response_timing", ctypes.c_double, [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_connection_share_new", ctypes.c_void_p, []),
+    ("hc_connection_share_free", None, [ctypes.c_void_p]),
+    ("hc_client_set_connection_share", ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]),
 ]:
     _ffi.declare(_name, _res, _args)
 
-# hc_http_version
-HTTP_VERSIONS = {"1.1": 2, "2": 4, "2-prior-knowledge": 5}
-# hc_tls_version
-TLS_VERSIONS = {"1.0": 4, "1.1": 5, "1.2": 6, "1.3": 7}
+HTTP_VERSIONS = {"1.1": _c.HC_HTTP_1_1, "2": _c.HC_HTTP_2, "2-prior-knowledge": _c.HC_HTTP_2_PRIOR_KNOWLEDGE}
+TLS_VERSIONS = {"1.0": _c.HC_TLS_1_0, "1.1": _c.HC_TLS_1_1, "1.2": _c.HC_TLS_1_2, "1.3": _c.HC_TLS_1_3}
+
+
+class ConnectionShare(Handle):
+    """TLS sessions and DNS entries for several clients (`hc.Client(connection_share=...)`,
+    with `cookies=False`): each client resumes the TLS sessions the others made. A client with
+    cookies on shares its cookie jar's instead (libcurl gives a transfer one share), so giving
+    it one raises `hc.InvalidArgument`. Clients hold their own reference: closing the share
+    early is safe."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _free(ptr: int) -> None:
+        _ffi.lib().hc_connection_share_free(ptr)
+
+    def __init__(self) -> None:
+        super().__init__(_ffi.lib().hc_connection_share_new())
 
 
 class Timings(TypedDict):
@@ -58,7 +78,8 @@ def configure(client: Any, *, resolve: Sequence[str] | None = None, unix_socket:
               cert_p12: bytes | tuple[bytes, str] | None = None, min_tls: str | None = None,
               ciphers: str | tuple[str | None, str | None] | None = None,
               pinned_public_key: str | None = None, happy_eyeballs_timeout: float | None = None,
-              tls_session_tickets: bool = True, http_version: str | None = None) -> None:
+              tls_session_tickets: bool = True, http_version: str | None = None,
+              connection_share: ConnectionShare | None = None) -> None:
     """Applies the transport keywords of `hc.Client` to its native client (the defaults set
     nothing)."""
     lib = _ffi.lib()
@@ -93,6 +114,8 @@ def configure(client: Any, *, resolve: Sequence[str] | None = None, unix_socket:
         check(lib.hc_client_set_http_version(client, HTTP_VERSIONS[http_version]))
     if not tls_session_tickets:
         check(lib.hc_client_set_tls_session_tickets(client, 0))
+    if connection_share is not None:
+        check(lib.hc_client_set_connection_share(client, connection_share))
 
 
 def timings(native: Any) -> Timings:

@@ -82,3 +82,20 @@ def test_a_new_client_makes_a_full_handshake(tls12_server):
         with hc.Client(ca_file=ca) as client:
             assert client.get(f"{base}/f3.bin").status == 200
     assert _resumed(log, before, 2) == [".", "."]
+
+
+def test_clients_given_one_connection_share_resume_each_others_sessions(tls12_server):
+    base, ca, log = tls12_server
+    before = _count(log)
+    share = hc.ConnectionShare()
+    with hc.Client(ca_file=ca, cookies=False, connection_share=share) as first, \
+            hc.Client(ca_file=ca, cookies=False, connection_share=share) as second:
+        share.close()  # the clients hold their own references
+        assert first.get(f"{base}/f4.bin").status == 200
+        assert second.get(f"{base}/f4.bin").status == 200   # a new connection, the first's session
+    assert _resumed(log, before, 2) == [".", "r"]
+
+
+def test_a_client_with_cookies_refuses_another_share():
+    with hc.ConnectionShare() as share, pytest.raises(hc.InvalidArgument, match="cookie jar"):
+        hc.Client(connection_share=share)
