@@ -226,12 +226,11 @@ class Retry:
                  statuses: Iterable[int] | None = None, connection_errors: bool = True,
                  timeouts: bool = True, all_methods: bool = False, respect_retry_after: bool = True) -> None:
         lib = _ffi.lib()
-        total = lib.hc_default_retry_total() if total is None else total
-        backoff = lib.hc_default_retry_backoff_ms() / 1000 if backoff is None else backoff
-        cap = lib.hc_default_retry_cap_ms() / 1000 if cap is None else cap
-        if total < 1:
+        self.total = int(lib.hc_default_retry_total() if total is None else total)
+        self.backoff = float(lib.hc_default_retry_backoff_ms() / 1000 if backoff is None else backoff)
+        self.cap = float(lib.hc_default_retry_cap_ms() / 1000 if cap is None else cap)
+        if self.total < 1:
             raise ValueError("total counts every attempt: at least 1")
-        self.total, self.backoff, self.cap = int(total), float(backoff), float(cap)
         self.statuses = _default_statuses() if statuses is None else tuple(int(s) for s in statuses)
         self.connection_errors, self.timeouts = connection_errors, timeouts
         self.all_methods, self.respect_retry_after = all_methods, respect_retry_after
