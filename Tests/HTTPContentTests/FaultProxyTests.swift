@@ -212,9 +212,14 @@ struct FaultProxyTests {
         let proxy = try FaultProxy(["--reset-after", String(cut), "--faulty", "1"])
         defer { proxy.stop() }
         var events: [ServerSentEvent] = []
+        // The comment each connection's server sends names the Last-Event-ID it got: the id of
+        // the last event dispatched before it ("" for none), not that of an event cut short.
+        var heard: [(comment: String, lastDispatched: String)] = []
         let summary = try EventSource.run(client: makeClient(),
                                           request: .get(proxy.url("/records/sse-resume?total=8&per=8&mode=close&retry=10")),
-                                          options: EventSourceOptions(reconnect: true, maxReconnects: 3)) { events.append($0) }
+                                          options: EventSourceOptions(reconnect: true, maxReconnects: 3),
+                                          onComment: { heard.append(($0, events.last?.id ?? "")) }) { events.append($0) }
+        #expect(!heard.isEmpty && heard.allSatisfy { $0.comment == " last-event-id=" + $0.lastDispatched })
         #expect(events.map(\.id) == (1...8).map(String.init))
         #expect(events.map(\.data) == (1...8).map { "event \($0)" })
         #expect(summary.reconnects >= 1)

@@ -123,36 +123,41 @@ static void test_a_resumed_download_with_the_wrong_digest_leaves_nothing(void) {
 
 /* ---------------------------------------------------------------- time limits */
 
-/* A stall of 5 s after 20 kB: the 0.5 s read limit fires, not the stall's end. */
-static void test_a_stall_fires_the_read_timeout(void) {
-    const char *args[] = {"--stall-after", "20000", "--stall", "5", NULL};
+/* GET `path` through a proxy started with `args`, on a client with `timeout_ms` total,
+ * `read_timeout_ms` of silence and a low-speed limit of `low_speed` B/s for 1 s (0: none):
+ * checks HC_ETIMEOUT came after more than `at_least` s and within `at_most` (times the valgrind
+ * slack), with no response. Returns the status the error names (0: no head had arrived). */
+static int expect_timeout(const char *const *args, const char *path, long timeout_ms,
+                          long read_timeout_ms, long low_speed, double at_least, double at_most) {
     fault_proxy proxy = fault_proxy_start(upstream, args);
-    hc_client *c = client_with(0, 500);
+    hc_client *c = client_with(timeout_ms, read_timeout_ms);
+    if (low_speed) CHECK_CODE(hc_client_set_low_speed(c, low_speed, 1), HC_OK);
     hc_response *resp = NULL;
     double start = fault_now();
-    CHECK_CODE(get(c, fault_url(&proxy, "/bytes/200000"), NULL, &resp), HC_ETIMEOUT);
+    CHECK_CODE(get(c, fault_url(&proxy, path), NULL, &resp), HC_ETIMEOUT);
     double waited = fault_now() - start;
-    CHECK(waited > 0.4 && waited < 4.0 * fault_slack());
-    CHECK(hc_error_status(hc_error_last()) == 200);        /* the head had arrived */
+    int status = hc_error_status(hc_error_last());
+    if (!(waited > at_least && waited < at_most * fault_slack()))
+        fprintf(stderr, "%s: the limit fired after %.2f s, not within %.1f-%.1f s\n", path, waited, at_least, at_most);
+    CHECK(waited > at_least && waited < at_most * fault_slack());
     CHECK(resp == NULL);
     hc_client_free(c);
     fault_proxy_stop(&proxy);
+    return status;
+}
+
+/* A stall of 5 s after 20 kB: the 0.5 s read limit fires, not the stall's end; the head had
+ * arrived, and the error names its status. */
+static void test_a_stall_fires_the_read_timeout(void) {
+    const char *args[] = {"--stall-after", "20000", "--stall", "5", NULL};
+    CHECK(expect_timeout(args, "/bytes/200000", 0, 500, 0, 0.4, 4.0) == 200);
 }
 
 /* A link capped at 500 B/s under a low-speed limit of 1000 B/s for 1 s: HC_ETIMEOUT once the
  * second has passed, within seconds. */
 static void test_a_slow_link_fires_the_low_speed_limit(void) {
     const char *args[] = {"--rate", "500", NULL};
-    fault_proxy proxy = fault_proxy_start(upstream, args);
-    hc_client *c = client_with(0, 0);
-    CHECK_CODE(hc_client_set_low_speed(c, 1000, 1), HC_OK);
-    hc_response *resp = NULL;
-    double start = fault_now();
-    CHECK_CODE(get(c, fault_url(&proxy, "/bytes/200000"), NULL, &resp), HC_ETIMEOUT);
-    double waited = fault_now() - start;
-    CHECK(waited > 0.9 && waited < 4.0 * fault_slack());
-    hc_client_free(c);
-    fault_proxy_stop(&proxy);
+    expect_timeout(args, "/bytes/200000", 0, 0, 1000, 0.9, 4.0);
 }
 
 /* A stall after a 20 kB burst under the same limit: HC_ETIMEOUT too, but libcurl measures the
@@ -160,44 +165,20 @@ static void test_a_slow_link_fires_the_low_speed_limit(void) {
  * the limit fires 5 to 6 s into the stall, not 1 s (the header says so). */
 static void test_a_stall_after_a_burst_fires_the_low_speed_limit_late(void) {
     const char *args[] = {"--stall-after", "20000", "--stall", "15", NULL};
-    fault_proxy proxy = fault_proxy_start(upstream, args);
-    hc_client *c = client_with(0, 0);
-    CHECK_CODE(hc_client_set_low_speed(c, 1000, 1), HC_OK);
-    hc_response *resp = NULL;
-    double start = fault_now();
-    CHECK_CODE(get(c, fault_url(&proxy, "/bytes/200000"), NULL, &resp), HC_ETIMEOUT);
-    double waited = fault_now() - start;
-    CHECK(waited > 0.9 && waited < 9.0 * fault_slack());
-    hc_client_free(c);
-    fault_proxy_stop(&proxy);
+    expect_timeout(args, "/bytes/200000", 0, 0, 1000, 0.9, 9.0);
 }
 
 /* 1 MB at 100 kB/s takes 10 s: a 0.7 s total limit fires, though bytes keep coming. */
 static void test_a_total_timeout_fires_on_a_capped_link(void) {
     const char *args[] = {"--rate", "100000", NULL};
-    fault_proxy proxy = fault_proxy_start(upstream, args);
-    hc_client *c = client_with(700, 0);
-    hc_response *resp = NULL;
-    double start = fault_now();
-    CHECK_CODE(get(c, fault_url(&proxy, "/bytes/1000000"), NULL, &resp), HC_ETIMEOUT);
-    double waited = fault_now() - start;
-    CHECK(waited > 0.6 && waited < 4.0 * fault_slack());
-    hc_client_free(c);
-    fault_proxy_stop(&proxy);
+    expect_timeout(args, "/bytes/1000000", 700, 0, 0, 0.6, 4.0);
 }
 
-/* ~150 head bytes 50 ms apart take seconds: a 0.5 s total limit is a timeout, not a bad response. */
+/* ~150 head bytes 50 ms apart take seconds: a 0.5 s total limit is a timeout, not a bad
+ * response, and no response is named (no complete head). */
 static void test_a_dripping_head_past_the_limit_is_a_timeout(void) {
     const char *args[] = {"--drip-headers", "0.05", NULL};
-    fault_proxy proxy = fault_proxy_start(upstream, args);
-    hc_client *c = client_with(500, 0);
-    hc_response *resp = NULL;
-    double start = fault_now();
-    CHECK_CODE(get(c, fault_url(&proxy, "/bytes/10"), NULL, &resp), HC_ETIMEOUT);
-    CHECK(fault_now() - start < 4.0 * fault_slack());
-    CHECK(hc_error_status(hc_error_last()) == 0);          /* no complete head: no response */
-    hc_client_free(c);
-    fault_proxy_stop(&proxy);
+    CHECK(expect_timeout(args, "/bytes/10", 500, 0, 0, 0.4, 4.0) == 0);
 }
 
 /* ---------------------------------------------------------------- exact bodies */
