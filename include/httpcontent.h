@@ -530,7 +530,9 @@ HC_EXTERN hc_code hc_client_set_connect_timeout_ms(hc_client *client, long timeo
 HC_EXTERN hc_code hc_client_set_read_timeout_ms(hc_client *client, long timeout_ms);
 
 /** Fail with HC_ETIMEOUT when fewer than `bytes_per_second` arrive for `seconds` in a row
- *  (0, 0: off, the default). */
+ *  (0, 0: off, the default). libcurl measures the speed as an average over its last 5 seconds:
+ *  after a burst, a stall fires the limit about 5 s later than `seconds` (the read timeout,
+ *  hc_client_set_read_timeout_ms, fires on time). */
 HC_EXTERN hc_code hc_client_set_low_speed(hc_client *client, long bytes_per_second, long seconds);
 
 /** Follow redirects (1, the default) or not (0), and how many at most (default 10). */

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import HTTPContent
 
 /// The shared local test server (Tests/server/testserver.py), started once per test process on
 /// 127.0.0.1 and a free port. It exits when this process does (its stdin is our pipe). A suite
@@ -32,25 +33,31 @@ final class TestServer: @unchecked Sendable {
 
 /// Starts `Tests/server/<script>` with `arguments` under python3, its stdin our `stdin` pipe (it
 /// stops when that closes), and returns it with the first line it prints (how it says it is
-/// ready, and where).
-func launchServerScript(_ script: String, _ arguments: [String], stdin: Pipe) throws -> (Process, String) {
+/// ready, and where). Pass `stdout` to read what it prints later (`readServerLine`).
+func launchServerScript(_ script: String, _ arguments: [String], stdin: Pipe,
+                        stdout: Pipe = Pipe()) throws -> (Process, String) {
     let path = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("server/\(script)").path
     let process = Process()
-    let stdout = Pipe()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", path] + arguments
     process.standardInput = stdin
     process.standardOutput = stdout
     try process.run()
+    return (process, readServerLine(stdout))
+}
+
+/// The next line a server script prints, trimmed ("" once it has closed its stdout). The
+/// scripts print one line per request of ours, so no line is split between two reads.
+func readServerLine(_ stdout: Pipe) -> String {
     var line = Data()
     while !line.contains(0x0A) {
         let chunk = stdout.fileHandleForReading.availableData
         if chunk.isEmpty { break }
         line.append(chunk)
     }
-    return (process, String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    return String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// Stops a server from `launchServerScript`: closes its stdin (and with `terminate` sends SIGTERM),
@@ -121,4 +128,37 @@ final class H2Server {
         stopServerScript(process, stdin: stdin, terminate: false)  // h2server.py stops nginx itself
         try? FileManager.default.removeItem(atPath: dir)
     }
+}
+
+/// A link that misbehaves (Tests/server/faultproxy.py): a TCP proxy on 127.0.0.1 in front of
+/// the shared test server that caps bandwidth, adds latency and jitter, stalls, resets after N
+/// bytes, drips the response head. `arguments` are its command-line options
+/// (`["--reset-after", "1200000", "--faulty", "1"]`). It stops with `stop()`, or with us.
+final class FaultProxy {
+    let port: Int
+    private let process: Process
+    private let stdin = Pipe()
+    private let stdout = Pipe()
+
+    init(_ arguments: [String], upstream: Int = TestServer.shared.port) throws {
+        let text: String
+        (process, text) = try launchServerScript("faultproxy.py", [String(upstream)] + arguments,
+                                                 stdin: stdin, stdout: stdout)
+        guard text.hasPrefix("READY "), let port = Int(text.dropFirst(6)) else {
+            throw HTTPContentError(.localIO, "faultproxy.py said: \(text)")
+        }
+        self.port = port
+    }
+
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Connections accepted and connections reset so far: a test checks its fault did happen.
+    func stats() -> (connections: Int, resets: Int) {
+        stdin.fileHandleForWriting.write(Data("stats\n".utf8))
+        let words = readServerLine(stdout).split(separator: " ")
+        guard words.count == 3, words[0] == "STATS", let c = Int(words[1]), let r = Int(words[2]) else { return (-1, -1) }
+        return (c, r)
+    }
+
+    func stop() { stopServerScript(process, stdin: stdin, terminate: true) }
 }

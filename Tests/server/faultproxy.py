@@ -4,7 +4,9 @@ between a client and a real server on 127.0.0.1, on a free port of its own.
     python3 faultproxy.py UPSTREAM_PORT [--rate B/S] [--latency S] [--jitter S] [--stall-after N]
         [--stall S] [--reset-after N] [--drip-headers S] [--faulty K]
 
-prints "READY <port>" and runs until its stdin closes. From Python: `FaultProxy(upstream_port,
+prints "READY <port>" and runs until its stdin closes; a line "stats" on its stdin is answered
+with "STATS <connections> <resets>" (what the C tests check, as Python reads the attributes). From
+Python: `FaultProxy(upstream_port,
 ...)`, `.start()` gives the port, `.stop()`. Faults, on what flows from the server to the client
 (the request side is copied as it is):
 
@@ -177,7 +179,10 @@ def main() -> int:
                        drip_headers=a.drip_headers, faulty=a.faulty)
     print(f"READY {proxy.start()}", flush=True)
     try:
-        sys.stdin.read()
+        for line in sys.stdin:   # until stdin closes: the test that started us has gone
+            if line.strip() == "stats":
+                with proxy._lock:
+                    print(f"STATS {proxy.connections} {proxy.resets}", flush=True)
     finally:
         proxy.stop()
     return 0

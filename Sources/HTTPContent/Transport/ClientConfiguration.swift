@@ -9,6 +9,8 @@ public struct ClientConfiguration: Sendable {
     /// however healthy). Default: none.
     public var readTimeout: Duration? = nil
     /// Abort when fewer than `bytesPerSecond` arrive for `seconds` in a row. Default: off.
+    /// libcurl averages the speed over its last 5 seconds: after a burst, a stall fires this
+    /// about 5 s late (`readTimeout` fires on time).
     public var lowSpeedLimit: LowSpeedLimit? = nil
     /// Follow 3xx redirects (http and https targets only). Default: true.
     public var followRedirects = true
