@@ -44,7 +44,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
     to connect, `read_timeout` the longest silence between bytes (the limit for streams, which
     a total would cut however healthy); each request may set its own or lift the client's
     (`timeout=None`). `low_speed=(bytes_per_second, seconds)`
-    fails a transfer that stays slower than that for that long; `rejected_body_limit` is how
+    fails a transfer that stays slower than that for that long (libcurl averages the speed over
+    its last 5 s, so a stall after a burst fires a few seconds late); `rejected_body_limit` is how
     much of a rejected response's body an error keeps.
 
     `compressed=False` takes bodies as the server sends them (Content-Encoding and all) instead
