@@ -366,3 +366,83 @@ private func entry(_ headers: Headers, status: Int = 200, at time: Double = 1_00
         #expect(total == 300_000)
     }
 }
+
+// MARK: - The paths that do not block: async send and batches
+
+@Suite struct CacheAsyncPathTests {
+    @Test func anAsyncSendMissesThenHitsThenRevalidates() async throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=60"), ("body", "one")])
+        let first = try await c.send(Request.get(url), handler: Text())
+        #expect(first.cacheStatus == .miss && first.content == "one")
+        let second = try await c.send(Request.get(url), handler: Text())
+        #expect(second.cacheStatus == .hit && second.fromCache && second.content == "one")
+        #expect(try origin(k).count == 1)
+        let k2 = key()
+        let stale = cached(k2, [("h", "Cache-Control: max-age=0"), ("etag", "\"v1\""), ("body", "kept")])
+        #expect(try await c.send(Request.get(stale), anyHandler: Text()).cacheStatus == .miss)
+        let again = try await c.send(Request.get(stale), anyHandler: Text())
+        #expect(again.cacheStatus == .revalidated && again.status == 200 && again.content as? String == "kept")
+        let seen = try origin(k2)
+        #expect(seen.count == 2 && seen.headers["if-none-match"] == "\"v1\"")
+    }
+
+    @Test func anAsyncSendServesStaleIfErrorAndAnUnsafeMethodInvalidates() async throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=0, stale-if-error=60"), ("fail_after", "1"), ("body", "old")])
+        _ = try await c.send(Request.get(url), handler: Text())
+        let second = try await c.send(Request.get(url), handler: Text())
+        #expect(second.cacheStatus == .stale && second.content == "old" && second.status == 200)
+        let k2 = key()
+        let fresh = cached(k2, [("h", "Cache-Control: max-age=60")])
+        _ = try await c.send(Request.get(fresh), handler: Text())
+        _ = try await c.send(Request("DELETE", fresh), handler: Discard())
+        #expect(try await c.send(Request.get(fresh), handler: Text()).cacheStatus == .miss)
+        #expect(try origin(k2).count == 3)
+    }
+
+    @Test func aBatchHitCompletesOnTheNextTurnWithoutATransfer() throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=60"), ("body", "batched")])
+        let batch = Batch(client: c)
+        var outcomes: [Result<Response<String>, HTTPContentError>] = []
+        batch.add(Request.get(url), handler: Text()) { outcomes.append($0) }
+        batch.run()
+        batch.add(Request.get(url), handler: Text()) { outcomes.append($0) }
+        #expect(outcomes.count == 1 && batch.pending == 1)  // not during add: at the next turn
+        batch.run()
+        let statuses = try outcomes.map { try $0.get().cacheStatus }
+        #expect(statuses == [.miss, .hit])
+        #expect(try outcomes[1].get().content == "batched")
+        #expect(try origin(k).count == 1)
+    }
+
+    @Test func aBatchRevalidatesAStaleEntryAndACancelledHitCompletesCancelled() throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: no-cache"), ("etag", "\"e\""), ("body", "kept")])
+        let batch = Batch(client: c)
+        var statuses: [CacheStatus?] = []
+        for _ in 0..<2 {
+            batch.add(Request.get(url), anyHandler: Text()) { statuses.append(try? $0.get().cacheStatus) }
+            batch.run()
+        }
+        #expect(statuses == [.miss, .revalidated])
+        #expect(try origin(k).count == 2)
+        let k2 = key()
+        let fresh = cached(k2, [("h", "Cache-Control: max-age=60")])
+        batch.add(Request.get(fresh), handler: Discard()) { _ in }
+        batch.run()
+        let token = batch.cancelToken()
+        var code: HTTPContentError.Code?
+        batch.add(Request.get(fresh), handler: Text(), cancel: token) { outcome in
+            if case .failure(let error) = outcome { code = error.code }
+        }
+        batch.cancel(token)
+        batch.run()
+        #expect(code == .cancelled && batch.pending == 0)
+    }
+}
