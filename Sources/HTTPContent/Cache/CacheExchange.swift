@@ -28,6 +28,8 @@ final class CacheExchange: @unchecked Sendable {
     enum Role {
         /// Nothing: the request is outside the cache's business (no-store, HEAD, other safe methods).
         case pass
+        /// A HEAD sent while a GET response is stored: its 200 may update the stored fields.
+        case updateFields
         /// An unsafe method: a non-error response removes what it makes stale.
         case invalidate
         /// A GET the store may answer or keep: teed, 304 and stale-if-error handled.

@@ -9,12 +9,13 @@ extension Client {
     /// The chunk size a replay feeds handlers: libcurl's largest write (CURL_MAX_WRITE_SIZE).
     static let replayChunk = 16 << 10
 
-    /// Whether `request` goes through `cache` at all: a request with a Range or conditional
-    /// fields of its own is the caller's business, and sent as it is.
+    /// Whether `request` goes through `cache` at all: a request with a Range, or with
+    /// preconditions of its own (If-Match, If-Unmodified-Since, If-Range), is the caller's
+    /// business, and sent as it is. (If-None-Match and If-Modified-Since are answered from a
+    /// fresh stored response, RFC 9111 §4.3.2.)
     static func cacheApplies(_ request: borrowing Request) -> Bool {
         let h = request.headers
-        return !(h.contains("range") || h.contains("if-none-match") || h.contains("if-modified-since")
-                 || h.contains("if-match") || h.contains("if-unmodified-since") || h.contains("if-range"))
+        return !(h.contains("range") || h.contains("if-match") || h.contains("if-unmodified-since") || h.contains("if-range"))
     }
 
     /// Sends `request` through `cache` on the calling thread.
@@ -56,10 +57,10 @@ extension Client {
         if let stored {
             switch CachePolicy.decide(stored.entry, request: request.headers, now: now, shared: cache.shared) {
             case .serve(let stale):
-                return .answer(CacheAnswer(cache: cache, stored: stored, head: nil, status: stale ? .stale : .hit))
+                return .answer(Client.storedAnswer(stored, cache: cache, request: request, status: stale ? .stale : .hit, now: now))
             case .serveAndRevalidate:
                 revalidateInBackground(request)
-                return .answer(CacheAnswer(cache: cache, stored: stored, head: nil, status: .stale))
+                return .answer(Client.storedAnswer(stored, cache: cache, request: request, status: .stale, now: now))
             case .validate:
                 break
             }
@@ -70,9 +71,15 @@ extension Client {
                                     url: request.url, method: method)
             return .answer(CacheAnswer(cache: cache, stored: nil, head: head, status: .miss))
         }
-        // HEAD is only ever answered from a stored GET; otherwise it goes out as it is.
+        // HEAD is only ever answered from a stored GET; otherwise it goes out as it is, and its
+        // answer may update the stored GET's fields (§4.3.5).
         guard method == "GET" else {
-            return .send(request, CacheExchange(cache: cache, role: .pass, original: request, stored: nil, requestTime: 0))
+            return .send(request, CacheExchange(cache: cache, role: stored == nil ? .pass : .updateFields,
+                                                original: request, stored: stored, requestTime: now))
+        }
+        if CachePolicy.hasOwnValidation(request.headers) {
+            // It validates a copy of the caller's: sent as it is (a full answer may be stored).
+            return .send(request, CacheExchange(cache: cache, role: .store, original: request, stored: nil, requestTime: now))
         }
         var sent = request
         if let stored {
@@ -91,6 +98,14 @@ extension Client {
         switch exchange.role {
         case .pass:
             return try outcome.get()
+        case .updateFields:
+            let response = try outcome.get()
+            if let stored = exchange.stored, CachePolicy.headUpdates(response.head, stored.entry) {
+                let merged = CachePolicy.merge304(stored.entry, with: response.head, requestTime: exchange.requestTime,
+                                                  responseTime: CachePolicy.now())
+                try? exchange.cache.store.updateHead(stored, merged)
+            }
+            return response
         case .invalidate:
             switch outcome {
             case .success(let response):
@@ -126,9 +141,26 @@ extension Client {
         for target in CachePolicy.invalidatedURLs(target: url, head: head) { try? cache.store.remove(url: target) }
     }
 
-    /// `stale-while-revalidate`: a conditional request on a background task updates the store.
+    /// A stored response as the answer to `request`: the 304 of §4.3.2 when the request's own
+    /// conditional fields find it not modified, else the stored response itself.
+    static func storedAnswer(_ stored: StoredResponse, cache: HTTPCache, request: Request, status: CacheStatus,
+                             now: Double) -> CacheAnswer {
+        guard CachePolicy.hasOwnValidation(request.headers), CachePolicy.notModified(stored.entry, request: request.headers) else {
+            return CacheAnswer(cache: cache, stored: stored, head: nil, status: status)
+        }
+        var headers = CachePolicy.notModifiedHeaders(stored.entry)
+        headers.set("Age", String(Int(CachePolicy.currentAge(stored.entry, now: now))))
+        let head = ResponseHead(status: 304, reason: "Not Modified", httpVersion: stored.entry.httpVersion,
+                                headers: headers, url: stored.entry.url, method: request.method)
+        return CacheAnswer(cache: cache, stored: nil, head: head, status: status)
+    }
+
+    /// `stale-while-revalidate`: a conditional request on a background task updates the store
+    /// (the cache's own conditional fields, not the caller's).
     private func revalidateInBackground(_ request: Request) {
         var fresh = Request("GET", request.url, headers: request.headers, options: request.options)
+        fresh.headers.remove("if-none-match")
+        fresh.headers.remove("if-modified-since")
         fresh.headers.set("Cache-Control", "max-age=0")
         Task.detached { [self] in _ = try? self.send(fresh, anyHandler: Discard(acceptance: .anything)) }
     }
