@@ -138,11 +138,21 @@ extension Client {
                 rejection.addBody(rejected)
                 throw rejection
             }
+            var replayed = false
             if let stored, !head.hasNoBodyByDefinition {
+                metrics.decodedBytes = stored.entry.bodySize
+                // What the handler made of this body before (CacheProduct), else the body again.
+                if let content = cache.productContent(stored, handler: handler) {
+                    cache.store.touch(stored)
+                    handler.cleanup(failed: false)
+                    return Response(head: head, content: content, metrics: metrics)
+                }
                 metrics.decodedBytes = try cache.store.replayBody(stored, into: handler)
                 cache.store.touch(stored)
+                replayed = true
             }
             let content = try handler.finish()
+            if replayed, let stored { cache.keepProduct(stored, handler: handler) }
             handler.cleanup(failed: false)
             return Response(head: head, content: content as Any, metrics: metrics)
         } catch {
@@ -280,9 +290,14 @@ final class CacheTee: ContentHandler {
 
     func finish() throws -> Any {
         if exchange.replaysStored, let stored = exchange.stored {
+            if let content = exchange.cache.productContent(stored, handler: inner) { return content }
             _ = try exchange.cache.store.replayBody(stored, into: inner)
+            let content = try inner.finish()
+            exchange.cache.keepProduct(stored, handler: inner)
+            return content
         }
         let content = try inner.finish()
+        if let writer { HTTPCache.attachProduct(writer, handler: inner) }
         try? writer?.commit()
         writer = nil
         return content
