@@ -122,6 +122,33 @@ private func entry(_ headers: Headers, status: Int = 200, at time: Double = 1_00
         #expect(CachePolicy.conditionalHeaders(e).map(\.0) == ["If-None-Match"])
     }
 
+    @Test func aRequestsOwnConditionalsAreEvaluatedAgainstTheStoredResponse() {
+        let e = entry(["ETag": "W/\"v2\"", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT",
+                       "Date": "Sun, 06 Nov 1994 09:00:00 GMT", "Content-Type": "text/plain", "Cache-Control": "max-age=9"])
+        #expect(CachePolicy.notModified(e, request: ["If-None-Match": "\"v1\", \"v2\""]))  // weak comparison
+        #expect(CachePolicy.notModified(e, request: ["If-None-Match": "*"]))
+        #expect(!CachePolicy.notModified(e, request: ["If-None-Match": "\"v1\""]))
+        // If-None-Match wins over an If-Modified-Since that would match.
+        #expect(!CachePolicy.notModified(e, request: ["If-None-Match": "\"v1\"", "If-Modified-Since": "Sun, 06 Nov 1994 08:49:37 GMT"]))
+        #expect(CachePolicy.notModified(e, request: ["If-Modified-Since": "Sun, 06 Nov 1994 08:49:37 GMT"]))
+        #expect(!CachePolicy.notModified(e, request: ["If-Modified-Since": "Sun, 06 Nov 1994 08:49:36 GMT"]))
+        #expect(!CachePolicy.notModified(e, request: ["If-Modified-Since": "yesterday"]))
+        // Without Last-Modified, the stored Date stands in.
+        let noLM = entry(["Date": "Sun, 06 Nov 1994 09:00:00 GMT"])
+        #expect(CachePolicy.notModified(noLM, request: ["If-Modified-Since": "Sun, 06 Nov 1994 09:00:00 GMT"]))
+        let h = CachePolicy.notModifiedHeaders(e)
+        #expect(h["etag"] == "W/\"v2\"" && h["cache-control"] == "max-age=9" && h["content-type"] == nil && h["last-modified"] == nil)
+    }
+
+    @Test func aHeadAnswerUpdatesAStoredGetOnlyWhenItsValidatorsAgree() {
+        let e = entry(["ETag": "\"a\"", "Content-Length": "5"])
+        #expect(CachePolicy.headUpdates(ResponseHead(status: 200, headers: ["ETag": "\"a\""]), e))
+        #expect(!CachePolicy.headUpdates(ResponseHead(status: 200, headers: ["ETag": "\"b\""]), e))
+        #expect(!CachePolicy.headUpdates(ResponseHead(status: 404, headers: ["ETag": "\"a\""]), e))
+        #expect(!CachePolicy.headUpdates(ResponseHead(status: 200, headers: ["Content-Length": "6"]), entry(["Content-Length": "5"])))
+        #expect(CachePolicy.headUpdates(ResponseHead(status: 200, headers: [:]), entry([:])))
+    }
+
     @Test func unsafeMethodsInvalidateTargetAndSameOriginLocations() {
         let head = ResponseHead(status: 201, headers: ["Location": "/a/new", "Content-Location": "http://other/x"])
         #expect(CachePolicy.invalidatedURLs(target: "http://h:1/a/b?q", head: head) == ["http://h:1/a/b?q", "http://h:1/a/new"])
@@ -187,6 +214,39 @@ private func entry(_ headers: Headers, status: Int = 200, at time: Double = 1_00
         _ = try c.get(url, handler: Text())
         #expect(try c.get(url, handler: Text()).cacheStatus == .revalidated)
         #expect(try origin(k).headers["if-modified-since"] == lm)
+    }
+
+    @Test func aConditionalRequestIsAnswered304FromAFreshStoredResponse() throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=60"), ("etag", "\"v1\""), ("body", "stored")])
+        _ = try c.get(url, handler: Text())
+        let r = try c.send(Request("GET", url, headers: ["If-None-Match": "\"v1\""]), handler: Bytes(acceptance: .anything))
+        #expect(r.status == 304 && r.cacheStatus == .hit && r.content.isEmpty && r.headers["etag"] == "\"v1\"")
+        // Another tag: the stored response itself, whole.
+        let other = try c.send(Request("GET", url, headers: ["If-None-Match": "\"v0\""]), handler: Text())
+        #expect(other.status == 200 && other.cacheStatus == .hit && other.content == "stored")
+        #expect(try origin(k).count == 1)
+        // Nothing fresh stored: the request goes out with the caller's own field, as it is.
+        let k2 = key()
+        let stale = cached(k2, [("h", "Cache-Control: no-cache"), ("etag", "\"w\"")])
+        _ = try c.get(stale, handler: Text())
+        let sent = try c.send(Request("GET", stale, headers: ["If-None-Match": "\"mine\""]), handler: Text())
+        #expect(sent.status == 200 && sent.cacheStatus == .miss)
+        #expect(try origin(k2).headers["if-none-match"] == "\"mine\"")
+    }
+
+    @Test func aHeadAnswerRefreshesTheStoredGetsFields() throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=0"), ("body", "kept")])
+        _ = try c.get(url, handler: Text())
+        let head = try c.send(Request("HEAD", url), handler: Discard())  // x-count 2 from the origin
+        #expect(head.headers["x-count"] == "2")
+        // The stored GET now carries the HEAD's fields: a stale hit allowed by max-stale shows them.
+        let r = try c.send(Request("GET", url, headers: ["Cache-Control": "max-stale=60"]), handler: Text())
+        #expect(r.cacheStatus == .stale && r.content == "kept" && r.headers["x-count"] == "2")
+        #expect(try origin(k).count == 2)
     }
 
     @Test func noStoreAndUncacheableResponsesAlwaysGoToTheOrigin() throws {
@@ -364,5 +424,85 @@ private func entry(_ headers: Headers, status: Int = 200, at time: Double = 1_00
         var total = 0
         try reopened.readBody(got[0]) { total += $0.count; #expect($0.allSatisfy { $0 == 9 }) }
         #expect(total == 300_000)
+    }
+}
+
+// MARK: - The paths that do not block: async send and batches
+
+@Suite struct CacheAsyncPathTests {
+    @Test func anAsyncSendMissesThenHitsThenRevalidates() async throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=60"), ("body", "one")])
+        let first = try await c.send(Request.get(url), handler: Text())
+        #expect(first.cacheStatus == .miss && first.content == "one")
+        let second = try await c.send(Request.get(url), handler: Text())
+        #expect(second.cacheStatus == .hit && second.fromCache && second.content == "one")
+        #expect(try origin(k).count == 1)
+        let k2 = key()
+        let stale = cached(k2, [("h", "Cache-Control: max-age=0"), ("etag", "\"v1\""), ("body", "kept")])
+        #expect(try await c.send(Request.get(stale), anyHandler: Text()).cacheStatus == .miss)
+        let again = try await c.send(Request.get(stale), anyHandler: Text())
+        #expect(again.cacheStatus == .revalidated && again.status == 200 && again.content as? String == "kept")
+        let seen = try origin(k2)
+        #expect(seen.count == 2 && seen.headers["if-none-match"] == "\"v1\"")
+    }
+
+    @Test func anAsyncSendServesStaleIfErrorAndAnUnsafeMethodInvalidates() async throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=0, stale-if-error=60"), ("fail_after", "1"), ("body", "old")])
+        _ = try await c.send(Request.get(url), handler: Text())
+        let second = try await c.send(Request.get(url), handler: Text())
+        #expect(second.cacheStatus == .stale && second.content == "old" && second.status == 200)
+        let k2 = key()
+        let fresh = cached(k2, [("h", "Cache-Control: max-age=60")])
+        _ = try await c.send(Request.get(fresh), handler: Text())
+        _ = try await c.send(Request("DELETE", fresh), handler: Discard())
+        #expect(try await c.send(Request.get(fresh), handler: Text()).cacheStatus == .miss)
+        #expect(try origin(k2).count == 3)
+    }
+
+    @Test func aBatchHitCompletesOnTheNextTurnWithoutATransfer() throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: max-age=60"), ("body", "batched")])
+        let batch = Batch(client: c)
+        var outcomes: [Result<Response<String>, HTTPContentError>] = []
+        batch.add(Request.get(url), handler: Text()) { outcomes.append($0) }
+        batch.run()
+        batch.add(Request.get(url), handler: Text()) { outcomes.append($0) }
+        #expect(outcomes.count == 1 && batch.pending == 1)  // not during add: at the next turn
+        batch.run()
+        let statuses = try outcomes.map { try $0.get().cacheStatus }
+        #expect(statuses == [.miss, .hit])
+        #expect(try outcomes[1].get().content == "batched")
+        #expect(try origin(k).count == 1)
+    }
+
+    @Test func aBatchRevalidatesAStaleEntryAndACancelledHitCompletesCancelled() throws {
+        let c = try client(.memory())
+        let k = key()
+        let url = cached(k, [("h", "Cache-Control: no-cache"), ("etag", "\"e\""), ("body", "kept")])
+        let batch = Batch(client: c)
+        var statuses: [CacheStatus?] = []
+        for _ in 0..<2 {
+            batch.add(Request.get(url), anyHandler: Text()) { statuses.append(try? $0.get().cacheStatus) }
+            batch.run()
+        }
+        #expect(statuses == [.miss, .revalidated])
+        #expect(try origin(k).count == 2)
+        let k2 = key()
+        let fresh = cached(k2, [("h", "Cache-Control: max-age=60")])
+        batch.add(Request.get(fresh), handler: Discard()) { _ in }
+        batch.run()
+        let token = batch.cancelToken()
+        var code: HTTPContentError.Code?
+        batch.add(Request.get(fresh), handler: Text(), cancel: token) { outcome in
+            if case .failure(let error) = outcome { code = error.code }
+        }
+        batch.cancel(token)
+        batch.run()
+        #expect(code == .cancelled && batch.pending == 0)
     }
 }

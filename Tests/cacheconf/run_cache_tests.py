@@ -127,7 +127,13 @@ class OriginHandler(http.server.BaseHTTPRequestHandler):
             self.connection.close()
             return
         body = b"" if status[0] in NO_BODY or self.command == "HEAD" else (req.get("response_body") or uid).encode()
-        self.send_response(status[0], status[1])
+        # Date from the test's own fields when it gives one (the engine's Node server sets one
+        # Date, replacing its own): send_response would add a second, current one first, and a
+        # cache reads the first line.
+        self.log_request(status[0])
+        self.send_response_only(status[0], status[1])
+        if not any(n.lower() == "date" for n, _ in fields):
+            self.send_header("Date", self.date_time_string())
         for n, v in fields:
             if n.lower() != "content-length":
                 self.send_header(n, v)

@@ -42,7 +42,10 @@ HC_EXTERN void hc_cache_free(hc_cache *cache);
 
 /** Makes `client` answer its requests through `cache` (NULL: no cache, the default). The client
  *  keeps its own reference to the cache: the caller still frees its own with hc_cache_free.
- *  Several clients, on several threads, may share one cache. No send may be running on the client. */
+ *  Several clients, on several threads, may share one cache. No send may be running on the client.
+ *  Every way of sending uses it: hc_client_send, hc_client_fetch and batches (hc_batch_add and the
+ *  keyed queue); in a batch, a request the cache answers starts no transfer and completes at the
+ *  batch's next turn (hc_batch_run, _perform, _step, _socket_action), as a transfer would. */
 HC_EXTERN hc_code hc_client_set_cache(hc_client *client, hc_cache *cache);
 
 /** Body bytes the cache holds now, or -1 (with hc_error_last()) when its file cannot be read. */

@@ -163,6 +163,55 @@ public enum CachePolicy {
         return out
     }
 
+    /// Whether a request carries conditional fields of its own that the cache may evaluate
+    /// against a stored response (§4.3.2: `If-None-Match`, `If-Modified-Since`).
+    public static func hasOwnValidation(_ request: Headers) -> Bool {
+        request.contains("if-none-match") || request.contains("if-modified-since")
+    }
+
+    /// §4.3.2 with RFC 9110 §13.1.2 and §13.1.3 for GET and HEAD: whether the request's own
+    /// conditional fields find `entry` not modified (the cache then answers 304). `If-None-Match`
+    /// takes precedence: `*`, or one of its entity-tags equal to the stored ETag by weak
+    /// comparison; without it, `If-Modified-Since` at or after the stored Last-Modified (else
+    /// the stored Date). A field that does not parse never matches.
+    public static func notModified(_ entry: CacheEntry, request: Headers) -> Bool {
+        let inm = request.values(for: "if-none-match")
+        if !inm.isEmpty {
+            guard let stored = entry.headers["etag"].map(weakTag) else {
+                return inm.contains { $0.trimmingSpaces() == "*" }
+            }
+            for line in inm {
+                for tag in line.split(separator: ",") {
+                    let t = String(tag).trimmingSpaces()
+                    if t == "*" || weakTag(t) == stored { return true }
+                }
+            }
+            return false
+        }
+        guard let since = request["if-modified-since"].flatMap(date),
+              let modified = (entry.headers["last-modified"] ?? entry.headers["date"]).flatMap(date) else { return false }
+        return modified <= since
+    }
+
+    /// An entity-tag's opaque part for weak comparison (RFC 9110 §8.8.3.2): without `W/`.
+    private static func weakTag(_ tag: String) -> String {
+        let t = tag.trimmingSpaces()
+        return t.hasPrefix("W/") ? String(t.dropFirst(2)) : t
+    }
+
+    /// The fields of the 304 a cache sends for `entry` (RFC 9110 §15.4.5): those a 200 would
+    /// carry that describe the validators and freshness, nothing of the body.
+    public static func notModifiedHeaders(_ entry: CacheEntry) -> Headers {
+        var out = Headers()
+        for f in entry.headers.fields where notModifiedFields.contains(f.name.lowercased()) {
+            out.add(f.name, f.value)
+        }
+        if !entry.headers.contains("etag"), let lm = entry.headers["last-modified"] { out.add("Last-Modified", lm) }
+        return out
+    }
+
+    static let notModifiedFields: Set<String> = ["cache-control", "content-location", "date", "etag", "expires", "vary"]
+
     /// Fields a 304 never replaces (they describe the stored body, §3.2).
     static let keptOn304: Set<String> = ["content-length", "content-encoding", "transfer-encoding",
                                          "content-range", "connection", "keep-alive"]
@@ -188,6 +237,23 @@ public enum CachePolicy {
         guard let etag = head.headers["etag"], let stored = entry.headers["etag"] else { return true }
         func opaque(_ t: String) -> String { t.hasPrefix("W/") ? String(t.dropFirst(2)) : t }
         return opaque(etag.trimmingSpaces()) == opaque(stored.trimmingSpaces())
+    }
+
+    /// §4.3.5: whether a 200 answer to HEAD may update the stored GET response `entry` (its
+    /// fields merged as a 304's are): the validators it carries must be the stored ones, and
+    /// so must its length when neither has a validator.
+    public static func headUpdates(_ head: ResponseHead, _ entry: CacheEntry) -> Bool {
+        guard head.status == 200 else { return false }
+        if let etag = head.headers["etag"], let stored = entry.headers["etag"] {
+            return etag.trimmingSpaces() == stored.trimmingSpaces()
+        }
+        if let lm = head.headers["last-modified"], let stored = entry.headers["last-modified"] {
+            return lm.trimmingSpaces() == stored.trimmingSpaces()
+        }
+        if let length = head.headers["content-length"], let stored = entry.headers["content-length"] {
+            return length.trimmingSpaces() == stored.trimmingSpaces()
+        }
+        return true
     }
 
     // MARK: - Invalidating (§4.4)

@@ -1,21 +1,24 @@
-/// The cache at the client's request-execution level, around the transfer: a request is
-/// answered from the store (the stored head and body replayed through its handler, in the
-/// chunks a transfer would deliver), validated with a conditional request (a 304 replays the
-/// stored body), or sent, its body teed into the store while the handler gets it. Unsafe
-/// methods invalidate what they touch. `CachePolicy` decides; this file only acts.
+/// The cache at the client's request-execution level, around the transfer, in two phases
+/// every execution path shares (the blocking send here, the `async` send and batches in
+/// `CachedPaths.swift`): `cacheLookup` answers the request from the store (the stored head and
+/// body replayed through its handler, in the chunks a transfer would deliver) or says what to
+/// send — a conditional request to validate, the request as it is — and with which handler
+/// wrapper; `cacheComplete` takes the network's outcome (a 304 turned into the stored response,
+/// stale-if-error, invalidation by unsafe methods). `CachePolicy` decides; this file only acts.
 extension Client {
     /// The chunk size a replay feeds handlers: libcurl's largest write (CURL_MAX_WRITE_SIZE).
     static let replayChunk = 16 << 10
 
-    /// Whether `request` goes through `cache` at all: a request with a Range or conditional
-    /// fields of its own is the caller's business, and sent as it is.
+    /// Whether `request` goes through `cache` at all: a request with a Range, or with
+    /// preconditions of its own (If-Match, If-Unmodified-Since, If-Range), is the caller's
+    /// business, and sent as it is. (If-None-Match and If-Modified-Since are answered from a
+    /// fresh stored response, RFC 9111 §4.3.2.)
     static func cacheApplies(_ request: borrowing Request) -> Bool {
         let h = request.headers
-        return !(h.contains("range") || h.contains("if-none-match") || h.contains("if-modified-since")
-                 || h.contains("if-match") || h.contains("if-unmodified-since") || h.contains("if-range"))
+        return !(h.contains("range") || h.contains("if-match") || h.contains("if-unmodified-since") || h.contains("if-range"))
     }
 
-    /// Sends `request` through `cache`.
+    /// Sends `request` through `cache` on the calling thread.
     /// - Parameters:
     ///   - makeHandler: the handler for the request (called once per attempt, as for the
     ///     session layers).
@@ -24,30 +27,40 @@ extension Client {
         _ request: Request, cache: HTTPCache, makeHandler: @escaping () -> any ContentHandler,
         network: (Request, @escaping () -> any ContentHandler) throws(HTTPContentError) -> Response<Any>
     ) throws(HTTPContentError) -> Response<Any> {
-        let method = request.method
-        let url = request.url
-        if CachePolicy.isUnsafe(method) {
-            do {
-                let response = try network(request, makeHandler)
-                invalidate(cache, url: url, head: response.head)
-                return response
-            } catch {
-                if let head = error.response { invalidate(cache, url: url, head: head) }
-                throw error
+        switch cacheLookup(request, cache: cache) {
+        case .answer(let answer):
+            return try replay(answer, request: request, handler: makeHandler())
+        case .send(let sent, let exchange):
+            let outcome = Result { () throws(HTTPContentError) in
+                try network(sent, { exchange.handler(makeHandler()) })
             }
+            return try cacheComplete(outcome, exchange: exchange, makeHandler: makeHandler)
+        }
+    }
+
+    // MARK: - The two phases
+
+    /// The first phase: answers `request` from the store, or says what to send and how.
+    /// Nothing is sent here; a `stale-while-revalidate` answer starts its background check.
+    func cacheLookup(_ request: Request, cache: HTTPCache) -> CacheStep {
+        let method = request.method
+        if CachePolicy.isUnsafe(method) {
+            return .send(request, CacheExchange(cache: cache, role: .invalidate, original: request, stored: nil, requestTime: 0))
         }
         let directives = CachePolicy.requestDirectives(request.headers)
-        guard method == "GET" || method == "HEAD", !directives.noStore else { return try network(request, makeHandler) }
+        guard method == "GET" || method == "HEAD", !directives.noStore else {
+            return .send(request, CacheExchange(cache: cache, role: .pass, original: request, stored: nil, requestTime: 0))
+        }
         let now = CachePolicy.now()
-        let variants = (try? cache.store.variants(of: url)) ?? []
+        let variants = (try? cache.store.variants(of: request.url)) ?? []
         let stored = variants.first { CachePolicy.varyMatches($0.entry, request: request.headers) }
         if let stored {
             switch CachePolicy.decide(stored.entry, request: request.headers, now: now, shared: cache.shared) {
             case .serve(let stale):
-                return try replay(stored, cache: cache, request: request, status: stale ? .stale : .hit, handler: makeHandler())
+                return .answer(Client.storedAnswer(stored, cache: cache, request: request, status: stale ? .stale : .hit, now: now))
             case .serveAndRevalidate:
                 revalidateInBackground(request)
-                return try replay(stored, cache: cache, request: request, status: .stale, handler: makeHandler())
+                return .answer(Client.storedAnswer(stored, cache: cache, request: request, status: .stale, now: now))
             case .validate:
                 break
             }
@@ -55,31 +68,71 @@ extension Client {
         if directives.onlyIfCached {
             // RFC 9111 §5.2.1.7: nothing usable stored, and the request forbids asking the origin.
             let head = ResponseHead(status: 504, reason: "Gateway Timeout", headers: ["Content-Length": "0"],
-                                    url: url, method: method)
-            return try replay(nil, head: head, cache: cache, request: request, status: .miss, handler: makeHandler())
+                                    url: request.url, method: method)
+            return .answer(CacheAnswer(cache: cache, stored: nil, head: head, status: .miss))
         }
-        // HEAD is only ever answered from a stored GET; otherwise it goes out as it is.
-        guard method == "GET" else { return try network(request, makeHandler) }
+        // HEAD is only ever answered from a stored GET; otherwise it goes out as it is, and its
+        // answer may update the stored GET's fields (§4.3.5).
+        guard method == "GET" else {
+            return .send(request, CacheExchange(cache: cache, role: stored == nil ? .pass : .updateFields,
+                                                original: request, stored: stored, requestTime: now))
+        }
+        if CachePolicy.hasOwnValidation(request.headers) {
+            // It validates a copy of the caller's: sent as it is (a full answer may be stored).
+            return .send(request, CacheExchange(cache: cache, role: .store, original: request, stored: nil, requestTime: now))
+        }
         var sent = request
         if let stored {
             for (name, value) in CachePolicy.conditionalHeaders(stored.entry) { sent.headers.add(name, value) }
         }
-        let exchange = CacheExchange(cache: cache, request: request.headers, stored: stored, requestTime: now)
-        do {
-            var response = try network(sent, { CacheTee(inner: makeHandler(), exchange: exchange) })
-            response.setHead(exchange.servedHead ?? response.head, status: exchange.status)
+        return .send(sent, CacheExchange(cache: cache, role: .store, original: request, stored: stored, requestTime: now))
+    }
+
+    /// The second phase: what the request gives once the network's `outcome` is known (the
+    /// transfer ran through `exchange.handler`). A stale answer to an error replays the stored
+    /// response through a new handler from `makeHandler`.
+    func cacheComplete(
+        _ outcome: Result<Response<Any>, HTTPContentError>, exchange: CacheExchange,
+        makeHandler: () -> any ContentHandler
+    ) throws(HTTPContentError) -> Response<Any> {
+        switch exchange.role {
+        case .pass:
+            return try outcome.get()
+        case .updateFields:
+            let response = try outcome.get()
+            if let stored = exchange.stored, CachePolicy.headUpdates(response.head, stored.entry) {
+                let merged = CachePolicy.merge304(stored.entry, with: response.head, requestTime: exchange.requestTime,
+                                                  responseTime: CachePolicy.now())
+                try? exchange.cache.store.updateHead(stored, merged)
+            }
             return response
-        } catch {
-            var error = error
-            if let stored, error.response == nil || (500...599).contains(error.response!.status),
-               CachePolicy.mayServeOnError(stored.entry, request: request.headers, now: CachePolicy.now(), shared: cache.shared) {
-                return try replay(stored, cache: cache, request: request, status: .stale, handler: makeHandler())
+        case .invalidate:
+            switch outcome {
+            case .success(let response):
+                invalidate(exchange.cache, url: exchange.original.url, head: response.head)
+                return response
+            case .failure(let error):
+                if let head = error.response { invalidate(exchange.cache, url: exchange.original.url, head: head) }
+                throw error
             }
-            if var head = error.response {
-                head.cacheStatus = exchange.status
-                error.response = head
+        case .store:
+            switch outcome {
+            case .success(var response):
+                response.setHead(exchange.servedHead ?? response.head, status: exchange.status)
+                return response
+            case .failure(var error):
+                if let stored = exchange.stored, error.response == nil || (500...599).contains(error.response!.status),
+                   CachePolicy.mayServeOnError(stored.entry, request: exchange.request, now: CachePolicy.now(),
+                                               shared: exchange.cache.shared) {
+                    return try replay(CacheAnswer(cache: exchange.cache, stored: stored, head: nil, status: .stale),
+                                      request: exchange.original, handler: makeHandler())
+                }
+                if var head = error.response {
+                    head.cacheStatus = exchange.status
+                    error.response = head
+                }
+                throw error
             }
-            throw error
         }
     }
 
@@ -88,9 +141,26 @@ extension Client {
         for target in CachePolicy.invalidatedURLs(target: url, head: head) { try? cache.store.remove(url: target) }
     }
 
-    /// `stale-while-revalidate`: a conditional request on a background task updates the store.
+    /// A stored response as the answer to `request`: the 304 of §4.3.2 when the request's own
+    /// conditional fields find it not modified, else the stored response itself.
+    static func storedAnswer(_ stored: StoredResponse, cache: HTTPCache, request: Request, status: CacheStatus,
+                             now: Double) -> CacheAnswer {
+        guard CachePolicy.hasOwnValidation(request.headers), CachePolicy.notModified(stored.entry, request: request.headers) else {
+            return CacheAnswer(cache: cache, stored: stored, head: nil, status: status)
+        }
+        var headers = CachePolicy.notModifiedHeaders(stored.entry)
+        headers.set("Age", String(Int(CachePolicy.currentAge(stored.entry, now: now))))
+        let head = ResponseHead(status: 304, reason: "Not Modified", httpVersion: stored.entry.httpVersion,
+                                headers: headers, url: stored.entry.url, method: request.method)
+        return CacheAnswer(cache: cache, stored: nil, head: head, status: status)
+    }
+
+    /// `stale-while-revalidate`: a conditional request on a background task updates the store
+    /// (the cache's own conditional fields, not the caller's).
     private func revalidateInBackground(_ request: Request) {
         var fresh = Request("GET", request.url, headers: request.headers, options: request.options)
+        fresh.headers.remove("if-none-match")
+        fresh.headers.remove("if-modified-since")
         fresh.headers.set("Cache-Control", "max-age=0")
         Task.detached { [self] in _ = try? self.send(fresh, anyHandler: Discard(acceptance: .anything)) }
     }
@@ -109,11 +179,13 @@ extension Client {
 
     /// Runs `handler` over a stored response as a transfer would: prepare, accept, the body in
     /// chunks, finish, cleanup. A rejection is the error a transfer would give.
-    private func replay(_ stored: StoredResponse?, head given: ResponseHead? = nil, cache: HTTPCache,
-                        request: Request, status: CacheStatus,
-                        handler: any ContentHandler) throws(HTTPContentError) -> Response<Any> {
-        var head = given ?? Client.servedHead(stored!, method: request.method, status: status, now: CachePolicy.now())
-        head.cacheStatus = status
+    /// Nothing is sent: this is how every path answers a request from the store.
+    func replay(_ answer: CacheAnswer, request: Request,
+                handler: any ContentHandler) throws(HTTPContentError) -> Response<Any> {
+        let stored = answer.stored
+        let cache = answer.cache
+        var head = answer.head ?? Client.servedHead(stored!, method: request.method, status: answer.status, now: CachePolicy.now())
+        head.cacheStatus = answer.status
         var prepared = request
         var metrics = TransferMetrics()
         do {
@@ -190,122 +262,5 @@ extension Response {
         var head = head
         head.cacheStatus = status
         self = Response(head: head, content: content, metrics: metrics)
-    }
-}
-
-/// What one cached exchange learnt while its transfer ran: shared by the tees of every attempt.
-final class CacheExchange: @unchecked Sendable {
-    let cache: HTTPCache
-    let request: Headers
-    let stored: StoredResponse?
-    let requestTime: Double
-    /// Set by a tee: the head the response is served with (the stored one after a 304 or a
-    /// stale answer to an error); nil: the transfer's own.
-    var servedHead: ResponseHead?
-    var status: CacheStatus = .miss
-    /// The stored body replaces what the transfer received (304, or stale on a 5xx).
-    var replaysStored = false
-
-    init(cache: HTTPCache, request: Headers, stored: StoredResponse?, requestTime: Double) {
-        self.cache = cache
-        self.request = request
-        self.stored = stored
-        self.requestTime = requestTime
-    }
-}
-
-/// Between the transfer and the request's handler: passes everything on, tees an accepted,
-/// storable body into the store, and turns a 304 (or a 5xx `stale-if-error` covers) into the
-/// stored response.
-final class CacheTee: ContentHandler {
-    let inner: any ContentHandler
-    let exchange: CacheExchange
-    private var writer: (any CacheBodyWriter)?
-
-    init(inner: any ContentHandler, exchange: CacheExchange) {
-        self.inner = inner
-        self.exchange = exchange
-    }
-
-    func prepare(_ request: inout Request) throws { try inner.prepare(&request) }
-
-    func accept(_ head: ResponseHead) throws -> Bool {
-        let ex = exchange
-        let now = CachePolicy.now()
-        ex.replaysStored = false
-        ex.servedHead = nil
-        ex.status = .miss
-        if let stored = ex.stored, head.status == 304, CachePolicy.validates(head, stored.entry) {
-            var updated = stored
-            updated.entry = CachePolicy.merge304(stored.entry, with: head, requestTime: ex.requestTime, responseTime: now)
-            try? ex.cache.store.updateHead(stored, updated.entry)
-            return try serveStored(updated, status: .revalidated, now: now)
-        }
-        if let stored = ex.stored, (500...599).contains(head.status),
-           CachePolicy.mayServeOnError(stored.entry, request: ex.request, now: now, shared: ex.cache.shared) {
-            return try serveStored(stored, status: .stale, now: now)
-        }
-        guard try inner.accept(head) else { return false }
-        if CachePolicy.isStorable(method: head.method, requestHeaders: ex.request, head: head, shared: ex.cache.shared) {
-            var headers = head.headers
-            for name in CachePolicy.hopByHop(head.headers) where headers.contains(name) { headers.remove(name) }
-            // The stored body is the decoded one: it no longer has the wire's coding or length.
-            if headers.contains("content-encoding") {
-                headers.remove("content-encoding")
-                headers.remove("content-length")
-            }
-            let entry = CacheEntry(url: head.url, status: head.status, reason: head.reason, httpVersion: head.httpVersion,
-                                   headers: headers,
-                                   varyValues: CachePolicy.varyValues(varyHeader: head.headers.values(for: "vary"), request: ex.request),
-                                   requestTime: ex.requestTime, responseTime: now)
-            writer = try? ex.cache.store.beginStore(entry)
-        }
-        return true
-    }
-
-    private func serveStored(_ stored: StoredResponse, status: CacheStatus, now: Double) throws -> Bool {
-        let served = Client.servedHead(stored, method: "GET", status: status, now: now)
-        exchange.servedHead = served
-        exchange.status = status
-        exchange.replaysStored = true
-        return try inner.accept(served)
-    }
-
-    func consume(_ chunk: UnsafeRawBufferPointer) throws {
-        if exchange.replaysStored { return }  // a 5xx body replaced by the stored one
-        do {
-            try inner.consume(chunk)
-        } catch {
-            writer?.abort()  // an early stop leaves the body incomplete: not stored
-            writer = nil
-            throw error
-        }
-        if let writer {
-            do { try writer.write(chunk) } catch {
-                writer.abort()
-                self.writer = nil
-            }
-        }
-    }
-
-    func finish() throws -> Any {
-        if exchange.replaysStored, let stored = exchange.stored {
-            if let content = exchange.cache.productContent(stored, handler: inner) { return content }
-            _ = try exchange.cache.store.replayBody(stored, into: inner)
-            let content = try inner.finish()
-            exchange.cache.keepProduct(stored, handler: inner)
-            return content
-        }
-        let content = try inner.finish()
-        if let writer { HTTPCache.attachProduct(writer, handler: inner) }
-        try? writer?.commit()
-        writer = nil
-        return content
-    }
-
-    func cleanup(failed: Bool) {
-        writer?.abort()
-        writer = nil
-        inner.cleanup(failed: failed)
     }
 }

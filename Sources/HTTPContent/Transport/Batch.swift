@@ -37,17 +37,16 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Handler.Content>, HTTPContentError>) -> Void
     ) {
+        let restartable = (handler as? File)?.options.resume == true
+        if let cache = client.configuration.cache, Client.cacheApplies(request) {
+            addCached(request, cache: cache, makeHandler: { handler }, restartable: restartable,
+                      cancel: cancel, progress: progress) { completion(Batch.typed($0)) }
+            return
+        }
         if client.needsLayers(request) {
             // One handler for every attempt, as in `Client.send`.
-            addLayered(request, restartable: (handler as? File)?.options.resume == true,
-                       makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
-                completion(outcome.flatMap { response in
-                    guard let content = response.content as? Handler.Content else {
-                        return .failure(HTTPContentError(.callback, "the handler's content changed type"))
-                    }
-                    return .success(Response(head: response.head, content: content, metrics: response.metrics))
-                })
-            }
+            addLayered(request, restartable: restartable,
+                       makeHandler: { handler }, cancel: cancel, progress: progress) { completion(Batch.typed($0)) }
             return
         }
         let transfer: Transfer
@@ -89,13 +88,30 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
+        let restartable = (handler as? File)?.options.resume == true
+        if let cache = client.configuration.cache, Client.cacheApplies(request) {
+            addCached(request, cache: cache, makeHandler: { handler }, restartable: restartable,
+                      cancel: cancel, progress: progress) { outcome in
+                finished { () throws(HTTPContentError) in try outcome.get() }
+            }
+            return
+        }
         if client.needsLayers(request) {
-            addLayered(request, restartable: (handler as? File)?.options.resume == true,
+            addLayered(request, restartable: restartable,
                        makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
                 finished { () throws(HTTPContentError) in try outcome.get() }
             }
             return
         }
+        addTransfer(request, handler: handler, cancel: cancel, progress: progress, finished: finished)
+    }
+
+    /// One transfer on the driver, no cache or session layer around it: `finished` as above.
+    func addTransfer(
+        _ request: consuming Request, handler: any ContentHandler, cancel: CancelToken?,
+        progress: ((TransferProgress) -> Void)?,
+        finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
+    ) {
         let transfer: Transfer
         do {
             transfer = try client.start(request, handler: handler, cancel: cancel, progress: progress)
@@ -123,6 +139,13 @@ public final class Batch {
         cancel: CancelToken? = nil, progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
+        if let cache = client.configuration.cache, Client.cacheApplies(request) {
+            addCached(request, cache: cache, makeHandler: makeHandler, restartable: true,
+                      cancel: cancel, progress: progress) { outcome in
+                finished { () throws(HTTPContentError) in try outcome.get() }
+            }
+            return
+        }
         if client.needsLayers(request) {
             addLayered(request, restartable: true, makeHandler: makeHandler, cancel: cancel,
                        progress: progress) { outcome in
@@ -130,7 +153,7 @@ public final class Batch {
             }
             return
         }
-        add(request, anyHandler: makeHandler(), cancel: cancel, progress: progress, finished: finished)
+        addTransfer(request, handler: makeHandler(), cancel: cancel, progress: progress, finished: finished)
     }
 
     /// Runs until every request added, including those added by completions, has completed.

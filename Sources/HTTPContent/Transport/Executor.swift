@@ -76,15 +76,29 @@ extension Client {
     /// (libcurl multi), the handler is driven there, and the task resumes with the outcome.
     /// Cancelling the task cancels the transfer (a download's partial file is removed).
     /// The session layers apply as in the blocking `send`: the task sleeps between attempts.
+    /// The client's cache answers or validates first, as in the blocking `send`.
     public func send<Handler: ContentHandler>(
         _ request: Request, handler: Handler, progress: ((TransferProgress) -> Void)? = nil
+    ) async throws(HTTPContentError) -> Response<Handler.Content> {
+        let restartable = (handler as? File)?.options.resume == true
+        if let cache = configuration.cache, Client.cacheApplies(request) {
+            let response = try await cachedSend(request, cache: cache, handler: handler,
+                                                restartable: restartable, progress: progress)
+            // The handler's own finish made the content: it is of its type.
+            return response.map { $0 as! Handler.Content }
+        }
+        return try await sendUncached(request, handler: handler, restartable: restartable, progress: progress)
+    }
+
+    /// The `async` send through the session layers, without the cache.
+    func sendUncached<Handler: ContentHandler>(
+        _ request: Request, handler: Handler, restartable: Bool, progress: ((TransferProgress) -> Void)?
     ) async throws(HTTPContentError) -> Response<Handler.Content> {
         guard needsLayers(request) else {
             return try await sendOnce(request, handler: handler, progress: progress).outcome.get()
         }
         // One handler for every attempt, as in the blocking `send`.
-        var attempts = SessionAttempts(request, client: self,
-                                       restartable: (handler as? File)?.options.resume == true)
+        var attempts = SessionAttempts(request, client: self, restartable: restartable)
         while true {
             let sent = await sendOnce(try attempts.next(), handler: handler, progress: progress)
             let error: HTTPContentError

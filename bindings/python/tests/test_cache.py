@@ -105,3 +105,61 @@ def test_max_bytes_evicts_and_a_foreign_file_is_refused(base_url, tmp_path):
         hc.Cache(other)
     with pytest.raises(hc.InvalidArgument):
         hc.Cache(max_bytes=-1)
+
+
+# -- the paths that do not block: arequest, amap (the loop's keyed queue) and map (hc_batch_add)
+
+def test_arequest_misses_then_hits_then_revalidates(base_url):
+    import asyncio
+    key, stale_key = _key(), _key()
+    url = _url(base_url, key, "Cache-Control: max-age=60", body="async body")
+    stale = _url(base_url, stale_key, "Cache-Control: no-cache", etag='"a1"', body="kept")
+
+    async def main(client):
+        first = await client.arequest("GET", url)                      # the one-call fetch path
+        second = await client.arequest("GET", url, handler=hc.Text())  # a request of its own
+        third = await client.arequest("GET", url, headers={"X-Any": "1"})
+        await client.arequest("GET", stale, handler=hc.Text())
+        again = await client.arequest("GET", stale, handler=hc.Text())
+        return first, second, third, again
+
+    with hc.Client(cache=hc.Cache()) as client:
+        first, second, third, again = asyncio.run(main(client))
+    assert (first.cache_status, first.from_cache, first.content) == ("miss", False, b"async body")
+    assert (second.cache_status, second.from_cache, second.content) == ("hit", True, "async body")
+    assert third.cache_status == "hit" and "age" in third.headers
+    assert (again.cache_status, again.status, again.content) == ("revalidated", 200, "kept")
+    assert _count(base_url, key) == 1
+    assert _count(base_url, stale_key) == 2
+
+
+def test_amap_and_map_answer_from_the_cache(base_url):
+    import asyncio
+    keys = [_key() for _ in range(3)]
+    urls = [_url(base_url, k, "Cache-Control: max-age=60", body=f"item {i}") for i, k in enumerate(keys)]
+    with hc.Client(cache=hc.Cache()) as client:
+        misses = client.map([hc.Request("GET", u) for u in urls])
+        hits = client.map([hc.Request("GET", u, handler=hc.Text()) for u in urls])
+
+        async def main():
+            return await client.amap([hc.Request("GET", u, handler=hc.Text()) for u in urls])
+        ahits = asyncio.run(main())
+    assert [r.cache_status for r in misses] == ["miss"] * 3
+    assert [(r.cache_status, r.from_cache) for r in hits] == [("hit", True)] * 3
+    assert [(r.cache_status, r.content) for r in ahits] == [("hit", f"item {i}") for i in range(3)]
+    assert [_count(base_url, k) for k in keys] == [1, 1, 1]
+
+
+def test_amap_revalidates_a_stale_entry_and_serves_stale_if_error(base_url):
+    import asyncio
+    key, down = _key(), _key()
+    stale = _url(base_url, key, "Cache-Control: max-age=0", etag='"s"', body="stored")
+    failing = _url(base_url, down, "Cache-Control: max-age=0, stale-if-error=60", fail_after=1, body="old")
+    with hc.Client(cache=hc.Cache()) as client:
+        async def main():
+            return await client.amap([hc.Request("GET", stale), hc.Request("GET", failing)])
+        first = asyncio.run(main())
+        second = asyncio.run(main())
+    assert [r.cache_status for r in first] == ["miss", "miss"]
+    assert [(r.cache_status, r.content) for r in second] == [("revalidated", b"stored"), ("stale", b"old")]
+    assert _count(base_url, key) == 2
