@@ -157,3 +157,28 @@ def test_no_product_for_a_handler_with_a_schema_or_number_texts(base_url, tmp_pa
         r = client.get(url, handler=hc.JSON(keep_number_text=True))
         assert r.cache_status == "hit" and str(r.content["a"]) == "1.10"
         assert _products(path, key) == []
+
+
+def test_every_path_reads_the_product_a_revalidation_too(base_url, tmp_path):
+    import asyncio
+    path = tmp_path / "c.sqlite"
+    key, stale_key = uuid.uuid4().hex, uuid.uuid4().hex
+    text = DOCUMENTS[0]
+    url = _url(base_url, key, text)
+    stale = _url(base_url, stale_key, text).replace("max-age%3D600", "no-cache") + "&etag=%22p1%22"
+    with hc.Client(cache=hc.Cache(path)) as client:
+        client.get(url, handler=hc.JSON())
+        client.get(stale, handler=hc.JSON())
+        # Every stored body spoilt (same length): only the products can still give the document.
+        with _db(path) as db:
+            db.execute("UPDATE chunks SET data = zeroblob(length(data))")
+        [mapped] = client.map([hc.Request("GET", url, handler=hc.JSON())])
+
+        async def main():
+            return (await client.arequest("GET", url, handler=hc.JSON()),
+                    await client.amap([hc.Request("GET", url, handler=hc.JSON())]))
+        awaited, [amapped] = asyncio.run(main())
+        revalidated = client.get(stale, handler=hc.JSON())
+    for r in (mapped, awaited, amapped):
+        assert (r.cache_status, r.content) == ("hit", json.loads(text))
+    assert (revalidated.cache_status, revalidated.content) == ("revalidated", json.loads(text))
