@@ -99,7 +99,9 @@ class OriginHandler(http.server.BaseHTTPRequestHandler):
                 time.sleep(req["response_pause"])
             status = req.get("response_status", [200, "OK"])
             if req.get("expected_type", "").endswith("validated"):
-                prev_headers = {h[0].lower(): h[1] for h in prev.get("_sent_headers", [])}
+                # The previous request's fields as sent; as configured when the cache answered
+                # it (the engine compares with the configuration's `response_headers`).
+                prev_headers = {h[0].lower(): h[1] for h in prev.get("_sent_headers", prev.get("response_headers", []))}
                 lm, etag = prev_headers.get("last-modified"), prev_headers.get("etag")
                 status = None
                 if lm and self.headers.get("If-Modified-Since") == lm:

@@ -8,7 +8,8 @@ extension Client {
     /// in the task, anything else goes out on the executor with the exchange's handler.
     /// - Parameters:
     ///   - handler: the request's handler (every attempt's, as in the uncached `async` send).
-    ///   - restartable: an attempt whose handler saw body bytes may be sent again.
+    ///   - restartable: an attempt whose handler saw body bytes may be sent again (asked of the
+    ///     request's own handler: the one sent is the tee around it).
     func cachedSend(
         _ request: Request, cache: HTTPCache, handler: any ContentHandler, restartable: Bool,
         progress: ((TransferProgress) -> Void)?
@@ -68,6 +69,12 @@ extension Batch {
                 }
             }
         }
+    }
+
+    /// Whether `handler` is a resumable download, which may be sent again after its body
+    /// started (asked only on the paths that may send again: not on a plain transfer's).
+    static func resumes(_ handler: any ContentHandler) -> Bool {
+        (handler as? File)?.options.resume == true
     }
 
     /// A `Response<Any>` outcome as the typed one of a generic `add` (the handler's own

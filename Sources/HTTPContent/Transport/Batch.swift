@@ -37,15 +37,14 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Handler.Content>, HTTPContentError>) -> Void
     ) {
-        let restartable = (handler as? File)?.options.resume == true
         if let cache = client.configuration.cache, Client.cacheApplies(request) {
-            addCached(request, cache: cache, makeHandler: { handler }, restartable: restartable,
+            addCached(request, cache: cache, makeHandler: { handler }, restartable: Batch.resumes(handler),
                       cancel: cancel, progress: progress) { completion(Batch.typed($0)) }
             return
         }
         if client.needsLayers(request) {
             // One handler for every attempt, as in `Client.send`.
-            addLayered(request, restartable: restartable,
+            addLayered(request, restartable: Batch.resumes(handler),
                        makeHandler: { handler }, cancel: cancel, progress: progress) { completion(Batch.typed($0)) }
             return
         }
@@ -88,16 +87,15 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
-        let restartable = (handler as? File)?.options.resume == true
         if let cache = client.configuration.cache, Client.cacheApplies(request) {
-            addCached(request, cache: cache, makeHandler: { handler }, restartable: restartable,
+            addCached(request, cache: cache, makeHandler: { handler }, restartable: Batch.resumes(handler),
                       cancel: cancel, progress: progress) { outcome in
                 finished { () throws(HTTPContentError) in try outcome.get() }
             }
             return
         }
         if client.needsLayers(request) {
-            addLayered(request, restartable: restartable,
+            addLayered(request, restartable: Batch.resumes(handler),
                        makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
                 finished { () throws(HTTPContentError) in try outcome.get() }
             }

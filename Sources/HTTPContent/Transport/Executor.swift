@@ -80,25 +80,26 @@ extension Client {
     public func send<Handler: ContentHandler>(
         _ request: Request, handler: Handler, progress: ((TransferProgress) -> Void)? = nil
     ) async throws(HTTPContentError) -> Response<Handler.Content> {
-        let restartable = (handler as? File)?.options.resume == true
         if let cache = configuration.cache, Client.cacheApplies(request) {
             let response = try await cachedSend(request, cache: cache, handler: handler,
-                                                restartable: restartable, progress: progress)
+                                                restartable: Batch.resumes(handler), progress: progress)
             // The handler's own finish made the content: it is of its type.
             return response.map { $0 as! Handler.Content }
         }
-        return try await sendUncached(request, handler: handler, restartable: restartable, progress: progress)
+        return try await sendUncached(request, handler: handler, progress: progress)
     }
 
-    /// The `async` send through the session layers, without the cache.
+    /// The `async` send through the session layers, without the cache. `restartable`: an
+    /// attempt whose handler saw body bytes may be sent again (nil: when `handler` is a
+    /// resumable download).
     func sendUncached<Handler: ContentHandler>(
-        _ request: Request, handler: Handler, restartable: Bool, progress: ((TransferProgress) -> Void)?
+        _ request: Request, handler: Handler, restartable: Bool? = nil, progress: ((TransferProgress) -> Void)?
     ) async throws(HTTPContentError) -> Response<Handler.Content> {
         guard needsLayers(request) else {
             return try await sendOnce(request, handler: handler, progress: progress).outcome.get()
         }
         // One handler for every attempt, as in the blocking `send`.
-        var attempts = SessionAttempts(request, client: self, restartable: restartable)
+        var attempts = SessionAttempts(request, client: self, restartable: restartable ?? Batch.resumes(handler))
         while true {
             let sent = await sendOnce(try attempts.next(), handler: handler, progress: progress)
             let error: HTTPContentError

@@ -163,3 +163,23 @@ def test_amap_revalidates_a_stale_entry_and_serves_stale_if_error(base_url):
     assert [r.cache_status for r in first] == ["miss", "miss"]
     assert [(r.cache_status, r.content) for r in second] == [("revalidated", b"stored"), ("stale", b"old")]
     assert _count(base_url, key) == 2
+
+
+def test_a_conditional_request_is_answered_304_from_a_fresh_entry_on_every_path(base_url):
+    import asyncio
+    key = _key()
+    url = _url(base_url, key, "Cache-Control: max-age=60", etag='"t1"', body="full")
+    anything = hc.Bytes(accept_status=[(100, 599)])
+    with hc.Client(cache=hc.Cache()) as client:
+        client.get(url)
+        blocking = client.get(url, headers={"If-None-Match": '"t1"'}, handler=anything)
+        other = client.get(url, headers={"If-None-Match": '"t0"'}, handler=hc.Text())
+        batched = client.map([hc.Request("GET", url, headers={"If-None-Match": 'W/"t1"'}, handler=anything)])[0]
+
+        async def main():
+            return await client.arequest("GET", url, headers={"If-None-Match": '"t1"'}, handler=anything)
+        awaited = asyncio.run(main())
+    for r in (blocking, batched, awaited):
+        assert (r.status, r.cache_status, r.content, r.headers.get("etag")) == (304, "hit", b"", '"t1"')
+    assert (other.status, other.cache_status, other.content) == (200, "hit", "full")
+    assert _count(base_url, key) == 1
