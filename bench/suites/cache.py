@@ -1,7 +1,8 @@
 """HTTP cache (issue 32): a hit served from the SQLite cache through the JSON handler against a
 loopback round trip to nginx for the same 100 KiB JSON body (target ≥ 5×), and against hishel 2
-(httpx + its SQLite storage, RFC 9111 mode) serving the same hits (target ≥ 2×). Contestants are
-bench/cache_clients.py; rounds interleaved; ratios from the same rounds.
+(httpx + its SQLite storage, RFC 9111 mode) serving the same hits (target ≥ 2×); beside them, for
+context, `marshal.loads` of the stored product alone (the Python objects, the floor of any hit).
+Contestants are bench/cache_clients.py; rounds interleaved; ratios from the same rounds.
 
     bash bench/cache.sh [--rounds R] [--count N] [--only a,b] [--no-write]
 """
@@ -34,18 +35,24 @@ def main(argv: list[str]) -> int:
         prog = os.path.join(settings.here, "cache_clients.py")
         py = settings.python
         cs = [Contestant("hc-sqlite-hit", "`hc.Client(cache=hc.Cache(path))`, `client.get(url, handler=hc.JSON())`: "
-                         "each a hit read from the SQLite file (WAL) and parsed by yajl",
+                         "each a hit: the JSON handler's stored product (marshal bytes) read from the SQLite file "
+                         "(WAL), `marshal.loads`",
                          command=[py, prog, "hc-hit", s.path("hc-cache.sqlite"), url, "{count}"]),
               Contestant("hc-nginx", "`hc.Client()` (no cache), `client.get(url, handler=hc.JSON())`: a loopback "
                          "round trip to nginx each (kept-alive connection)",
                          command=[py, prog, "hc-origin", "-", url, "{count}"]),
               Contestant("hishel-sqlite-hit", "httpx.Client with hishel 2 `CacheTransport(rfc=CacheOptions(shared=False))` "
                          "over `SqliteStorage`, `r.json()`: each a hit",
-                         command=[py, prog, "hishel-hit", s.path("hishel.sqlite"), url, "{count}"])]
+                         command=[py, prog, "hishel-hit", s.path("hishel.sqlite"), url, "{count}"]),
+              Contestant("loads-floor", "`marshal.loads` (collector paused, as the binding does) of the product "
+                         "`hc.JSON()` stored for the document: no HTTP, no store",
+                         command=[py, prog, "loads-floor", s.path("floor.sqlite"), url, "{count}"])]
         res = s.run(cs)
         lines = [SECTION, "", s.measured_by() + f"; a {len(body)} byte JSON document, {count} GETs per measurement.", "",
                  s.rounds_note(res) + ".", ""]
         lines += tables.ratio_rows([Ratio("hc-sqlite-hit", "hc-nginx", "≥ 5", "a hit against a loopback round trip"),
-                                    Ratio("hc-sqlite-hit", "hishel-sqlite-hit", "≥ 2", "the same hits, hishel 2")], res)
+                                    Ratio("hc-sqlite-hit", "hishel-sqlite-hit", "≥ 2", "the same hits, hishel 2"),
+                                    Ratio("hc-sqlite-hit", "loads-floor", None,
+                                          "a hit against its Python objects alone (1 = nothing but them)")], res)
         lines += [""] + tables.contestant_rows(cs, res)
         return s.publish(lines)

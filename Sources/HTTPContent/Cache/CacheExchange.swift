@@ -142,9 +142,14 @@ final class CacheTee: ContentHandler {
 
     func finish() throws -> Any {
         if exchange.replaysStored, let stored = exchange.stored {
+            if let content = exchange.cache.productContent(stored, handler: inner) { return content }
             _ = try exchange.cache.store.replayBody(stored, into: inner)
+            let content = try inner.finish()
+            exchange.cache.keepProduct(stored, handler: inner)
+            return content
         }
         let content = try inner.finish()
+        if let writer { HTTPCache.attachProduct(writer, handler: inner) }
         try? writer?.commit()
         writer = nil
         return content

@@ -17,8 +17,24 @@ public protocol CacheStore: AnyObject, Sendable {
     func touch(_ response: StoredResponse)
     /// Removes every stored response of `url`.
     func remove(url: String) throws(HTTPContentError)
-    /// The bytes the stored bodies take.
+    /// The bytes the stored bodies (and their products) take.
     func storedBytes() throws(HTTPContentError) -> Int64
+    /// Calls `use` with the product kept beside `response` under `fingerprint` (`CacheProduct`),
+    /// checked against its checksum; `use` says whether it could read it. A product that fails
+    /// either check is removed.
+    /// - Returns: whether a product was found and read.
+    func readProduct(_ response: StoredResponse, fingerprint: String, _ use: (UnsafeRawBufferPointer) -> Bool) -> Bool
+    /// Keeps `bytes` as the product of `response` under `fingerprint` (replacing one there), counted
+    /// in the size limit and dropped with the response. Nothing happens when the response is gone.
+    func storeProduct(_ response: StoredResponse, fingerprint: String, _ bytes: UnsafeRawBufferPointer)
+}
+
+/// A store of one's own need not keep products: every hit then replays the body.
+extension CacheStore {
+    public func readProduct(_ response: StoredResponse, fingerprint: String, _ use: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        false
+    }
+    public func storeProduct(_ response: StoredResponse, fingerprint: String, _ bytes: UnsafeRawBufferPointer) {}
 }
 
 /// A stored response as a store hands it out: its id in the store and its head.
@@ -43,6 +59,13 @@ public protocol CacheBodyWriter: AnyObject {
     func commit() throws(HTTPContentError)
     /// Drops what was written. Harmless after `commit` or a second time.
     func abort()
+    /// Keeps `bytes` (copied) as the body's product under `fingerprint`, stored by `commit` in
+    /// the same step as the body.
+    func setProduct(fingerprint: String, _ bytes: UnsafeRawBufferPointer)
+}
+
+extension CacheBodyWriter {
+    public func setProduct(fingerprint: String, _ bytes: UnsafeRawBufferPointer) {}
 }
 
 /// A store in memory: bodies as chunk arrays, a size limit with least-recently-used eviction.
@@ -50,6 +73,9 @@ public final class MemoryCacheStore: CacheStore, @unchecked Sendable {
     private struct Item {
         var stored: StoredResponse
         var chunks: [[UInt8]]
+        var products: [String: [UInt8]] = [:]
+        /// What the item counts against `maxBytes`: its body and its products.
+        var size: Int64 { stored.entry.bodySize + products.values.reduce(0) { $0 + Int64($1.count) } }
     }
     private struct State {
         var items: [String: [Item]] = [:]
@@ -102,29 +128,60 @@ public final class MemoryCacheStore: CacheStore, @unchecked Sendable {
 
     public func remove(url: String) throws(HTTPContentError) {
         state.withLock { s in
-            for item in s.items[url] ?? [] { s.bytes -= item.stored.entry.bodySize }
+            for item in s.items[url] ?? [] { s.bytes -= item.size }
             s.items[url] = nil
         }
     }
 
     public func storedBytes() throws(HTTPContentError) -> Int64 { state.withLock { $0.bytes } }
 
-    fileprivate func commit(_ entry: CacheEntry, chunks: [[UInt8]]) {
+    public func readProduct(_ response: StoredResponse, fingerprint: String, _ use: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        let product = state.withLock { s in
+            s.items[response.entry.url]?.first { $0.stored.id == response.id }?.products[fingerprint]
+        }
+        guard let product else { return false }
+        if product.withUnsafeBytes(use) { return true }
+        state.withLock { s in
+            guard let i = s.items[response.entry.url]?.firstIndex(where: { $0.stored.id == response.id }),
+                  let dropped = s.items[response.entry.url]![i].products.removeValue(forKey: fingerprint) else { return }
+            s.bytes -= Int64(dropped.count)
+        }
+        return false
+    }
+
+    public func storeProduct(_ response: StoredResponse, fingerprint: String, _ bytes: UnsafeRawBufferPointer) {
+        state.withLock { s in
+            guard let i = s.items[response.entry.url]?.firstIndex(where: { $0.stored.id == response.id }) else { return }
+            s.bytes -= Int64(s.items[response.entry.url]![i].products[fingerprint]?.count ?? 0)
+            s.items[response.entry.url]![i].products[fingerprint] = Array(bytes)
+            s.bytes += Int64(bytes.count)
+            evict(&s)
+        }
+    }
+
+    fileprivate func commit(_ entry: CacheEntry, chunks: [[UInt8]], products: [String: [UInt8]]) {
         state.withLock { s in
             s.clock += 1
             let key = entry.variantKey
             var list = s.items[entry.url] ?? []
-            for old in list where old.stored.entry.variantKey == key { s.bytes -= old.stored.entry.bodySize }
+            for old in list where old.stored.entry.variantKey == key { s.bytes -= old.size }
             list.removeAll { $0.stored.entry.variantKey == key }
-            list.insert(Item(stored: StoredResponse(id: s.nextId, entry: entry, lastUsed: s.clock), chunks: chunks), at: 0)
+            let item = Item(stored: StoredResponse(id: s.nextId, entry: entry, lastUsed: s.clock), chunks: chunks,
+                            products: products)
+            list.insert(item, at: 0)
             s.nextId += 1
             s.items[entry.url] = list
-            s.bytes += entry.bodySize
-            while s.bytes > maxBytes, let victim = s.items.values.joined().min(by: { $0.stored.lastUsed < $1.stored.lastUsed }) {
-                s.bytes -= victim.stored.entry.bodySize
-                s.items[victim.stored.entry.url]?.removeAll { $0.stored.id == victim.stored.id }
-                if s.items[victim.stored.entry.url]?.isEmpty == true { s.items[victim.stored.entry.url] = nil }
-            }
+            s.bytes += item.size
+            evict(&s)
+        }
+    }
+
+    /// Least recently used first, until the bodies and products fit.
+    private func evict(_ s: inout State) {
+        while s.bytes > maxBytes, let victim = s.items.values.joined().min(by: { $0.stored.lastUsed < $1.stored.lastUsed }) {
+            s.bytes -= victim.size
+            s.items[victim.stored.entry.url]?.removeAll { $0.stored.id == victim.stored.id }
+            if s.items[victim.stored.entry.url]?.isEmpty == true { s.items[victim.stored.entry.url] = nil }
         }
     }
 
@@ -132,6 +189,7 @@ public final class MemoryCacheStore: CacheStore, @unchecked Sendable {
         let store: MemoryCacheStore
         var entry: CacheEntry
         var chunks: [[UInt8]] = []
+        var products: [String: [UInt8]] = [:]
         var open = true
 
         init(store: MemoryCacheStore, entry: CacheEntry) {
@@ -149,13 +207,19 @@ public final class MemoryCacheStore: CacheStore, @unchecked Sendable {
         func commit() throws(HTTPContentError) {
             guard open else { return }
             open = false
-            store.commit(entry, chunks: chunks)
+            store.commit(entry, chunks: chunks, products: products)
             chunks = []
+            products = [:]
+        }
+
+        func setProduct(fingerprint: String, _ bytes: UnsafeRawBufferPointer) {
+            if open { products[fingerprint] = Array(bytes) }
         }
 
         func abort() {
             open = false
             chunks = []
+            products = [:]
         }
     }
 }

@@ -210,11 +210,21 @@ extension Client {
                 rejection.addBody(rejected)
                 throw rejection
             }
+            var replayed = false
             if let stored, !head.hasNoBodyByDefinition {
+                metrics.decodedBytes = stored.entry.bodySize
+                // What the handler made of this body before (CacheProduct), else the body again.
+                if let content = cache.productContent(stored, handler: handler) {
+                    cache.store.touch(stored)
+                    handler.cleanup(failed: false)
+                    return Response(head: head, content: content, metrics: metrics)
+                }
                 metrics.decodedBytes = try cache.store.replayBody(stored, into: handler)
                 cache.store.touch(stored)
+                replayed = true
             }
             let content = try handler.finish()
+            if replayed, let stored { cache.keepProduct(stored, handler: handler) }
             handler.cleanup(failed: false)
             return Response(head: head, content: content as Any, metrics: metrics)
         } catch {

@@ -8,7 +8,8 @@ import CSQLite
 /// `done = 0` row, invisible to readers; `commit` flips it and retires the response it replaces
 /// in one transaction (`done = 2`, its rows removed a minute later, so a reader that found it can
 /// still read it), then evicts. A process killed mid-store leaves only such an invisible row,
-/// removed the next time a store opens the file (after `staleWriteSeconds`).
+/// removed the next time a store opens the file (after `staleWriteSeconds`). Handlers' products
+/// (`CacheProduct`) are `products` rows of their entry, deleted wherever the entry's rows are.
 ///
 /// A file that is not a SQLite database, or a database of another application, is refused with
 /// a clear `.io` error; it is never overwritten.
@@ -22,7 +23,7 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
     static let applicationId: Int32 = 0x6863_6368
     /// An unfinished write older than this was left by a process that died.
     static let staleWriteSeconds = 600.0
-    private let db: Locked<OpaquePointer>
+    private let db: Locked<SQLiteConnection>
 
     /// Opens (creating if needed) the cache database at `path`.
     /// - Throws: `.io` when the file cannot be opened, is not a SQLite database, or belongs to
@@ -39,13 +40,13 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
             throw HTTPContentError(.io, "cannot open cache file \(path): \(message)")
         }
         sqlite3_busy_timeout(handle, 10_000)
-        db = Locked(handle)
+        db = Locked(SQLiteConnection(handle))
         // Failing here, deinit closes the handle (every stored property is set by now).
         try setUp()
     }
 
     deinit {
-        db.withLock { _ = sqlite3_close($0) }
+        db.withLock { $0.close() }
     }
 
     // MARK: - Schema
@@ -54,12 +55,12 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
         // Checked and created under the write lock: a process that finds tables being created
         // by another waits for it (busy timeout) instead of reading a half-made file as foreign.
         try transaction { db throws(HTTPContentError) in
-            let appId = try SQLiteCacheStore.int(db, "PRAGMA application_id")
-            let tables = try SQLiteCacheStore.int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            let appId = try db.int("PRAGMA application_id")
+            let tables = try db.int("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
             if appId != Int64(SQLiteCacheStore.applicationId) && (appId != 0 || tables != 0) {
                 throw HTTPContentError(.io, "\(path) is a database of another application, not an httpcontent cache")
             }
-            let rc = sqlite3_exec(db, """
+            try db.exec("""
                 PRAGMA application_id = \(SQLiteCacheStore.applicationId);
                 CREATE TABLE IF NOT EXISTS entries(
                     id INTEGER PRIMARY KEY, url TEXT NOT NULL, variant TEXT NOT NULL, meta BLOB NOT NULL,
@@ -68,8 +69,9 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
                 CREATE INDEX IF NOT EXISTS entries_by_use ON entries(done, used);
                 CREATE TABLE IF NOT EXISTS chunks(entry INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL,
                     PRIMARY KEY(entry, seq));
-                """, nil, nil, nil)
-            guard rc == SQLITE_OK else { throw SQLiteCacheStore.failure(db, rc, path) }
+                CREATE TABLE IF NOT EXISTS products(entry INTEGER NOT NULL, fingerprint TEXT NOT NULL,
+                    checksum INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY(entry, fingerprint));
+                """, path: path)
         }
         _ = try queryInt("PRAGMA journal_mode = WAL")
         try exec("PRAGMA synchronous = NORMAL")
@@ -77,6 +79,7 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
         try exec("""
             BEGIN IMMEDIATE;
             DELETE FROM chunks WHERE entry IN (SELECT id FROM entries WHERE done = 0 AND used < \(before));
+            DELETE FROM products WHERE entry IN (SELECT id FROM entries WHERE done = 0 AND used < \(before));
             DELETE FROM entries WHERE done = 0 AND used < \(before);
             COMMIT;
             """)
@@ -112,11 +115,11 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
         // evicting this response cannot remove rows half way. Rows are stepped one at a time,
         // so memory holds one chunk. The store's lock is held meanwhile: a handler must not use
         // the same store from inside `consume`.
-        try db.withLock { (db: inout OpaquePointer) throws(HTTPContentError) in
-            try SQLiteCacheStore.step(db, "BEGIN", { _ in SQLITE_OK })
-            defer { sqlite3_exec(db, "COMMIT", nil, nil, nil) }
-            try SQLiteCacheStore.step(db, "SELECT data FROM chunks WHERE entry = ?1 ORDER BY seq",
-                                      { sqlite3_bind_int64($0, 1, response.id) }) { stmt in
+        try db.withLock { (db: inout SQLiteConnection) throws(HTTPContentError) in
+            try db.step("BEGIN")
+            defer { try? db.step("COMMIT") }
+            try db.step("SELECT data FROM chunks WHERE entry = ?1 ORDER BY seq",
+                        { sqlite3_bind_int64($0, 1, response.id) }) { stmt in
                 guard failure == nil else { return }
                 let count = Int(sqlite3_column_bytes(stmt, 0))
                 total += Int64(count)
@@ -132,14 +135,14 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
 
     public func beginStore(_ entry: CacheEntry) throws(HTTPContentError) -> any CacheBodyWriter {
         let meta = CacheEntryCodec.encode(entry)
-        let id = try db.withLock { (db: inout OpaquePointer) throws(HTTPContentError) -> Int64 in
-            try SQLiteCacheStore.step(db, "INSERT INTO entries(url, variant, meta, used, done) VALUES (?1, ?2, ?3, ?4, 0)") { s in
+        let id = try db.withLock { (db: inout SQLiteConnection) throws(HTTPContentError) -> Int64 in
+            try db.step("INSERT INTO entries(url, variant, meta, used, done) VALUES (?1, ?2, ?3, ?4, 0)") { s in
                 _ = hc_sqlite3_bind_text_copy(s, 1, entry.url)
                 _ = hc_sqlite3_bind_text_copy(s, 2, entry.variantKey)
                 _ = meta.withUnsafeBytes { hc_sqlite3_bind_blob_copy(s, 3, $0.baseAddress, Int32($0.count)) }
                 return sqlite3_bind_double(s, 4, CachePolicy.now())
             }
-            return sqlite3_last_insert_rowid(db)
+            return sqlite3_last_insert_rowid(db.db)
         }
         return SQLiteWriter(store: self, id: id, entry: entry)
     }
@@ -165,15 +168,61 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
 
     public func remove(url: String) throws(HTTPContentError) {
         try transaction { db throws(HTTPContentError) in
-            try SQLiteCacheStore.step(db, "DELETE FROM chunks WHERE entry IN (SELECT id FROM entries WHERE url = ?1 AND done = 1)") {
-                hc_sqlite3_bind_text_copy($0, 1, url)
-            }
-            try SQLiteCacheStore.step(db, "DELETE FROM entries WHERE url = ?1 AND done = 1") { hc_sqlite3_bind_text_copy($0, 1, url) }
+            let bind = { (s: OpaquePointer) in hc_sqlite3_bind_text_copy(s, 1, url) }
+            try db.step("DELETE FROM chunks WHERE entry IN (SELECT id FROM entries WHERE url = ?1 AND done = 1)", bind)
+            try db.step("DELETE FROM products WHERE entry IN (SELECT id FROM entries WHERE url = ?1 AND done = 1)", bind)
+            try db.step("DELETE FROM entries WHERE url = ?1 AND done = 1", bind)
         }
     }
 
     public func storedBytes() throws(HTTPContentError) -> Int64 {
-        try queryInt("SELECT coalesce(sum(size), 0) FROM entries WHERE done = 1")
+        try db.withLock { (db: inout SQLiteConnection) throws(HTTPContentError) in try SQLiteCacheStore.total(db) }
+    }
+
+    // MARK: - Products
+
+    public func readProduct(_ response: StoredResponse, fingerprint: String, _ use: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        var outcome: Bool?
+        try? run("SELECT checksum, data FROM products WHERE entry = ?1 AND fingerprint = ?2", bind: { s in
+            sqlite3_bind_int64(s, 1, response.id)
+            return hc_sqlite3_bind_text_copy(s, 2, fingerprint)
+        }) { stmt in
+            let count = Int(sqlite3_column_bytes(stmt, 1))
+            let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(stmt, 1), count: count)
+            // Read in place (no copy); a damaged product is never handed to the handler.
+            outcome = CacheProductChecksum.of(bytes) == sqlite3_column_int64(stmt, 0) && use(bytes)
+        }
+        guard let outcome else { return false }
+        if !outcome {
+            try? run("DELETE FROM products WHERE entry = ?1 AND fingerprint = ?2", bind: { s in
+                sqlite3_bind_int64(s, 1, response.id)
+                return hc_sqlite3_bind_text_copy(s, 2, fingerprint)
+            })
+        }
+        return outcome
+    }
+
+    public func storeProduct(_ response: StoredResponse, fingerprint: String, _ bytes: UnsafeRawBufferPointer) {
+        guard response.entry.bodySize + Int64(bytes.count) <= maxBytes else { return }
+        let maxBytes = self.maxBytes
+        try? transaction { db throws(HTTPContentError) in
+            // Only beside a response still stored: one replaced or evicted meanwhile gets none.
+            guard try db.int("SELECT count(*) FROM entries WHERE id = ?1 AND done = 1", { sqlite3_bind_int64($0, 1, response.id) }) == 1
+            else { return }
+            try SQLiteCacheStore.insertProduct(db, response.id, fingerprint, bytes)
+            try SQLiteCacheStore.evict(db, maxBytes: maxBytes)
+        }
+    }
+
+    private static func insertProduct(_ db: SQLiteConnection, _ id: Int64, _ fingerprint: String,
+                                      _ bytes: UnsafeRawBufferPointer) throws(HTTPContentError) {
+        try db.step("INSERT OR REPLACE INTO products(entry, fingerprint, checksum, size, data) VALUES (?1, ?2, ?3, ?4, ?5)") { s in
+            sqlite3_bind_int64(s, 1, id)
+            _ = hc_sqlite3_bind_text_copy(s, 2, fingerprint)
+            sqlite3_bind_int64(s, 3, CacheProductChecksum.of(bytes))
+            sqlite3_bind_int64(s, 4, Int64(bytes.count))
+            return hc_sqlite3_bind_blob_copy(s, 5, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(bytes.count))
+        }
     }
 
     // MARK: - Writing
@@ -186,7 +235,7 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
         })
     }
 
-    fileprivate func commit(_ id: Int64, entry: CacheEntry) throws(HTTPContentError) {
+    fileprivate func commit(_ id: Int64, entry: CacheEntry, products: [(String, [UInt8])]) throws(HTTPContentError) {
         let meta = CacheEntryCodec.encode(entry)
         let maxBytes = self.maxBytes
         try transaction { db throws(HTTPContentError) in
@@ -194,34 +243,56 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
             // (done = 2: no longer found), and removed a minute later, so that a reader in another
             // process that found it just before can still read its body.
             let now = CachePolicy.now()
-            try SQLiteCacheStore.step(db, "UPDATE entries SET done = 2, used = ?3 WHERE url = ?1 AND variant = ?2 AND done = 1") { s in
+            try db.step("UPDATE entries SET done = 2, used = ?3 WHERE url = ?1 AND variant = ?2 AND done = 1") { s in
                 _ = hc_sqlite3_bind_text_copy(s, 1, entry.url)
                 _ = hc_sqlite3_bind_text_copy(s, 2, entry.variantKey)
                 return sqlite3_bind_double(s, 3, now)
             }
-            let retired = "SELECT id FROM entries WHERE done = 2 AND used < \(now - 60)"
-            try SQLiteCacheStore.step(db, "DELETE FROM chunks WHERE entry IN (\(retired))", { _ in SQLITE_OK })
-            try SQLiteCacheStore.step(db, "DELETE FROM entries WHERE id IN (\(retired))", { _ in SQLITE_OK })
-            try SQLiteCacheStore.step(db, "UPDATE entries SET meta = ?1, size = ?2, used = ?3, done = 1 WHERE id = ?4 AND done = 0") { s in
+            let retired = "SELECT id FROM entries WHERE done = 2 AND used < ?1"
+            let before = { (s: OpaquePointer) in sqlite3_bind_double(s, 1, now - 60) }
+            try db.step("DELETE FROM chunks WHERE entry IN (\(retired))", before)
+            try db.step("DELETE FROM products WHERE entry IN (\(retired))", before)
+            try db.step("DELETE FROM entries WHERE id IN (\(retired))", before)
+            try db.step("UPDATE entries SET meta = ?1, size = ?2, used = ?3, done = 1 WHERE id = ?4 AND done = 0") { s in
                 _ = meta.withUnsafeBytes { hc_sqlite3_bind_blob_copy(s, 1, $0.baseAddress, Int32($0.count)) }
                 sqlite3_bind_int64(s, 2, entry.bodySize)
                 sqlite3_bind_double(s, 3, CachePolicy.now())
                 return sqlite3_bind_int64(s, 4, id)
             }
-            guard sqlite3_changes(db) == 1 else {
+            guard sqlite3_changes(db.db) == 1 else {
                 throw HTTPContentError(.io, "cache write of \(entry.url) was cleaned up before it finished")
             }
-            // Least recently used first, until the bodies fit.
-            var total = try SQLiteCacheStore.int(db, "SELECT coalesce(sum(size), 0) FROM entries WHERE done = 1")
-            while total > maxBytes {
-                var victim: (Int64, Int64)?
-                try SQLiteCacheStore.step(db, "SELECT id, size FROM entries WHERE done = 1 ORDER BY used LIMIT 1", { _ in SQLITE_OK }) {
-                    victim = (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1))
+            for (fingerprint, bytes) in products {
+                let failure: HTTPContentError? = bytes.withUnsafeBytes { b in
+                    do throws(HTTPContentError) { try SQLiteCacheStore.insertProduct(db, id, fingerprint, b) } catch { return error }
+                    return nil
                 }
-                guard let (vid, size) = victim else { break }
-                try SQLiteCacheStore.deleteEntry(db, vid)
-                total -= size
+                if let failure { throw failure }
             }
+            try SQLiteCacheStore.evict(db, maxBytes: maxBytes)
+        }
+    }
+
+    /// The bytes stored responses take: bodies and products.
+    private static func total(_ db: SQLiteConnection) throws(HTTPContentError) -> Int64 {
+        try db.int("""
+            SELECT (SELECT coalesce(sum(size), 0) FROM entries WHERE done = 1)
+                 + (SELECT coalesce(sum(p.size), 0) FROM products p JOIN entries e ON e.id = p.entry WHERE e.done = 1)
+            """)
+    }
+
+    /// Least recently used first, until the bodies and products fit.
+    private static func evict(_ db: SQLiteConnection, maxBytes: Int64) throws(HTTPContentError) {
+        var total = try SQLiteCacheStore.total(db)
+        while total > maxBytes {
+            var victim: (Int64, Int64)?
+            try db.step("""
+                SELECT id, size + (SELECT coalesce(sum(size), 0) FROM products WHERE entry = entries.id)
+                FROM entries WHERE done = 1 ORDER BY used LIMIT 1
+                """, row: { victim = (sqlite3_column_int64($0, 0), sqlite3_column_int64($0, 1)) })
+            guard let (vid, size) = victim else { break }
+            try SQLiteCacheStore.deleteEntry(db, vid)
+            total -= size
         }
     }
 
@@ -229,71 +300,38 @@ public final class SQLiteCacheStore: CacheStore, @unchecked Sendable {
         try transaction { db throws(HTTPContentError) in try SQLiteCacheStore.deleteEntry(db, id) }
     }
 
-    private static func deleteEntry(_ db: OpaquePointer, _ id: Int64) throws(HTTPContentError) {
-        try step(db, "DELETE FROM chunks WHERE entry = ?1") { sqlite3_bind_int64($0, 1, id) }
-        try step(db, "DELETE FROM entries WHERE id = ?1") { sqlite3_bind_int64($0, 1, id) }
+    private static func deleteEntry(_ db: SQLiteConnection, _ id: Int64) throws(HTTPContentError) {
+        try db.step("DELETE FROM chunks WHERE entry = ?1") { sqlite3_bind_int64($0, 1, id) }
+        try db.step("DELETE FROM products WHERE entry = ?1") { sqlite3_bind_int64($0, 1, id) }
+        try db.step("DELETE FROM entries WHERE id = ?1") { sqlite3_bind_int64($0, 1, id) }
     }
 
     // MARK: - SQLite plumbing
 
-    private func transaction(_ body: (OpaquePointer) throws(HTTPContentError) -> Void) throws(HTTPContentError) {
-        try db.withLock { (db: inout OpaquePointer) throws(HTTPContentError) in
-            try SQLiteCacheStore.step(db, "BEGIN IMMEDIATE", { _ in SQLITE_OK })
+    private func transaction(_ body: (SQLiteConnection) throws(HTTPContentError) -> Void) throws(HTTPContentError) {
+        try db.withLock { (db: inout SQLiteConnection) throws(HTTPContentError) in
+            try db.step("BEGIN IMMEDIATE")
             do throws(HTTPContentError) {
                 try body(db)
-                try SQLiteCacheStore.step(db, "COMMIT", { _ in SQLITE_OK })
+                try db.step("COMMIT")
             } catch {
-                sqlite3_exec(db, "ROLLBACK", nil, nil, nil)
+                sqlite3_exec(db.db, "ROLLBACK", nil, nil, nil)
                 throw error
             }
         }
     }
 
     private func exec(_ sql: String) throws(HTTPContentError) {
-        try db.withLock { (db: inout OpaquePointer) throws(HTTPContentError) in
-            let rc = sqlite3_exec(db, sql, nil, nil, nil)
-            guard rc == SQLITE_OK else { throw SQLiteCacheStore.failure(db, rc, path) }
-        }
+        try db.withLock { (db: inout SQLiteConnection) throws(HTTPContentError) in try db.exec(sql, path: path) }
     }
 
     private func queryInt(_ sql: String) throws(HTTPContentError) -> Int64 {
-        try db.withLock { (db: inout OpaquePointer) throws(HTTPContentError) in try SQLiteCacheStore.int(db, sql) }
+        try db.withLock { (db: inout SQLiteConnection) throws(HTTPContentError) in try db.int(sql) }
     }
 
     private func run(_ sql: String, bind: (OpaquePointer) -> Int32,
                      row: (OpaquePointer) -> Void = { _ in }) throws(HTTPContentError) {
-        try db.withLock { (db: inout OpaquePointer) throws(HTTPContentError) in try SQLiteCacheStore.step(db, sql, bind, row: row) }
-    }
-
-    private static func int(_ db: OpaquePointer, _ sql: String) throws(HTTPContentError) -> Int64 {
-        var value: Int64 = 0
-        try step(db, sql, { _ in SQLITE_OK }) { value = sqlite3_column_int64($0, 0) }
-        return value
-    }
-
-    /// Prepares `sql`, binds, steps through every row, finalizes.
-    private static func step(_ db: OpaquePointer, _ sql: String, _ bind: (OpaquePointer) -> Int32,
-                             row: (OpaquePointer) -> Void = { _ in }) throws(HTTPContentError) {
-        var stmt: OpaquePointer?
-        var rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nil)
-        guard rc == SQLITE_OK, let stmt else { throw failure(db, rc, nil) }
-        defer { sqlite3_finalize(stmt) }
-        _ = bind(stmt)
-        while true {
-            rc = sqlite3_step(stmt)
-            if rc == SQLITE_ROW { row(stmt); continue }
-            if rc == SQLITE_DONE { return }
-            throw failure(db, rc, nil)
-        }
-    }
-
-    private static func failure(_ db: OpaquePointer, _ rc: Int32, _ path: String?) -> HTTPContentError {
-        let message = String(cString: sqlite3_errmsg(db))
-        let primary = rc & 0xFF
-        if primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT {
-            return HTTPContentError(.io, "cache file\(path.map { " " + $0 } ?? "") is not a usable httpcontent cache: \(message)")
-        }
-        return HTTPContentError(.io, "cache store: \(message) (SQLite code \(rc))")
+        try db.withLock { (db: inout SQLiteConnection) throws(HTTPContentError) in try db.step(sql, bind, row: row) }
     }
 }
 
@@ -304,6 +342,7 @@ private final class SQLiteWriter: CacheBodyWriter {
     var entry: CacheEntry
     var buffer: [UInt8] = []
     var seq: Int64 = 0
+    var products: [(String, [UInt8])] = []
     var open = true
 
     init(store: SQLiteCacheStore, id: Int64, entry: CacheEntry) {
@@ -346,16 +385,23 @@ private final class SQLiteWriter: CacheBodyWriter {
         guard open else { return }
         try flush()
         open = false
-        do { try store.commit(id, entry: entry) } catch {
+        do { try store.commit(id, entry: entry, products: products) } catch {
             try? store.delete(id)
             throw error
         }
+    }
+
+    func setProduct(fingerprint: String, _ bytes: UnsafeRawBufferPointer) {
+        guard open else { return }
+        products.removeAll { $0.0 == fingerprint }
+        products.append((fingerprint, Array(bytes)))
     }
 
     func abort() {
         guard open else { return }
         open = false
         buffer = []
+        products = []
         try? store.delete(id)
     }
 }

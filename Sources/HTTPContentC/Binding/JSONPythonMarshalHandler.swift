@@ -31,6 +31,8 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
     private var head: ResponseHead?
     private var parser: YajlParser?
     private var writer: JSONPythonMarshalWriter?
+    /// What the last `finish` returned: the product the cache keeps (JSONPythonMarshalProduct).
+    var lastProduct: JSONPythonMarshalBytes?
 
     public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
                 acceptance: Acceptance = JSON.defaultAcceptance()) throws(HTTPContentError) {
@@ -49,6 +51,7 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
     public func accept(_ head: ResponseHead) throws -> Bool {
         try JSONAcceptance.check(head, acceptance, options)
         self.head = head
+        lastProduct = nil
         return true
     }
 
@@ -76,7 +79,9 @@ public final class JSONPythonMarshalHandler: SelectiveHandler {
         guard let (p, n) = writer.take() else {
             throw HTTPContentError(.decode, "invalid JSON at byte \(parser.bytesFed): no value", offset: parser.bytesFed)
         }
-        return JSONPythonMarshalBytes(p, n)
+        let bytes = JSONPythonMarshalBytes(p, n)
+        lastProduct = bytes
+        return bytes
     }
 
     public func cleanup(failed: Bool) {
