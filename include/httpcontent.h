@@ -2479,6 +2479,12 @@ HC_EXTERN hc_code hc_client_set_http_version(hc_client *client, hc_http_version 
  *  Sessions are shared by every handle of the client. Default: 1. */
 HC_EXTERN hc_code hc_client_set_tls_session_tickets(hc_client *client, int on);
 
+/** Most connections to one host at once (CURLMOPT_MAX_HOST_CONNECTIONS) for the client's
+ *  batches (hc_batch_new after this call; hc_batch_set_host_limit overrides it per batch) and
+ *  its background transfers; 0: no limit. Over h2 every transfer shares one connection anyway:
+ *  this bounds HTTP/1.1 fan-out. Default: 0. */
+HC_EXTERN hc_code hc_client_set_host_limit(hc_client *client, size_t max_per_host);
+
 /** The phases of a transfer, for hc_response_timing. */
 typedef enum hc_timing {
     HC_TIMING_DNS = 0,         /**< The host name resolved (CURLINFO_NAMELOOKUP_TIME_T). */

@@ -96,6 +96,11 @@ public func hc_client_set_tls_session_tickets(_ client: OpaquePointer?, _ on: In
     configure(client) { $0.tlsSessionTickets = on != 0 }
 }
 
+@_cdecl("hc_client_set_host_limit")
+public func hc_client_set_host_limit(_ client: OpaquePointer?, _ limit: Int) -> Int32 {
+    configure(client) { $0.maxConnectionsPerHost = max(0, limit) }  // size_t past Int.max: none
+}
+
 @_cdecl("hc_response_timing")
 public func hc_response_timing(_ response: OpaquePointer?, _ phase: Int32) -> Double {
     guard let box = borrowHandle(response, as: ResponseBox.self) else {

@@ -75,7 +75,9 @@ public struct ClientConfiguration: Sendable {
     /// The library's one default for transfers in flight at once: the client's `async`
     /// requests, a C batch (`hc_batch_new`), Python's `map` and `amap`.
     public static let defaultMaxConcurrentTransfers = 64
-    /// Most connections to one host at once for `async` requests (0: no limit). Default: 0.
+    /// Most connections to one host at once for `async` requests and the client's batches
+    /// (0: no limit; a batch's own `maxPerHost` overrides it). Over h2 one connection carries
+    /// every stream, so this bounds HTTP/1.1 fan-out. Default: 0.
     public var maxConnectionsPerHost = 0
     /// How much of a rejected response's body is kept in the error. Default: 64 KiB.
     public var rejectedBodyLimit = 64 * 1024

@@ -269,12 +269,13 @@ class Client(LoopMethods, StreamingMethods, Handle):
         return self._bytes
 
     def map(self, requests: Iterable["Request"], *, concurrency: int | None = None,
-            host_limit: int = 0) -> list[Any]:
+            host_limit: int | None = None) -> list[Any]:
         """Sends many requests at once (libcurl multi, on this thread, with the GIL released
         while transfers run) and returns, in order, a `Response` or the `hc.Error` (or other
         exception) of each request: one failure does not stop the rest. At most `concurrency`
         transfers run at once (None: the library's default, `default_concurrency()`, 64; 0: no
-        limit), and at most `host_limit` connections per host (0: no limit).
+        limit), and at most `host_limit` connections per host (0: no limit; None: the client's
+        `host_limit`).
         Built-in handlers may be shared between requests; a handler of your own may not.
         Retries and the auth hook apply as in `request`: a request waiting to be sent again
         holds up no other."""
@@ -298,7 +299,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
         with _Batch(lib.hc_batch_new(self)) as batch:
             if concurrency is not None:  # else the batch's own default
                 check(lib.hc_batch_set_concurrency(batch, max(0, int(concurrency))))
-            check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
+            if host_limit is not None:  # else the client's (hc_client_set_host_limit)
+                check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
             for i, item in enumerate(items):
                 try:
                     ready = prepare(item, default, self._auth_hook)
