@@ -165,12 +165,12 @@ def scenario(s: Session, name: str, certs: str, count: int, loop: asyncio.Abstra
             missing[who] = f"not installed (`pip install {exc.name}`)"
             continue
         urls = [f"{base}{file}?who={who}"] * IN_FLIGHT
-        cs.append(Contestant(who, settings[who], call=lambda run=run, urls=urls: run(urls)))
+        cs.append(Contestant(who, settings[who], count=count, call=lambda run=run, urls=urls: run(urls)))
 
     def check(c: Contestant, bodies: list[bytes]) -> None:
         if len(bodies) != IN_FLIGHT or any(len(b) != size for b in bodies):
             raise SystemExit(f"{name}: {c.name} received {[len(b) for b in bodies][:4]}..., not {IN_FLIGHT} x {size}")
-    res = s.runner(check=check).run(cs, s.settings.rounds, count, s.settings.only)
+    res = s.run(cs, runner=s.runner(check=check))
     return {"name": name, "res": res, "access": access, "count": count, "size": size}
 
 

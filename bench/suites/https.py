@@ -180,7 +180,7 @@ def scenario(s: Session, name: str, certs: str, count: int, settings: dict[str, 
         except ImportError as exc:
             missing[who] = f"not installed (`pip install {exc.name}`)"
             continue
-        cs.append(Contestant(who, settings[who], call=lambda get=get: get(url)))
+        cs.append(Contestant(who, settings[who], count=count, call=lambda get=get: get(url)))
     seen = [0]
     logged: dict[str, list[list[str]]] = {}
 
@@ -191,7 +191,7 @@ def scenario(s: Session, name: str, certs: str, count: int, settings: dict[str, 
             lines = f.read().splitlines()
         logged.setdefault(c.name, []).extend(line.split() for line in lines[seen[0]:])
         seen[0] = len(lines)
-    res = s.runner(check=check).run(cs, s.settings.rounds, count, s.settings.only)
+    res = s.run(cs, runner=s.runner(check=check))
     return {"name": name, "res": res, "logged": logged, "count": count, "size": size}
 
 
