@@ -257,6 +257,26 @@ static struct logged read_log(const char *log, int skip, const char *protocol) {
     return got;
 }
 
+/* h2server.py's /f0.bin ... /f{n-1}.bin at once in one batch of `c` (all n in flight); each
+ * checked by on_done (kind 5). */
+static void fetch_h2server_files(hc_client *c, int port, struct job *jobs, int n) {
+    hc_batch *batch = hc_batch_new(c);
+    CHECK_CODE(hc_batch_set_concurrency(batch, (size_t)n), HC_OK);
+    for (int i = 0; i < n; i++) {
+        jobs[i] = (struct job){.index = i, .kind = 5};
+        char url[128];
+        snprintf(url, sizeof url, "https://127.0.0.1:%d/f%d.bin", port, i);
+        hc_request *req = hc_request_new("GET", url);
+        CHECK_CODE(hc_batch_add(batch, req, on_done, &jobs[i]), HC_OK);
+        hc_request_free(req);
+    }
+    CHECK_CODE(hc_batch_run(batch), HC_OK);
+    int ok = 0;
+    for (int i = 0; i < n; i++) ok += jobs[i].done == 1 && jobs[i].ok;
+    CHECK(ok == n);
+    hc_batch_free(batch);
+}
+
 /* The client's host limit (hc_client_set_host_limit) bounds a batch's connections: 12
  * HTTP/1.1 transfers at once to one host, at most 2 connections in nginx's log; with no limit
  * the same batch opens more than 2 (so the count can fail). */
@@ -269,20 +289,7 @@ static void check_host_limit(int port, const char *ca, const char *log, int logg
         CHECK_CODE(hc_client_set_ca_file(c, ca), HC_OK);
         CHECK_CODE(hc_client_set_http_version(c, HC_HTTP_1_1), HC_OK);
         CHECK_CODE(hc_client_set_host_limit(c, (size_t)limit), HC_OK);
-        hc_batch *batch = hc_batch_new(c);
-        CHECK_CODE(hc_batch_set_concurrency(batch, N), HC_OK);
-        for (int i = 0; i < N; i++) {
-            jobs[i] = (struct job){.index = i, .kind = 5};
-            char url[128];
-            snprintf(url, sizeof url, "https://127.0.0.1:%d/f%d.bin", port, i);
-            hc_request *req = hc_request_new("GET", url);
-            CHECK_CODE(hc_batch_add(batch, req, on_done, &jobs[i]), HC_OK);
-            hc_request_free(req);
-        }
-        CHECK_CODE(hc_batch_run(batch), HC_OK);
-        int ok = 0;
-        for (int i = 0; i < N; i++) ok += jobs[i].done == 1 && jobs[i].ok;
-        CHECK(ok == N);
+        fetch_h2server_files(c, port, jobs, N);
         struct logged got = {0, 0, 0};
         for (int tries = 0; tries < 500 && got.lines < N; tries++) { /* nginx logs after responding */
             got = read_log(log, skip, "HTTP/1.1");
@@ -292,7 +299,6 @@ static void check_host_limit(int port, const char *ca, const char *log, int logg
         if (limit > 0) CHECK(got.connections >= 1 && got.connections <= limit);
         else CHECK(got.connections > 2);
         skip += got.lines;
-        hc_batch_free(batch);
         hc_client_free(c);
     }
 }
@@ -329,20 +335,7 @@ static void test_h2_transfers_share_one_connection(void) {
         static struct job jobs[N];
         hc_client *c = hc_client_new();
         CHECK_CODE(hc_client_set_ca_file(c, ca), HC_OK);
-        hc_batch *batch = hc_batch_new(c);
-        CHECK_CODE(hc_batch_set_concurrency(batch, N), HC_OK);
-        for (int i = 0; i < N; i++) {
-            jobs[i] = (struct job){.index = i, .kind = 5};
-            char url[128];
-            snprintf(url, sizeof url, "https://127.0.0.1:%d/f%d.bin", port, i);
-            hc_request *req = hc_request_new("GET", url);
-            CHECK_CODE(hc_batch_add(batch, req, on_done, &jobs[i]), HC_OK);
-            hc_request_free(req);
-        }
-        CHECK_CODE(hc_batch_run(batch), HC_OK);
-        int ok = 0;
-        for (int i = 0; i < N; i++) ok += jobs[i].done == 1 && jobs[i].ok;
-        CHECK(ok == N);
+        fetch_h2server_files(c, port, jobs, N);
         /* nginx's log: all h2 on one connection */
         struct logged got = {0, 0, 0};
         for (int tries = 0; tries < 500 && got.lines < N; tries++) { /* nginx logs after responding */
@@ -350,7 +343,6 @@ static void test_h2_transfers_share_one_connection(void) {
             if (got.lines < N) usleep(10000);
         }
         CHECK(got.lines == N && got.matching == N && got.connections == 1);
-        hc_batch_free(batch);
         hc_client_free(c);
         check_host_limit(port, ca, log, got.lines);
     }

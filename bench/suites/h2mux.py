@@ -214,11 +214,7 @@ def rows(result: dict[str, Any]) -> list[str]:
     anchors = [w for w in secs if w in ANCHORS]
     out = []
     for i, (who, per) in enumerate(secs.items()):
-        ratio = ""
-        if who.startswith("hc") and anchors:
-            best = {r: min(secs[w][r] for w in anchors if r in secs[w]) for r in per}
-            ratios = stats.same_round(best, per)
-            ratio = f"**{stats.summary(ratios)}** ({stats.verdict(f'≥ {TARGET}', ratios)})"
+        ratio = https.vs_best(secs, per, anchors, TARGET) if who.startswith("hc") else ""
         rate = IN_FLIGHT / stats.median(per.values())
         mbs = rate * result["size"] / 1e6
         out.append(f"| {result['name'] if i == 0 else ''} | {result['count'] if i == 0 else ''} | `{who}` | "

@@ -195,6 +195,16 @@ def scenario(s: Session, name: str, certs: str, count: int, settings: dict[str, 
     return {"name": name, "res": res, "logged": logged, "count": count, "size": size}
 
 
+def vs_best(secs: dict[str, dict[int, float]], per: dict[int, float], others: list[str], target: float) -> str:
+    """The cell "**median (min–max)** (verdict)" of the per-round ratios of `per` (seconds per
+    round) to the fastest of `others` in each round; "" without others."""
+    if not others:
+        return ""
+    best = {r: min(secs[w][r] for w in others if r in secs[w]) for r in per}
+    ratios = stats.same_round(best, per)
+    return f"**{stats.summary(ratios)}** ({stats.verdict(f'≥ {target}', ratios)})"
+
+
 def rows(result: dict[str, Any]) -> list[str]:
     secs = result["res"].of("seconds")
     big = result["size"] > 1 << 20
@@ -202,11 +212,7 @@ def rows(result: dict[str, Any]) -> list[str]:
     others = [w for w in secs if not w.startswith("hc")]
     out = []
     for i, (who, per) in enumerate(secs.items()):
-        ratio = ""
-        if who.startswith("hc") and others:
-            best = {r: min(secs[w][r] for w in others if r in secs[w]) for r in per}
-            ratios = stats.same_round(best, per)
-            ratio = f"**{stats.summary(ratios)}** ({stats.verdict(f'≥ {TARGET}', ratios)})"
+        ratio = vs_best(secs, per, others, TARGET) if who.startswith("hc") else ""
         rate = scale / stats.median(per.values())
         out.append(f"| {result['name'] if i == 0 else ''} | {result['count'] if i == 0 else ''} | `{who}` | "
                    f"{rate:,.0f} {unit} | {log_summary(result['logged'].get(who, []))} | {ratio} |")
