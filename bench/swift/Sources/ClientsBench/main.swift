@@ -26,7 +26,8 @@ func cpuSeconds() -> Double {
 }
 
 func fail(_ message: String) -> Never {
-    fputs(message + "\n", stderr)
+    let line = message + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }  // fd 2: Swift 6 rejects the `stderr` global
     exit(1)
 }
 
@@ -109,7 +110,6 @@ for round in 0..<rounds {
             let rps = Double(mode.count) / seconds
             print("ROUND \(name) \(mode.name) rps=\(tenths(rps)) mbps=\(tenths(rps * Double(mode.size) / 1e6)) "
                   + "cpu_us=\(Int(cpu / Double(mode.count) * 1e6))")
-            fflush(stdout)
         }
     }
 }
