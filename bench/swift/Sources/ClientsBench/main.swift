@@ -5,6 +5,8 @@
 //   big           BIG GETs of BASE/64m.bin one after another, each body collected in memory
 // Every body's size is checked. Contestants:
 //   hc        `Client()` (defaults), `try await client.send(.get(url), handler: Bytes())`
+//   hc-256k   `Client(configuration:)` with `receiveBufferSize` 256 KiB (what a request sent alone
+//             gets; `async` requests get libcurl's 16 KiB, which keeps many in flight small), async
 //   hc-sync   the same client's blocking `client.send(.get(url), handler: Bytes())` (sequential
 //             modes only: what a caller with a thread of its own uses)
 //   ahc       `HTTPClient(eventLoopGroupProvider: .singleton, configuration:)` with 16 HTTP/1.1
@@ -76,18 +78,23 @@ let modes = [Mode(name: "sequential", file: "1k.bin", size: 1024, inFlight: 1, c
              Mode(name: "big", file: "64m.bin", size: 64 << 20, inFlight: 1, count: big)]
 
 let hcClient = try Client()
+var bigBuffer = ClientConfiguration()
+bigBuffer.receiveBufferSize = 256 * 1024
+let hc256Client = try Client(configuration: bigBuffer)
 var ahcConfiguration = HTTPClient.Configuration()
 ahcConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 16
 let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: ahcConfiguration)
 
 let hcAsync: Fetch = { url in try await hcClient.send(.get(url), handler: Bytes()).content.count }
+let hc256: Fetch = { url in try await hc256Client.send(.get(url), handler: Bytes()).content.count }
 let hcSync: Fetch = { url in try hcClient.send(.get(url), handler: Bytes()).content.count }
 let ahc: Fetch = { url in
     let response = try await httpClient.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
     guard response.status == .ok else { fail("ahc: HTTP \(response.status.code)") }
     return try await response.body.collect(upTo: 128 << 20).readableBytes
 }
-let contestants: [(String, Fetch, Bool)] = [("hc", hcAsync, true), ("hc-sync", hcSync, false), ("ahc", ahc, true)]
+let contestants: [(String, Fetch, Bool)] = [("hc", hcAsync, true), ("hc-256k", hc256, true), ("hc-sync", hcSync, false),
+                                          ("ahc", ahc, true)]
 
 // Warm-up: connections open (16 each), code paths warm, a big body's buffers grown once.
 for (_, fetch, concurrent) in contestants {
