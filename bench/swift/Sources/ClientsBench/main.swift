@@ -6,7 +6,7 @@
 // Every body's size is checked. Contestants:
 //   hc        `Client()` (defaults), `try await client.send(.get(url), handler: Bytes())`
 //   hc-256k   `Client(configuration:)` with `receiveBufferSize` 256 KiB (what a request sent alone
-//             gets; `async` requests get libcurl's 16 KiB, which keeps many in flight small), async
+//             gets, an `async` one alone too; among others libcurl's 16 KiB keeps many small), async
 //   hc-sync   the same client's blocking `client.send(.get(url), handler: Bytes())` (sequential
 //             modes only: what a caller with a thread of its own uses)
 //   ahc       `HTTPClient(eventLoopGroupProvider: .singleton, configuration:)` with 16 HTTP/1.1
