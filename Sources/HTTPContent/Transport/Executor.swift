@@ -125,8 +125,11 @@ extension Client {
     ) async -> (outcome: Result<Response<Handler.Content>, HTTPContentError>, bodyStarted: Bool, head: ResponseHead?) {
         let token = CancelToken()
         let executor = sharedExecutor
-        let alone = executor.enter()
+        // A handler whose consumer may fall behind is held back a chunk at a time: libcurl's
+        // small buffer bounds what one pause lets through, alone or not.
+        let counted = executor.enter()
         defer { executor.leave() }
+        let alone = counted && (handler is Bytes || !(handler is any ReceiveThrottled))
         let transfer: Transfer
         do {
             transfer = try start(request, handler: handler, cancel: token, progress: progress, alone: alone)
