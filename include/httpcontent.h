@@ -2496,6 +2496,12 @@ HC_EXTERN hc_code hc_client_set_http_version(hc_client *client, hc_http_version 
  *  Sessions are shared by every handle of the client. Default: 1. */
 HC_EXTERN hc_code hc_client_set_tls_session_tickets(hc_client *client, int on);
 
+/** Most connections to one host at once (CURLMOPT_MAX_HOST_CONNECTIONS) for the client's
+ *  batches (hc_batch_new after this call; hc_batch_set_host_limit overrides it per batch) and
+ *  its background transfers; 0: no limit. Over h2 every transfer shares one connection anyway:
+ *  this bounds HTTP/1.1 fan-out. Default: 0. */
+HC_EXTERN hc_code hc_client_set_host_limit(hc_client *client, size_t max_per_host);
+
 /* -- TLS sessions and DNS shared between clients. Every client shares its own among its
  *    handles; a share given to several clients lets each resume the TLS sessions the others
  *    made (libcurl matches a session to a connection's TLS settings before it reuses it, so

@@ -120,6 +120,11 @@ public func hc_client_set_connection_share(_ client: OpaquePointer?, _ share: Op
     return HC_OK
 }
 
+@_cdecl("hc_client_set_host_limit")
+public func hc_client_set_host_limit(_ client: OpaquePointer?, _ limit: Int) -> Int32 {
+    configure(client) { $0.maxConnectionsPerHost = max(0, limit) }  // size_t past Int.max: none
+}
+
 @_cdecl("hc_response_timing")
 public func hc_response_timing(_ response: OpaquePointer?, _ phase: Int32) -> Double {
     guard let box = borrowHandle(response, as: ResponseBox.self) else {

@@ -236,9 +236,76 @@ static void test_cancel_from_another_thread_reaches_a_callers_event_loop(hc_clie
     hc_cancel_free(token);
 }
 
+/* nginx's log from line `skip` on ("<connection> <protocol> <uri>" per request): how many
+ * lines, how many distinct connections (of the first 64), how many were `protocol`. */
+struct logged { int lines, connections, matching; };
+
+static struct logged read_log(const char *log, int skip, const char *protocol) {
+    struct logged got = {0, 0, 0};
+    char seen[64][32];
+    FILE *lf = fopen(log, "r");
+    char conn[32], proto[32], uri[128];
+    for (int n = 0; lf && n < 1000 && fscanf(lf, "%31s %31s %127s", conn, proto, uri) == 3; n++) {
+        if (n < skip) continue;
+        got.lines++;
+        got.matching += strcmp(proto, protocol) == 0;
+        int known = 0;
+        for (int i = 0; i < got.connections && !known; i++) known = strcmp(seen[i], conn) == 0;
+        if (!known && got.connections < 64) snprintf(seen[got.connections++], sizeof seen[0], "%s", conn);
+    }
+    if (lf) fclose(lf);
+    return got;
+}
+
+/* h2server.py's /f0.bin ... /f{n-1}.bin at once in one batch of `c` (all n in flight); each
+ * checked by on_done (kind 5). */
+static void fetch_h2server_files(hc_client *c, int port, struct job *jobs, int n) {
+    hc_batch *batch = hc_batch_new(c);
+    CHECK_CODE(hc_batch_set_concurrency(batch, (size_t)n), HC_OK);
+    for (int i = 0; i < n; i++) {
+        jobs[i] = (struct job){.index = i, .kind = 5};
+        char url[128];
+        snprintf(url, sizeof url, "https://127.0.0.1:%d/f%d.bin", port, i);
+        hc_request *req = hc_request_new("GET", url);
+        CHECK_CODE(hc_batch_add(batch, req, on_done, &jobs[i]), HC_OK);
+        hc_request_free(req);
+    }
+    CHECK_CODE(hc_batch_run(batch), HC_OK);
+    int ok = 0;
+    for (int i = 0; i < n; i++) ok += jobs[i].done == 1 && jobs[i].ok;
+    CHECK(ok == n);
+    hc_batch_free(batch);
+}
+
+/* The client's host limit (hc_client_set_host_limit) bounds a batch's connections: 12
+ * HTTP/1.1 transfers at once to one host, at most 2 connections in nginx's log; with no limit
+ * the same batch opens more than 2 (so the count can fail). */
+static void check_host_limit(int port, const char *ca, const char *log, int logged_before) {
+    enum { N = 12 };
+    static struct job jobs[N];
+    int skip = logged_before;
+    for (int limit = 2; limit >= 0; limit -= 2) {
+        hc_client *c = hc_client_new();
+        CHECK_CODE(hc_client_set_ca_file(c, ca), HC_OK);
+        CHECK_CODE(hc_client_set_http_version(c, HC_HTTP_1_1), HC_OK);
+        CHECK_CODE(hc_client_set_host_limit(c, (size_t)limit), HC_OK);
+        fetch_h2server_files(c, port, jobs, N);
+        struct logged got = {0, 0, 0};
+        for (int tries = 0; tries < 500 && got.lines < N; tries++) { /* nginx logs after responding */
+            got = read_log(log, skip, "HTTP/1.1");
+            if (got.lines < N) usleep(10000);
+        }
+        CHECK(got.lines == N && got.matching == N);
+        if (limit > 0) CHECK(got.connections >= 1 && got.connections <= limit);
+        else CHECK(got.connections > 2);
+        skip += got.lines;
+        hc_client_free(c);
+    }
+}
+
 /* HTTP/2: a batch's 40 transfers at once share one connection to an h2 server (a real nginx
  * with TLS, Tests/server/h2server.py, started beside the test server); skipped, saying why,
- * where nginx or openssl is missing. */
+ * where nginx or openssl is missing. Then the client's host limit, over HTTP/1.1. */
 static void test_h2_transfers_share_one_connection(void) {
     char script[512], tmp[] = "/tmp/hc-h2-XXXXXX";
     snprintf(script, sizeof script, "%s", HC_TEST_SERVER);
@@ -268,33 +335,16 @@ static void test_h2_transfers_share_one_connection(void) {
         static struct job jobs[N];
         hc_client *c = hc_client_new();
         CHECK_CODE(hc_client_set_ca_file(c, ca), HC_OK);
-        hc_batch *batch = hc_batch_new(c);
-        CHECK_CODE(hc_batch_set_concurrency(batch, N), HC_OK);
-        for (int i = 0; i < N; i++) {
-            jobs[i] = (struct job){.index = i, .kind = 5};
-            char url[128];
-            snprintf(url, sizeof url, "https://127.0.0.1:%d/f%d.bin", port, i);
-            hc_request *req = hc_request_new("GET", url);
-            CHECK_CODE(hc_batch_add(batch, req, on_done, &jobs[i]), HC_OK);
-            hc_request_free(req);
+        fetch_h2server_files(c, port, jobs, N);
+        /* nginx's log: all h2 on one connection */
+        struct logged got = {0, 0, 0};
+        for (int tries = 0; tries < 500 && got.lines < N; tries++) { /* nginx logs after responding */
+            got = read_log(log, 0, "HTTP/2.0");
+            if (got.lines < N) usleep(10000);
         }
-        CHECK_CODE(hc_batch_run(batch), HC_OK);
-        int ok = 0;
-        for (int i = 0; i < N; i++) ok += jobs[i].done == 1 && jobs[i].ok;
-        CHECK(ok == N);
-        /* nginx's log: "<connection> <protocol> <uri>" per request, all h2 on one connection */
-        FILE *lf = fopen(log, "r");
-        char conn[32], first[32] = {0}, proto[32], uri[128];
-        int lines = 0, same = 0, h2 = 0;
-        while (lf && lines < 1000 && fscanf(lf, "%31s %31s %127s", conn, proto, uri) == 3) {
-            if (!lines++) snprintf(first, sizeof first, "%s", conn);
-            same += strcmp(conn, first) == 0;
-            h2 += strcmp(proto, "HTTP/2.0") == 0;
-        }
-        if (lf) fclose(lf);
-        CHECK(lines == N && h2 == N && same == N);
-        hc_batch_free(batch);
+        CHECK(got.lines == N && got.matching == N && got.connections == 1);
         hc_client_free(c);
+        check_host_limit(port, ca, log, got.lines);
     }
     if (f) fclose(f);
     close(in[1]);

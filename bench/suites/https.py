@@ -169,21 +169,39 @@ MAKERS = {"hc": hc_client, "hc-h1": hc_h1_client, "pycurl": pycurl_client, "pyre
 
 # MARK: - Servers
 
+def make_certs(s: Session) -> str:
+    """The run's CA, a certificate it signs for 127.0.0.1 and bundle.pem, the trust store every
+    contestant loads: the system's bundle and the run's CA, the size of a real one (what a
+    client pays per new connection if it parses it again). Returns their folder."""
+    certs = s.path("certs")
+    os.makedirs(certs)
+    h2server.make_certificates("openssl", Path(certs))
+    with open(os.path.join(certs, "bundle.pem"), "wb") as out:
+        for part in (SYSTEM_BUNDLE, os.path.join(certs, "ca.pem")):
+            with open(part, "rb") as f:
+                out.write(f.read())
+    for f in os.listdir(certs):
+        os.chmod(os.path.join(certs, f), 0o644)  # nginx's worker reads them unprivileged
+    return certs
+
+
 def tls_nginx(s: Session, name: str, certs: str, protocols: str, http2: bool = True,
-              keepalive: str = "120s") -> tuple[str, str]:
-    """nginx for one scenario in its own folder (its own www, conf and access log): returns its
-    base URL and access log ("<connection> <protocol> <resumed r/.>" per request)."""
+              keepalive: str = "120s", files: tuple[tuple[str, int], ...] = ((SMALL, 1024), (BIG, 64 << 20)),
+              ) -> tuple[str, str]:
+    """nginx for one scenario in its own folder (its own www, conf and access log) serving
+    `files` (name, size): returns its base URL and access log ("<connection> <protocol>
+    <resumed r/.> <the query's who=>" per request)."""
     folder = s.path(name)
     www = os.path.join(folder, "www")
     os.makedirs(www)
-    for file, size in ((SMALL, 1024), (BIG, 64 << 20)):
+    for file, size in files:
         with open(os.path.join(www, file), "wb") as f:
             f.truncate(size)
         os.chmod(os.path.join(www, file), 0o644)
     access = os.path.join(folder, "access.log")
     ngx = s.enter_context(servers.nginx(
-        folder, s.pinning.server, keepalive_timeout=keepalive,
-        http="log_format tls '$connection $server_protocol $ssl_session_reused';",
+        folder, s.pinning.server, keepalive_timeout=keepalive, connections=1024,
+        http="log_format tls '$connection $server_protocol $ssl_session_reused $arg_who';",
         listen="ssl http2" if http2 else "ssl",
         server=(f"ssl_certificate {certs}/cert.pem; ssl_certificate_key {certs}/key.pem; "
                 f"ssl_protocols {protocols}; access_log {access} tls;")))
@@ -213,7 +231,7 @@ def scenario(s: Session, name: str, certs: str, count: int, settings: dict[str, 
         except ImportError as exc:
             missing[who] = f"not installed (`pip install {exc.name}`)"
             continue
-        cs.append(Contestant(who, settings[who], call=lambda get=get: get(url)))
+        cs.append(Contestant(who, settings[who], count=count, call=lambda get=get: get(url)))
     seen = [0]
     logged: dict[str, list[list[str]]] = {}
 
@@ -229,6 +247,16 @@ def scenario(s: Session, name: str, certs: str, count: int, settings: dict[str, 
     return {"name": name, "res": res, "logged": logged, "count": count, "size": size}
 
 
+def vs_best(secs: dict[str, dict[int, float]], per: dict[int, float], others: list[str], target: float) -> str:
+    """The cell "**median (min–max)** (verdict)" of the per-round ratios of `per` (seconds per
+    round) to the fastest of `others` in each round; "" without others."""
+    if not others:
+        return ""
+    best = {r: min(secs[w][r] for w in others if r in secs[w]) for r in per}
+    ratios = stats.same_round(best, per)
+    return f"**{stats.summary(ratios)}** ({stats.verdict(f'≥ {target}', ratios)})"
+
+
 def rows(result: dict[str, Any]) -> list[str]:
     secs = result["res"].of("seconds")
     big = result["size"] > 1 << 20
@@ -236,12 +264,8 @@ def rows(result: dict[str, Any]) -> list[str]:
     others = [w for w in secs if not w.startswith("hc") and w not in CONTEXT]
     out = []
     for i, (who, per) in enumerate(secs.items()):
-        ratio = ""
-        if who.startswith("hc") and others:
-            best = {r: min(secs[w][r] for w in others if r in secs[w]) for r in per}
-            ratios = stats.same_round(best, per)
-            ratio = f"**{stats.summary(ratios)}** ({stats.verdict(f'≥ {TARGET}', ratios)})"
-        elif who in CONTEXT and "hc" in secs:
+        ratio = vs_best(secs, per, others, TARGET) if who.startswith("hc") else ""
+        if who in CONTEXT and "hc" in secs:
             ratio = f"context: hc / {who} {stats.summary(stats.same_round(per, secs['hc']))}"
         rate = scale / stats.median(per.values())
         out.append(f"| {result['name'] if i == 0 else ''} | {result['count'] if i == 0 else ''} | `{who}` | "
@@ -258,17 +282,7 @@ def main(argv: list[str]) -> int:
     x = settings.extra
     counts = {"kept": x.kept, "kept-h1": x.kept, "fresh-tls13": x.fresh, "fresh-tls12": x.fresh, "64mib": x.big}
     with Session("https", "python3 bench/bench.py https", settings, "nginx", "clients") as s:
-        certs = s.path("certs")
-        os.makedirs(certs)
-        h2server.make_certificates("openssl", Path(certs))
-        # The trust store every contestant loads: the system's bundle and the run's CA, the
-        # size of a real one (what a client pays per new connection if it parses it again).
-        with open(os.path.join(certs, "bundle.pem"), "wb") as out:
-            for part in (SYSTEM_BUNDLE, os.path.join(certs, "ca.pem")):
-                with open(part, "rb") as f:
-                    out.write(f.read())
-        for f in os.listdir(certs):
-            os.chmod(os.path.join(certs, f), 0o644)  # nginx's worker reads them unprivileged
+        certs = make_certs(s)
         s.snapshot()
         sys.path.insert(0, s.snap["py"])
         s.pinning.pin_self()

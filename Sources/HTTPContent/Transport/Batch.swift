@@ -13,10 +13,12 @@ public final class Batch {
     /// - Parameters:
     ///   - client: the client whose settings and connections the transfers use.
     ///   - maxConcurrent: most transfers in flight; more wait their turn (0: no limit).
-    ///   - maxPerHost: most connections to one host (0: no limit).
-    public init(client: Client, maxConcurrent: Int = 0, maxPerHost: Int = 0) {
+    ///   - maxPerHost: most connections to one host (0: no limit; nil: the client's
+    ///     `maxConnectionsPerHost`, so that one setting limits every batch of the client).
+    public init(client: Client, maxConcurrent: Int = 0, maxPerHost: Int? = nil) {
         self.client = client
-        driver = MultiDriver(maxConcurrent: maxConcurrent, maxPerHost: maxPerHost)
+        driver = MultiDriver(maxConcurrent: maxConcurrent,
+                             maxPerHost: maxPerHost ?? client.configuration.maxConnectionsPerHost)
     }
 
     public var maxConcurrent: Int {

@@ -55,10 +55,11 @@ public struct ClientConfiguration: Sendable {
     /// is set here or on the request (requests' and httpx's `trust_env`). Default: true.
     public var trustEnvironment = true
     /// libcurl's receive buffer (CURLOPT_BUFFERSIZE), in bytes: the most one chunk handed to a
-    /// handler holds. Default: nil, 256 KiB for a request sent alone (`send`), where it
-    /// takes about a third less CPU per byte than libcurl's 16 KiB (BENCHMARKS.md), and
-    /// libcurl's own 16 KiB for `Batch` and `async` transfers, which may be thousands at
-    /// once (each holds its buffer). Between 1 KiB and 10 MiB.
+    /// handler holds. Default: nil, 256 KiB for a request sent alone (`send`, or an `async`
+    /// request while no other of the client's is in flight), where it takes about a third
+    /// less CPU per byte than libcurl's 16 KiB (BENCHMARKS.md), and libcurl's own 16 KiB for
+    /// `Batch` and `async` transfers among others, which may be thousands at once (each holds
+    /// its buffer). Between 1 KiB and 10 MiB.
     public var receiveBufferSize: Int? = nil
     /// libcurl's upload buffer (CURLOPT_UPLOAD_BUFFERSIZE), in bytes: the most one read of a
     /// streamed body asks for. Default: nil, 1 MiB for a request sent alone (the least CPU per
@@ -77,7 +78,9 @@ public struct ClientConfiguration: Sendable {
     /// The library's one default for transfers in flight at once: the client's `async`
     /// requests, a C batch (`hc_batch_new`), Python's `map` and `amap`.
     public static let defaultMaxConcurrentTransfers = 64
-    /// Most connections to one host at once for `async` requests (0: no limit). Default: 0.
+    /// Most connections to one host at once for `async` requests and the client's batches
+    /// (0: no limit; a batch's own `maxPerHost` overrides it). Over h2 one connection carries
+    /// every stream, so this bounds HTTP/1.1 fan-out. Default: 0.
     public var maxConnectionsPerHost = 0
     /// How much of a rejected response's body is kept in the error. Default: 64 KiB.
     public var rejectedBodyLimit = 64 * 1024

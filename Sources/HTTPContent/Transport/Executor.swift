@@ -1,4 +1,5 @@
 import CCurl
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,6 +12,8 @@ final class Executor: @unchecked Sendable {
     private let inbox = Locked<(jobs: [@Sendable (MultiDriver) -> Void], stopping: Bool)>(([], false))
     private var thread = pthread_t()
     private var started = false
+    /// `async` requests between their start and their outcome, counted from any thread.
+    private let inFlight = Atomic<Int>(0)
 
     init(handles: HandlePool, maxConcurrent: Int, maxPerHost: Int) {
         self.handles = handles
@@ -34,6 +37,13 @@ final class Executor: @unchecked Sendable {
         if accepted { driver.wake() }
         return accepted
     }
+
+    /// Counts a request in; true when it is the only one in flight: it then gets the buffers of
+    /// a request sent alone (256 KiB: a 64 MiB body took 20 % less CPU than with libcurl's
+    /// 16 KiB, bench/swift.sh), while many in flight keep libcurl's small ones.
+    func enter() -> Bool { inFlight.wrappingAdd(1, ordering: .relaxed).oldValue == 0 }
+
+    func leave() { inFlight.wrappingSubtract(1, ordering: .relaxed) }
 
     /// Wakes the thread so it notices a cancellation promptly.
     func poke() { driver.wake() }
@@ -130,9 +140,14 @@ extension Client {
     ) async -> (outcome: Result<Response<Handler.Content>, HTTPContentError>, bodyStarted: Bool, head: ResponseHead?) {
         let token = CancelToken()
         let executor = sharedExecutor
+        // A handler whose consumer may fall behind is held back a chunk at a time: libcurl's
+        // small buffer bounds what one pause lets through, alone or not.
+        let counted = executor.enter()
+        defer { executor.leave() }
+        let alone = counted && (handler is Bytes || !(handler is any ReceiveThrottled))
         let transfer: Transfer
         do {
-            transfer = try start(request, handler: handler, cancel: token, progress: progress)
+            transfer = try start(request, handler: handler, cancel: token, progress: progress, alone: alone)
         } catch {
             return (.failure(error), false, nil)
         }

@@ -72,7 +72,7 @@ class LoopMethods:
         return response
 
     async def amap(self, requests: Iterable[Request], *, concurrency: int | None = None,
-                   host_limit: int = 0) -> list[Any]:
+                   host_limit: int | None = None) -> list[Any]:
         """`map` on the running event loop, with no thread: in order, a `Response` or the
         error of each request. At most `concurrency` are in flight (None: the library's
         default, `default_concurrency()`; 0: all at once); the next
@@ -84,9 +84,10 @@ class LoopMethods:
         if not items:
             return results
         loop = asyncio.get_running_loop()
-        # The loop's own batch (its connections already made), unless a host limit needs a
-        # batch of its own.
-        own = LoopDriver(self, loop, host_limit=host_limit, respond=fetched, small=SMALL) if host_limit > 0 else None
+        # The loop's own batch (its connections already made, the client's host limit), unless
+        # a host limit of this call's needs a batch of its own.
+        own = (LoopDriver(self, loop, host_limit=host_limit, respond=fetched, small=SMALL)
+               if host_limit is not None else None)
         driver = own or self._loop_driver()
         finished = loop.create_future()
         in_flight: dict[int, int] = {}   # index -> key

@@ -79,7 +79,7 @@ class LoopDriver:
     it. Use it from the loop's thread only."""
 
     def __init__(self, client: Any, loop: asyncio.AbstractEventLoop, *, concurrency: int = 0,
-                 host_limit: int = 0, respond: Respond | None = None,
+                 host_limit: int | None = None, respond: Respond | None = None,
                  small: tuple[type, int] | None = None) -> None:
         """`respond` makes the Response of a `fetch`; `small` is (class, limit): a body shorter
         than `limit` for a handler with `_plain_bytes` is copied into `class._small(...)`, as
@@ -118,7 +118,8 @@ class LoopDriver:
         self._body_at = ctypes.c_void_p.from_buffer(self._body)
         try:
             check(lib.hc_batch_set_concurrency(self._batch, max(0, int(concurrency))))
-            check(lib.hc_batch_set_host_limit(self._batch, max(0, int(host_limit))))
+            if host_limit is not None:  # else the client's (hc_client_set_host_limit)
+                check(lib.hc_batch_set_host_limit(self._batch, max(0, int(host_limit))))
             fd = ctypes.c_int()
             check(lib.hc_batch_poll_fd(self._batch, ctypes.byref(fd)))
             self._fd = fd.value

@@ -87,6 +87,11 @@ class Client(LoopMethods, StreamingMethods, Handle):
         self._results: list[tuple[_ffi.FetchResult, Any]] = []
         self._bytes: Bytes | None = None  # see _default_bytes
         self._drivers: dict[int, LoopDriver] = {}  # see _loop_driver, by id(loop)
+        # The batch `map` left idle (at most one, usually): its multi handle keeps the
+        # connections, so the next `map` finds its h2 connection open instead of a new TLS
+        # handshake per call. list.pop/append: threads never take the same one.
+        self._idle_batches: list[_Batch] = []
+        self._host_limit = int(transport.get("host_limit") or 0)  # the client's, for a reused batch
         # (loop, its driver) of the loop arequest last ran on, when _fast_loop says it may be
         # recognised by its thread; else None.
         self._current: tuple[Any, LoopDriver] | None = None
@@ -258,6 +263,9 @@ class Client(LoopMethods, StreamingMethods, Handle):
         drivers, self._drivers = getattr(self, "_drivers", {}), {}
         for driver in drivers.values():
             driver.close()
+        idle, self._idle_batches = getattr(self, "_idle_batches", []), []
+        for batch in idle:
+            batch.close()
         super().close()
         shared, self._bytes = self._bytes, None
         if shared is not None:
@@ -270,12 +278,13 @@ class Client(LoopMethods, StreamingMethods, Handle):
         return self._bytes
 
     def map(self, requests: Iterable["Request"], *, concurrency: int | None = None,
-            host_limit: int = 0) -> list[Any]:
+            host_limit: int | None = None) -> list[Any]:
         """Sends many requests at once (libcurl multi, on this thread, with the GIL released
         while transfers run) and returns, in order, a `Response` or the `hc.Error` (or other
         exception) of each request: one failure does not stop the rest. At most `concurrency`
         transfers run at once (None: the library's default, `default_concurrency()`, 64; 0: no
-        limit), and at most `host_limit` connections per host (0: no limit).
+        limit), and at most `host_limit` connections per host (0: no limit; None: the client's
+        `host_limit`).
         Built-in handlers may be shared between requests; a handler of your own may not.
         Retries and the auth hook apply as in `request`: a request waiting to be sent again
         holds up no other."""
@@ -296,10 +305,16 @@ class Client(LoopMethods, StreamingMethods, Handle):
                 results[i] = exc
 
         callback = _ffi.DONE_CB(done)
-        with _Batch(lib.hc_batch_new(self)) as batch:
-            if concurrency is not None:  # else the batch's own default
-                check(lib.hc_batch_set_concurrency(batch, max(0, int(concurrency))))
-            check(lib.hc_batch_set_host_limit(batch, max(0, int(host_limit))))
+        try:
+            batch = self._idle_batches.pop()
+        except IndexError:
+            batch = _Batch(lib.hc_batch_new(self))
+        finished = False
+        try:
+            check(lib.hc_batch_set_concurrency(batch, lib.hc_batch_default_concurrency() if concurrency is None
+                                               else max(0, int(concurrency))))
+            check(lib.hc_batch_set_host_limit(batch, self._host_limit if host_limit is None
+                                              else max(0, int(host_limit))))
             for i, item in enumerate(items):
                 try:
                     ready = prepare(item, default, self._auth_hook)
@@ -311,6 +326,13 @@ class Client(LoopMethods, StreamingMethods, Handle):
                 with ready.native as req:
                     check(lib.hc_batch_add(batch, req, callback, i))
             check(lib.hc_batch_run(batch))
+            finished = True
+        finally:
+            # Kept for the next map only when it ran to the end (nothing left in it).
+            if finished and not self._idle_batches and not self.closed:
+                self._idle_batches.append(batch)
+            else:
+                batch.close()
         return results
 
     def _stepped(self, request: Request) -> Generator[None, None, Response]:

@@ -1,7 +1,7 @@
 """Where connections go and how TLS is set up (issue 31): the keywords `hc.Client` passes here
 (`resolve`, `unix_socket`, `ca_pem`, `cert_pem`, `cert_p12`, `min_tls`, `ciphers`,
 `pinned_public_key`, `happy_eyeballs_timeout`, `tls_session_tickets`, `http_version`,
-`connection_share`), `ConnectionShare` and `Response.timings`.
+`host_limit`, `connection_share`), `ConnectionShare` and `Response.timings`.
 Each is one setter of include/httpcontent/transport.h; the core checks the values.
 """
 
@@ -29,6 +29,7 @@ for _name, _res, _args in [
     ("hc_client_set_happy_eyeballs_ms", ctypes.c_int, [ctypes.c_void_p, ctypes.c_long]),
     ("hc_client_set_tls_session_tickets", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     ("hc_client_set_http_version", ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    ("hc_client_set_host_limit", ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t]),
     ("hc_response_timing", ctypes.c_double, [ctypes.c_void_p, ctypes.c_int]),
     ("hc_connection_share_new", ctypes.c_void_p, []),
     ("hc_connection_share_free", None, [ctypes.c_void_p]),
@@ -79,9 +80,11 @@ def configure(client: Any, *, resolve: Sequence[str] | None = None, unix_socket:
               ciphers: str | tuple[str | None, str | None] | None = None,
               pinned_public_key: str | None = None, happy_eyeballs_timeout: float | None = None,
               tls_session_tickets: bool = True, http_version: str | None = None,
+              host_limit: int | None = None,
               connection_share: ConnectionShare | None = None) -> None:
     """Applies the transport keywords of `hc.Client` to its native client (the defaults set
-    nothing)."""
+    nothing). `host_limit`: most connections to one host for `map`, `amap` and the asyncio
+    requests (`hc_client_set_host_limit`; 0 or None: no limit)."""
     lib = _ffi.lib()
     if resolve:
         entries = (ctypes.c_char_p * len(resolve))(*(_ffi.text(e) for e in resolve))
@@ -114,6 +117,10 @@ def configure(client: Any, *, resolve: Sequence[str] | None = None, unix_socket:
         check(lib.hc_client_set_http_version(client, HTTP_VERSIONS[http_version]))
     if not tls_session_tickets:
         check(lib.hc_client_set_tls_session_tickets(client, 0))
+    if host_limit is not None:
+        if host_limit < 0:
+            raise ValueError(f"host_limit must be 0 (no limit) or more, not {host_limit!r}")
+        check(lib.hc_client_set_host_limit(client, int(host_limit)))
     if connection_share is not None:
         check(lib.hc_client_set_connection_share(client, connection_share))
 

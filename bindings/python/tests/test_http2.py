@@ -43,3 +43,16 @@ def test_sequential_requests_negotiate_h2_and_verify_the_certificate(h2_server):
     with hc.Client() as untrusting:  # the system's CAs do not know the test's certificate
         with pytest.raises(hc.TransportError):
             untrusting.get(f"{base}/f3.bin")
+
+
+def test_maps_one_after_another_reuse_the_h2_connection(h2_server):
+    base, ca, log = h2_server
+    before = h2server.log_count(log)
+    with hc.Client(ca_file=ca) as client:
+        for _ in range(3):
+            results = client.map([hc.Request("GET", f"{base}/f{i}.bin") for i in range(20)], concurrency=20)
+            assert [r.content for r in results] == [bytes([i]) * (1000 + i) for i in range(20)]
+    lines = h2server.log_lines(log, before, 60)
+    assert len(lines) == 60
+    # The second and third map found the first one's connection open: no new TLS handshake.
+    assert len({conn for conn, _, _ in lines}) == 1
