@@ -50,12 +50,13 @@ FINDINGS = [
     "`receiveBufferSize` 256 KiB) matched the blocking send. The executor now counts its requests in "
     "flight and gives one that is alone the buffers of a request sent alone (unless its consumer may fall behind: a streaming sequence keeps 16 KiB, so a pause lets through one small chunk): `hc` 98 ms CPU per 64 MiB "
     "body after the change, as `hc-256k` and `hc-sync`, and AHC's / hc's CPU 1.02 → 1.18.",
-    "- **Sequential 1 KiB misses 2×** (1.42×, 1.60×, 1.78× in three runs): httpcontent spends half of AHC's CPU "
+    "- **Sequential 1 KiB: 2× met on a quiet machine** (2.19×, load 1.1 to 1.8; 1.42×, 1.60×, 1.78× in three "
+    "runs while other builds ran): httpcontent spends half of AHC's CPU "
     "per request (about 120–150 µs against 230–320 µs) but both wait on the round trip through nginx on "
     "the other, shared core; the `async` hop (task → executor thread → continuation) costs about 50 µs "
     "CPU over the blocking send (80–90 µs) and is the next thing to look at.",
-    "- **16 in flight** met 1.5× in two runs of three (1.78×, 1.84×; 1.39× in the run above, made while "
-    "the load rose from 3.5 to 4.8): AHC's / hc's CPU per request 1.5–2.0×.",
+    "- **16 in flight: 1.5× met on a quiet machine** (1.59×; under load 1.78×, 1.84× and 1.39×): AHC's / "
+    "hc's CPU per request 1.5–2.0×.",
 ]
 
 
