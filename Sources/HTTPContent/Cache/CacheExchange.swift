@@ -3,7 +3,10 @@
 /// between a transfer and the request's handler.
 
 /// What the cache's first phase decided for one request (`Client.cacheLookup`).
-enum CacheStep {
+/// `indirect`: the two payloads differ in size, and the compiler's copy of a multi-payload enum
+/// reads the shorter case's unused bytes, which valgrind (CI's harden step) reports as
+/// uninitialised; boxed, the enum is one reference, fully written.
+indirect enum CacheStep {
     /// Answered from the store, nothing sent: `Client.replay` runs it through the handler.
     case answer(CacheAnswer)
     /// Goes to the origin: this request (conditional fields added when it validates a stored
