@@ -1,9 +1,8 @@
 """Builds httpcontent's wheel: the Python package with libhttpcontent.so.0 inside it, so
 `import httpcontent` works from any directory with no environment variable, then repaired by
 auditwheel into a manylinux wheel (the libraries it needs from the system, libcurl, libyajl,
-OpenSSL..., are copied into `httpcontent.libs/` and found through the library's RPATH; SQLite is
-not: the system's, the one Python's sqlite3 module loads too), so it installs on Linux machines
-with no Swift, no compiler and no source checkout.
+OpenSSL..., are copied into `httpcontent.libs/` and found through the library's RPATH), so it
+installs on Linux machines with no Swift, no compiler and no source checkout.
 
 Where the library comes from, in order:
 - HTTPCONTENT_LIBRARY: an already built libhttpcontent.so.0;
