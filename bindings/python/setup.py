@@ -107,13 +107,8 @@ class ManylinuxWheel(bdist_wheel):  # type: ignore[misc,valid-type]
                 # 0.14.3 is older than auditwheel's minimum, 0.14.5).
                 env = dict(os.environ)
                 env["PATH"] = sysconfig.get_path("scripts") + os.pathsep + env.get("PATH", "")
-                # SQLite stays the system's: Python's own sqlite3 module loads it, and two copies
-                # of SQLite in one process break each other's file locks (closing a file in one
-                # drops the other's POSIX locks on it), so a program reading the cache's database
-                # with sqlite3 while the library writes it would see a store gone wrong.
                 try:
                     subprocess.check_call([sys.executable, "-m", "auditwheel", "repair",
-                                           "--exclude", "libsqlite3.so.0",
                                            "--wheel-dir", out, str(wheel)], env=env)
                 except (OSError, subprocess.CalledProcessError) as exc:
                     raise SystemExit(
