@@ -2,8 +2,10 @@
 stored body (the `products` rows of the SQLite file), and a later hit is those bytes read back
 instead of the body parsed again. What a hit gives must be what a replay of the body gives."""
 
+import ast
 import json
-import sqlite3
+import subprocess
+import sys
 import uuid
 from urllib.parse import quote
 
@@ -32,8 +34,41 @@ def _url(base, key, body, *fields):
     return f"{base}/cached/{key}?" + "&".join(parts)
 
 
-def _db(path):
-    return sqlite3.connect(path, timeout=10, isolation_level=None)
+_QUERY = ("import ast, sqlite3, sys; p, q, a = ast.literal_eval(sys.stdin.read()); "
+          "c = sqlite3.connect(p, timeout=10, isolation_level=None); print(repr(c.execute(q, a).fetchall())); c.close()")
+
+
+class _Rows(list):  # type: ignore[type-arg]
+    def fetchall(self) -> list:  # type: ignore[type-arg]
+        return list(self)
+
+    def fetchone(self):  # type: ignore[no-untyped-def]
+        return self[0] if self else None
+
+
+class _Db:
+    """The cache's database, read and written from another process. The installed wheel carries
+    its own SQLite, and two copies of SQLite in one process drop each other's POSIX locks
+    (closing a file in one releases the other's): this process's sqlite3 must not open a file the
+    library has open."""
+
+    def __init__(self, path) -> None:  # type: ignore[no-untyped-def]
+        self.path = str(path)
+
+    def __enter__(self) -> "_Db":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def execute(self, sql: str, params: tuple = ()) -> _Rows:  # type: ignore[type-arg]
+        out = subprocess.run([sys.executable, "-c", _QUERY], input=repr((self.path, sql, tuple(params))),
+                             capture_output=True, text=True, check=True, timeout=60).stdout
+        return _Rows(ast.literal_eval(out))
+
+
+def _db(path) -> _Db:  # type: ignore[no-untyped-def]
+    return _Db(path)
 
 
 def _products(path, key):
