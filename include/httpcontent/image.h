@@ -84,7 +84,7 @@ HC_EXTERN hc_handler *hc_handler_image_decode_new(const hc_image_options *opts);
 
 /** The attributes of hc_response_image_attr. */
 typedef enum hc_image_attr {
-    HC_IMAGE_ATTR_FORMAT = 1,           /**< An hc_image_format (HC_IMAGE_NONE: empty response). */
+    HC_IMAGE_ATTR_FORMAT = 1,           /**< An hc_image_format value; HC_IMAGE_NONE for an empty response. */
     HC_IMAGE_ATTR_WIDTH = 2,            /**< Pixels per row (after an applied orientation). */
     HC_IMAGE_ATTR_HEIGHT = 3,           /**< Rows. */
     HC_IMAGE_ATTR_CHANNELS = 4,         /**< 4, 3 or 1, as the hc_image_mode. */
