@@ -39,15 +39,9 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         completion: @escaping (Result<Response<Handler.Content>, HTTPContentError>) -> Void
     ) {
-        if let cache = client.configuration.cache, Client.cacheApplies(request) {
-            addCached(request, cache: cache, makeHandler: { handler }, restartable: Batch.resumes(handler),
-                      cancel: cancel, progress: progress) { completion(Batch.typed($0)) }
-            return
-        }
-        if client.needsLayers(request) {
-            // One handler for every attempt, as in `Client.send`.
-            addLayered(request, restartable: Batch.resumes(handler),
-                       makeHandler: { handler }, cancel: cancel, progress: progress) { completion(Batch.typed($0)) }
+        // One handler for every attempt, as in `Client.send`.
+        if addAround(request, makeHandler: { handler }, restartable: Batch.resumes(handler), cancel: cancel,
+                     progress: progress, complete: { completion(Batch.typed($0)) }) {
             return
         }
         let transfer: Transfer
@@ -89,18 +83,8 @@ public final class Batch {
         progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
-        if let cache = client.configuration.cache, Client.cacheApplies(request) {
-            addCached(request, cache: cache, makeHandler: { handler }, restartable: Batch.resumes(handler),
-                      cancel: cancel, progress: progress) { outcome in
-                finished { () throws(HTTPContentError) in try outcome.get() }
-            }
-            return
-        }
-        if client.needsLayers(request) {
-            addLayered(request, restartable: Batch.resumes(handler),
-                       makeHandler: { handler }, cancel: cancel, progress: progress) { outcome in
-                finished { () throws(HTTPContentError) in try outcome.get() }
-            }
+        if addAround(request, makeHandler: { handler }, restartable: Batch.resumes(handler), cancel: cancel,
+                     progress: progress, complete: Batch.delivering(finished)) {
             return
         }
         addTransfer(request, handler: handler, cancel: cancel, progress: progress, finished: finished)
@@ -139,21 +123,38 @@ public final class Batch {
         cancel: CancelToken? = nil, progress: ((TransferProgress) -> Void)? = nil,
         finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
     ) {
-        if let cache = client.configuration.cache, Client.cacheApplies(request) {
-            addCached(request, cache: cache, makeHandler: makeHandler, restartable: true,
-                      cancel: cancel, progress: progress) { outcome in
-                finished { () throws(HTTPContentError) in try outcome.get() }
-            }
-            return
-        }
-        if client.needsLayers(request) {
-            addLayered(request, restartable: true, makeHandler: makeHandler, cancel: cancel,
-                       progress: progress) { outcome in
-                finished { () throws(HTTPContentError) in try outcome.get() }
-            }
+        if addAround(request, makeHandler: makeHandler, restartable: true, cancel: cancel,
+                     progress: progress, complete: Batch.delivering(finished)) {
             return
         }
         addTransfer(request, handler: makeHandler(), cancel: cancel, progress: progress, finished: finished)
+    }
+
+    /// The cache's way in, then the session layers', for every `add`: whether `request` went
+    /// one of them (false: it needs neither, and the caller starts a plain transfer).
+    private func addAround(
+        _ request: borrowing Request, makeHandler: @escaping () -> any ContentHandler, restartable: Bool,
+        cancel: CancelToken?, progress: ((TransferProgress) -> Void)?,
+        complete: @escaping (Result<Response<Any>, HTTPContentError>) -> Void
+    ) -> Bool {
+        if let cache = client.configuration.cache, Client.cacheApplies(request) {
+            addCached(copy request, cache: cache, makeHandler: makeHandler, restartable: restartable,
+                      cancel: cancel, progress: progress, complete: complete)
+            return true
+        }
+        if client.needsLayers(request) {
+            addLayered(copy request, restartable: restartable, makeHandler: makeHandler, cancel: cancel,
+                       progress: progress, complete: complete)
+            return true
+        }
+        return false
+    }
+
+    /// A `Result` completion as the `finished` of the C front's `add`s.
+    private static func delivering(
+        _ finished: @escaping (_ deliver: () throws(HTTPContentError) -> Response<Any>) -> Void
+    ) -> (Result<Response<Any>, HTTPContentError>) -> Void {
+        { outcome in finished { () throws(HTTPContentError) in try outcome.get() } }
     }
 
     /// Runs until every request added, including those added by completions, has completed.
