@@ -278,6 +278,66 @@ static void test_batches_use_the_cache(void) {
     hc_client_free(client);
 }
 
+/* The tree handler's hit reads its stored tape back: the same tree as the miss, texts still
+ * NUL-terminated for C, from this client and from another one opening the same file. */
+static char *tree_text(hc_client *client, const char *path, hc_cache_status want) {
+    hc_handler *h = hc_handler_json_new(NULL);
+    hc_response *r = NULL;
+    char *text = NULL;
+    CHECK_CODE(hc_test_send(client, "GET", path, h, &r), HC_OK);
+    hc_handler_free(h);
+    if (!r) return NULL;
+    CHECK(hc_response_cache_status(r) == want);
+    const hc_json *root = hc_response_json(r);
+    CHECK(root != NULL && hc_json_type(root) == HC_JSON_OBJECT);
+    const char *s = NULL;
+    size_t len = 0;
+    CHECK_CODE(hc_json_string(hc_json_get(root, "name"), &s, &len), HC_OK);
+    CHECK(s != NULL && strlen(s) == len && len == strlen("a name longer than sixteen bytes"));
+    uint8_t *data = NULL;
+    size_t n = 0;
+    if (root && hc_json_serialize(root, 0, &data, &n) == HC_OK) {
+        text = strndup((const char *)data, n);
+        hc_buffer_free(data);
+    }
+    hc_response_free(r);
+    return text;
+}
+
+static void test_tree_hits_read_the_stored_tape(void) {
+    char db[] = "/tmp/hc-c-tape-XXXXXX";
+    int fd = mkstemp(db);
+    CHECK(fd >= 0);
+    close(fd);
+    remove(db);
+    const char *path = "/cached/c-tape?h=Cache-Control:max-age%3D60&type=application/json"
+                       "&body=%7B%22name%22%3A%22a%20name%20longer%20than%20sixteen%20bytes%22%2C%22n%22%3A"
+                       "%5B1%2C2.5%2C-3e300%2Cnull%2Ctrue%2C%7B%7D%5D%2C%22u%22%3A%22%C3%BC%E2%9C%93%22%7D";
+    hc_client *clients[2];
+    for (int i = 0; i < 2; i++) {
+        hc_cache *cache = hc_cache_new(db, 0, 0);
+        CHECK(cache != NULL);
+        clients[i] = hc_client_new();
+        CHECK_CODE(hc_client_set_cache(clients[i], cache), HC_OK);
+        hc_cache_free(cache);
+    }
+    char *miss = tree_text(clients[0], path, HC_CACHE_MISS);
+    char *hit = tree_text(clients[0], path, HC_CACHE_HIT);
+    char *other = tree_text(clients[1], path, HC_CACHE_HIT);
+    CHECK(miss && hit && other);
+    if (miss && hit && other) {
+        CHECK(strcmp(miss, "{\"name\":\"a name longer than sixteen bytes\",\"n\":[1,2.5,-3e+300,null,true,{}],"
+                           "\"u\":\"\xC3\xBC\xE2\x9C\x93\"}") == 0 || (fprintf(stderr, "  tree: %s\n", miss), 0));
+        CHECK(strcmp(hit, miss) == 0 && strcmp(other, miss) == 0);
+    }
+    CHECK(origin_count("c-tape") == 1);
+    free(miss);
+    free(hit);
+    free(other);
+    for (int i = 0; i < 2; i++) hc_client_free(clients[i]);
+    remove(db);
+}
+
 int main(int argc, char **argv) {
     if (argc == 6 && strcmp(argv[1], "child") == 0) return child_main(argv[2], argv[3], argv[4], argv[5]);
     ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
@@ -287,6 +347,7 @@ int main(int argc, char **argv) {
     test_arguments();
     test_hits_and_statuses();
     test_batches_use_the_cache();
+    test_tree_hits_read_the_stored_tape();
     test_processes_share_one_file();
     test_killed_mid_store();
     return hc_test_finish();

@@ -1,8 +1,9 @@
 """HTTP cache (issue 32): a hit served from the SQLite cache through the JSON handler against a
-loopback round trip to nginx for the same 100 KiB JSON body (target ≥ 5×), and against hishel 2
+loopback round trip to nginx for the same 100 KiB JSON body (target ≥ 5×; from C, the tree handler
+of bench/cache_c.c, and from Python), and against hishel 2
 (httpx + its SQLite storage, RFC 9111 mode) serving the same hits (target ≥ 2×); beside them, for
 context, `marshal.loads` of the stored product alone (the Python objects, the floor of any hit).
-Contestants are bench/cache_clients.py; rounds interleaved; ratios from the same rounds.
+Contestants are bench/cache_clients.py and bench/cache_c.c; rounds interleaved; ratios from the same rounds.
 
     bash bench/cache.sh [--rounds R] [--count N] [--only a,b] [--no-write]
 """
@@ -47,10 +48,21 @@ def main(argv: list[str]) -> int:
               Contestant("loads-floor", "`marshal.loads` (collector paused, as the binding does) of the product "
                          "`hc.JSON()` stored for the document: no HTTP, no store",
                          command=[py, prog, "loads-floor", s.path("floor.sqlite"), url, "{count}"])]
+        cprog = s.compile("cache_c.c")
+        cs += [Contestant("hc-c-sqlite-hit", "C: `hc_client_set_cache(client, hc_cache_new(path, 0, 0))`, "
+                          "`hc_handler_json_new(NULL)`, `hc_response_json`: each a hit: the tree handler's stored "
+                          "product (its tape) read from the SQLite file (WAL), offsets checked",
+                          command=[cprog, "hit", s.path("hc-c-cache.sqlite"), url, "{count}"]),
+               Contestant("hc-c-nginx", "C: `hc_client_new()` (no cache), `hc_handler_json_new(NULL)`, "
+                          "`hc_response_json`: a loopback round trip to nginx each (kept-alive connection)",
+                          command=[cprog, "origin", "-", url, "{count}"])]
         res = s.run(cs)
         lines = [SECTION, "", s.measured_by() + f"; a {len(body)} byte JSON document, {count} GETs per measurement.", "",
                  s.rounds_note(res) + ".", ""]
-        lines += tables.ratio_rows([Ratio("hc-sqlite-hit", "hc-nginx", "≥ 5", "a hit against a loopback round trip"),
+        lines += tables.ratio_rows([Ratio("hc-c-sqlite-hit", "hc-c-nginx", "≥ 5",
+                                          "C, the tree handler: a hit against a loopback round trip"),
+                                    Ratio("hc-sqlite-hit", "hc-nginx", "≥ 5",
+                                          "Python, `hc.JSON()`: a hit against a loopback round trip"),
                                     Ratio("hc-sqlite-hit", "hishel-sqlite-hit", "≥ 2", "the same hits, hishel 2"),
                                     Ratio("hc-sqlite-hit", "loads-floor", None,
                                           "a hit against its Python objects alone (1 = nothing but them)")], res)

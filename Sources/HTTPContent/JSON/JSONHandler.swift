@@ -33,6 +33,8 @@ public final class JSON: SelectiveHandler {
     private var bodyHead: [UInt8] = []
     /// The validator's check while the tree is built, when it has one.
     private var streaming: (any JSONStreamingCheck)?
+    /// What the last `finish` returned, until `cleanup`: its tape is the cache's product.
+    var lastValue: JSONValue?
 
     /// A JSON tree parsed while the body arrives; `validator` checks the finished value.
     public init(options: JSONOptions = JSONOptions(), allowEmpty: Bool = false,
@@ -55,6 +57,7 @@ public final class JSON: SelectiveHandler {
     public func accept(_ head: ResponseHead) throws -> Bool {
         try JSONAcceptance.check(head, acceptance, options)
         self.head = head
+        lastValue = nil
         return true
     }
 
@@ -98,6 +101,7 @@ public final class JSON: SelectiveHandler {
             }
         }
         bodyHead = []
+        lastValue = value
         return value
     }
 
@@ -110,7 +114,7 @@ public final class JSON: SelectiveHandler {
         return e
     }
 
-    public func cleanup(failed: Bool) { parser = nil; bodyHead = []; streaming = nil }
+    public func cleanup(failed: Bool) { parser = nil; bodyHead = []; streaming = nil; lastValue = nil }
 }
 
 /// Parses the body as JSON while it arrives, then decodes `T` from it with `JSONValueDecoder`.

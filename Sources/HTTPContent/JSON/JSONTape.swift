@@ -116,15 +116,31 @@ final class JSONTape: @unchecked Sendable {
 struct JSONTapeStorage {
     typealias Kind = JSONTape.Kind
     typealias Tag = JSONTape.Tag
-    private(set) var wordBuffer = JSONTapeBuffer<UInt64>(capacity: 64)
+    private(set) var wordBuffer: JSONTapeBuffer<UInt64>
     /// String and number bytes, each followed by a NUL (so C can borrow them as they are).
-    private(set) var byteBuffer = JSONTapeBuffer<UInt8>(capacity: 512)
+    private(set) var byteBuffer: JSONTapeBuffer<UInt8>
     /// Per container: the element word indices (objects: key, value per member), 16 or 32 bits
     /// each (see `close`); a count too large for the container's word comes first.
-    private(set) var childBuffer = JSONTapeBuffer<UInt16>(capacity: 256)
+    private(set) var childBuffer: JSONTapeBuffer<UInt16>
     /// Values too wide for their word: integers beyond 60 bits, doubles with low bits set, the
     /// offset and length of very long or far strings.
-    private(set) var wideBuffer = JSONTapeBuffer<UInt64>(capacity: 16)
+    private(set) var wideBuffer: JSONTapeBuffer<UInt64>
+
+    init() {
+        wordBuffer = JSONTapeBuffer(capacity: 64)
+        byteBuffer = JSONTapeBuffer(capacity: 512)
+        childBuffer = JSONTapeBuffer(capacity: 256)
+        wideBuffer = JSONTapeBuffer(capacity: 16)
+    }
+
+    /// Buffers filled elsewhere (a tape read back from the cache, `JSONTapeProduct`).
+    init(words: JSONTapeBuffer<UInt64>, bytes: JSONTapeBuffer<UInt8>, children: JSONTapeBuffer<UInt16>,
+         wide: JSONTapeBuffer<UInt64>) {
+        wordBuffer = words
+        byteBuffer = bytes
+        childBuffer = children
+        wideBuffer = wide
+    }
 
     var words: UnsafeMutablePointer<UInt64> { wordBuffer.base }
     var nodeCount: Int { wordBuffer.count }
@@ -446,6 +462,16 @@ struct JSONTapeBuffer<T> {
         base = JSONTapeMemory.allocate(capacity)
         self.capacity = capacity
         ready = capacity
+    }
+
+    /// A buffer holding a copy of `count` elements read from `source` (a stored tape's).
+    init(copying source: UnsafeRawPointer, count: Int) {
+        let n = max(count, 1)
+        base = JSONTapeMemory.allocate(n)
+        if count > 0 { memcpy(base, source, count * MemoryLayout<T>.stride) }
+        self.count = count
+        capacity = n
+        ready = n
     }
 
     func free() { Glibc.free(base) }
