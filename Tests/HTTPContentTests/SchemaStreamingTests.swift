@@ -105,6 +105,36 @@ struct SchemaStreamingTests {
         #expect(error?.violations == Self.nested.violations(of: try JSONValue(parsing: Array(badData.utf8))))
     }
 
+    /// Inside a small array element nothing is followed (its own check covers it); an element
+    /// that grows past `smallElement` nodes is followed from there on, so a page of items held by
+    /// one element still fails at the bad item's chunk.
+    @Test func itemsInsideOneLargeElementStillFailAtTheirChunk() throws {
+        let schema = try JSONSchema(parsing: Array(#"""
+        {"type":"array","items":{"type":"object","properties":{"page":{"$ref":"#/$defs/page"}}},
+         "$defs":{"page":{"type":"object","properties":{"items":{"type":"array","items":{"$ref":"#/$defs/item"}}}},
+                  "item":{"type":"object","required":["id"],"properties":{"id":{"type":"integer","minimum":0},
+                          "tags":{"type":"array","items":{"type":"string"}}}}}}
+        """#.utf8))
+        // About 10 tape nodes an item: item 2,000 lies well past the first 4,096 nodes.
+        func wrapped(_ n: Int, bad: Int?, badText: String) -> String {
+            let items = (0..<n).map { i in i == bad ? badText : #"{"id":\#(i),"tags":["a","b"],"n":\#(i)}"# }
+            return #"[{"page":{"items":["# + items.joined(separator: ",") + "]}}]"
+        }
+        for badText in [#"{"id":-1}"#, #"{"id":1,"tags":["a",2]}"#] {
+            let text = wrapped(4000, bad: 2000, badText: badText)
+            let chunks = (text.utf8.count + 63) / 64
+            let (at, error) = try Self.run(text, schema: schema)
+            #expect(error?.violations == schema.violations(of: try JSONValue(parsing: Array(text.utf8))))
+            #expect(at != nil && at! < chunks / 2 + 10, "failed at chunk \(String(describing: at)) of \(chunks)")
+            // A small element is checked whole when it closes: the same errors.
+            let small = wrapped(20, bad: 5, badText: badText)
+            let (_, smallError) = try Self.run(small, schema: schema)
+            #expect(smallError?.violations == schema.violations(of: try JSONValue(parsing: Array(small.utf8))))
+            #expect(smallError?.violations.isEmpty == false)
+        }
+        #expect(try Self.run(wrapped(4000, bad: nil, badText: ""), schema: schema).1 == nil)
+    }
+
     @Test func anInvalidItemFailsTheTransferBeforeTheRestIsSent() throws {
         guard let server = JSONTestServer.shared else { return }
         let client = try Client()

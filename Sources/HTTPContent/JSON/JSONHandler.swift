@@ -161,6 +161,10 @@ protocol JSONStreamingCheck: AnyObject {
     /// -1 for the top-level container).
     /// Returns whether to follow it (then `leave` is called when it closes).
     func enter(_ storage: JSONTapeStorage, isObject: Bool, key: UInt32, index: Int, parentIsObject: Bool) -> Bool
+    /// From this tape node count on (`Int.max`: never), a container opening inside one this
+    /// check declined makes the builder offer the declined ones again, outermost first, through
+    /// `enter` (they were declined while small and have grown since).
+    var reofferAt: Int { get }
     /// A followed container closed at `node`, complete.
     func leave(_ storage: JSONTapeStorage, _ node: UInt32) throws(HTTPContentError)
     /// A scalar element `index` of a followed array is complete at `node`.

@@ -191,8 +191,10 @@ final class JSONTreeBuilder: JSONEventSink {
     /// Whether `check` follows the container just opened at `depth` (its node attached to its
     /// parent, when it has one).
     private func follows(_ isObject: Bool) -> Bool {
-        guard depth == 0 || frames[depth - 1].watched else { return false }
         let check = check.unsafelyUnwrapped
+        if depth > 0 && !frames[depth - 1].watched {
+            guard t.nodeCount >= check.reofferAt, reoffer(check) else { return false }
+        }
         guard depth > 0 else { return check.enter(t, isObject: isObject, key: 0, index: -1, parentIsObject: false) }
         let parent = frames[depth - 1]
         if parent.isObject {
@@ -200,6 +202,25 @@ final class JSONTreeBuilder: JSONEventSink {
                                parentIsObject: true)
         }
         return check.enter(t, isObject: isObject, key: 0, index: pendingCount - parent.start - 1, parentIsObject: false)
+    }
+
+    /// Offers `check` again the open containers below the innermost one it follows, outermost
+    /// first (each one's place in its parent read back from the pending stack, as `follows` read
+    /// it when it opened); whether it now follows them all.
+    private func reoffer(_ check: any JSONStreamingCheck) -> Bool {
+        var i = depth - 1
+        while i >= 0 && !frames[i].watched { i -= 1 }
+        guard i >= 0 else { return false }
+        for j in (i + 1)..<depth {
+            let parent = frames[j - 1], start = frames[j].start
+            let followed = parent.isObject
+                ? check.enter(t, isObject: frames[j].isObject, key: pending[start - 2], index: (start - parent.start) / 2 - 1,
+                              parentIsObject: true)
+                : check.enter(t, isObject: frames[j].isObject, key: 0, index: start - parent.start - 1, parentIsObject: false)
+            guard followed else { return false }
+            frames[j].watched = true
+        }
+        return true
     }
 
     /// Records a value node as the next child of the innermost container.

@@ -1,7 +1,8 @@
 /// A schema's check while the `JSON` handler builds the tree, at any depth: each element of an
 /// array whose subschemas are known (`SchemaStreamingPlace`: properties / items / prefixItems
 /// chains, allOf and $ref) is checked on the tape as soon as it is complete, and so is each
-/// object or array there when it closes (its scalar members with it). An invalid item of
+/// object or array there when it closes (its scalar members with it), except inside an element
+/// still small (`smallElement`), which its own check covers. An invalid item of
 /// `{"count": N, "items": [...]}` thus fails the parse at the chunk that carries it instead of
 /// after the whole body.
 ///
@@ -27,14 +28,25 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
         let child: SchemaStreamingChild
         /// What applies to its children (nil: nothing known).
         let place: SchemaStreamingPlace?
-        let isObject: Bool
         /// Where it is in its parent: a member name's node, or an index.
         let key: UInt32
         let index: Int
         let parentIsObject: Bool
+        /// The tape's node count when this container opened, if it is an array element; -1 if not.
+        let start: Int
+        /// The same for the innermost array element around it (-1: none).
+        let enclosingStart: Int
     }
 
+    /// Inside an array element still smaller than this many tape nodes, nothing is followed:
+    /// the element's own check when it closes, soon, covers what is in it, and following every
+    /// member cost more than the rest of validation (each container checked, each proof stored
+    /// and looked up again). An element that grows past it (a page of items held by one element)
+    /// has what it holds offered again (`reofferAt`), so its items still fail at their chunk.
+    static let smallElement = 4096
+
     @exclusivity(unchecked) private var stack: [Open] = []
+    @exclusivity(unchecked) private(set) var reofferAt = Int.max
     /// The tape run values are checked with, made at the first check, in memory of its own so it
     /// is only ever used in place (an optional run was copied, with its references retained, at
     /// each check).
@@ -55,30 +67,43 @@ final class SchemaStreamingCheck: JSONStreamingCheck {
 
     func enter(_ storage: JSONTapeStorage, isObject: Bool, key: UInt32, index: Int, parentIsObject: Bool) -> Bool {
         let child: SchemaStreamingChild
+        var start = -1, enclosingStart = -1
         if index < 0 {
             stack.removeAll(keepingCapacity: true)
+            reofferAt = Int.max
             child = root
-        } else if let parent = stack.last {
-            guard let place = parent.place else { return false }
+        } else if !stack.isEmpty {
+            let top = stack.count - 1
+            enclosingStart = stack[top].start >= 0 ? stack[top].start : stack[top].enclosingStart
+            // Read in place first: most containers met inside an element stop here.
+            if enclosingStart >= 0 && storage.nodeCount - enclosingStart < Self.smallElement { return false }
+            guard let place = stack[top].place else { reofferAt = Int.max; return false }
             child = parentIsObject ? place.child(key: key, storage, keyScratch) : place.child(index: index)
-            if child.targets.isEmpty { return false }
+            if child.targets.isEmpty { reofferAt = Int.max; return false }
+            if !parentIsObject {
+                start = storage.nodeCount
+                reofferAt = start + Self.smallElement
+            }
         } else {
             return false
         }
-        stack.append(Open(child: child, place: child.place(program), isObject: isObject, key: key, index: index,
-                          parentIsObject: parentIsObject))
+        stack.append(Open(child: child, place: child.place(program), key: key, index: index,
+                          parentIsObject: parentIsObject, start: start, enclosingStart: enclosingStart))
         return true
     }
 
     func leave(_ storage: JSONTapeStorage, _ node: UInt32) throws(HTTPContentError) {
         guard let open = stack.popLast() else { return }
+        if open.start >= 0 { reofferAt = open.enclosingStart >= 0 ? open.enclosingStart + Self.smallElement : Int.max }
         // The document itself is validated by `finish`, with the rest.
         if stack.isEmpty { return }
         try check(storage, node, open.child, last: (open.key, open.index, open.parentIsObject), container: true)
     }
 
     func element(_ storage: JSONTapeStorage, _ node: UInt32, _ index: Int) throws(HTTPContentError) {
-        guard let place = stack.last?.place else { return }
+        guard let last = stack.last, let place = last.place else { return }
+        // A scalar inside a small element: that element's check covers it.
+        if last.start >= 0 && storage.nodeCount - last.start < Self.smallElement { return }
         let child = place.child(index: index)
         if child.targets.isEmpty { return }
         try check(storage, node, child, last: (0, index, false), container: false)
