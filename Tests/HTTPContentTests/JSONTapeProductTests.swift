@@ -109,6 +109,11 @@ private func walk(_ value: JSONValue) -> Int {
         #expect(kept == miss.content && kept != nil)
         let hit = try client.get(url, handler: JSON())
         #expect(hit.head.cacheStatus == .hit && hit.content == miss.content)
+        // A decoding handler reads the same tape back and decodes from it.
+        struct Item: Decodable, Equatable { let id: Int; let name: String; let tags: [String]; let score: Double }
+        let decoded = try client.get(url, handler: JSON.decoding([Item].self))
+        #expect(decoded.head.cacheStatus == .hit && decoded.content.count == 300 && decoded.content[7].name == "item 7")
+        #expect(JSON.decoding([Item].self).cacheProductFingerprint == fingerprint)
         // Other settings, other tape; a validator makes none.
         #expect(JSON(options: JSONOptions(keepNumberText: true)).cacheProductFingerprint != fingerprint)
         #expect(JSON(validator: try JSONSchema(JSONValue(parsing: #"{"type":"array"}"#))).cacheProductFingerprint == nil)

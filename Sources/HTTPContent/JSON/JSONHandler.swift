@@ -121,7 +121,7 @@ public final class JSON: SelectiveHandler {
 /// Empty bodies, options and acceptance: as `JSON` (an empty body decodes as nil only when `T`
 /// is an `Optional`; otherwise it is a decode error).
 public final class DecodedJSON<T: Decodable>: SelectiveHandler {
-    private let json: JSON
+    let json: JSON
     public var acceptance: Acceptance {
         get { json.acceptance }
         set { json.acceptance = newValue }

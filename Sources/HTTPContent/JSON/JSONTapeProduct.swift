@@ -164,3 +164,15 @@ extension JSON: CacheProductHandler {
         JSONTapeProduct.read(bytes).map { .some($0) }
     }
 }
+
+/// A decoding handler keeps the same tape (same fingerprint: the bytes are the tree's); a hit
+/// decodes `T` from the tree read back. A tree that does not decode is left to the replay, which
+/// reports why.
+extension DecodedJSON: CacheProductHandler {
+    public var cacheProductFingerprint: String? { json.cacheProductFingerprint }
+    public func withCacheProduct(_ body: (UnsafeRawBufferPointer) -> Void) { json.withCacheProduct(body) }
+    public func finish(fromProduct bytes: UnsafeRawBufferPointer) -> T? {
+        guard let value = json.finish(fromProduct: bytes) else { return nil }
+        return try? (value ?? .null).decode(T.self)
+    }
+}
