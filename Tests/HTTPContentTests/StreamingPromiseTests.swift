@@ -86,7 +86,8 @@ private let server = TestServer.shared
             #expect(error?.code == .timeout)
             #expect(error?.message.contains("read timeout") == true)
             let took = ContinuousClock.now - start
-            #expect(took > .milliseconds(350) && took < .milliseconds(1500), "took \(took)")
+            // Not early, and not far late: the full suite on a loaded machine was seen at 1.5-2 s.
+            #expect(took > .milliseconds(350) && took < .milliseconds(4000), "took \(took)")
         }
         var start = ContinuousClock.now
         do { _ = try client.get(stall, handler: Discard()); Issue.record("no timeout") } catch { check(error, since: start) }

@@ -183,15 +183,26 @@ def test_a_newer_response_and_each_variant_have_their_own_product(base_url, tmp_
     assert hc.Cache(path).size == sum(len(text) + size for _, _, size in products)
 
 
-def test_no_product_for_a_handler_with_a_schema_or_number_texts(base_url, tmp_path):
+def test_number_texts_keep_the_trees_tape_and_a_schema_keeps_none(base_url, tmp_path):
+    # Number texts need the library's JSON tree (not marshal bytes): its product is its tape.
     path = tmp_path / "c.sqlite"
-    key = uuid.uuid4().hex
-    url = _url(base_url, key, '{"a": 1.10}')
+    key, checked = uuid.uuid4().hex, uuid.uuid4().hex
+    url = _url(base_url, key, '{"a": 1.10, "b": ["x", 2]}')
     with hc.Client(cache=hc.Cache(path)) as client:
         client.get(url, handler=hc.JSON(keep_number_text=True))
+        [(_, fingerprint, size)] = _products(path, key)
+        assert fingerprint.startswith("json-tape/") and size > 0
+        # Every stored body spoilt (same length): only the tape can still give the document.
+        with _db(path) as db:
+            db.execute("UPDATE chunks SET data = zeroblob(length(data))")
         r = client.get(url, handler=hc.JSON(keep_number_text=True))
-        assert r.cache_status == "hit" and str(r.content["a"]) == "1.10"
-        assert _products(path, key) == []
+        assert r.cache_status == "hit" and str(r.content["a"]) == "1.10" and list(r.content["b"]) == ["x", 2]
+        # With a schema, the check runs on every response: no product is kept.
+        with hc.Schema({"type": "object"}) as schema:
+            client.get(_url(base_url, checked, '{"a": 1}'), handler=hc.JSON(schema=schema))
+            r = client.get(_url(base_url, checked, '{"a": 1}'), handler=hc.JSON(schema=schema))
+        assert r.cache_status == "hit" and r.content == {"a": 1}
+        assert _products(path, checked) == []
 
 
 def test_every_path_reads_the_product_a_revalidation_too(base_url, tmp_path):
