@@ -63,7 +63,7 @@ public final class Client: Sendable {
         direct = !configuration.trustEnvironment || ProxyEnvironment.namesNoProxy()
         aloneBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.aloneDefault,
                                        upload: configuration.uploadBufferSize ?? TransferBuffers.aloneUploadDefault)
-        multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
+        multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.multiDefault,
                                        upload: configuration.uploadBufferSize ?? 0)
         if !configuration.cookies {
             self.cookieJar = nil

@@ -16,9 +16,10 @@ import ctypes
 import functools
 import struct
 import sys
-from typing import Any, AsyncGenerator, Awaitable, Callable, Iterable, Protocol, TypeVar
+from typing import Any, AsyncGenerator, Awaitable, Callable, Iterable, Protocol, TypeVar, Union
 
 from . import _feed, _lib
+from ._blocking import BlockingLoop, TimerHandle
 from ._feed import LoopFeed
 from ._handle import Handle
 from .errors import check, error_of
@@ -70,6 +71,9 @@ class _Batch(Handle):
 
 # Makes the Response of a fetched request (hc_fetch_result) for a handler (_fastpath.fetched).
 Respond = Callable[[Any, Any], Any]
+# What a driver runs on: the running asyncio loop (`arequest`, `amap`), or a BlockingLoop on the
+# caller's thread (`map`).
+Loop = Union[asyncio.AbstractEventLoop, BlockingLoop]
 
 
 class LoopDriver:
@@ -78,7 +82,7 @@ class LoopDriver:
     the Response, or to the hc.Error or your handler's exception) or a function called with
     it. Use it from the loop's thread only."""
 
-    def __init__(self, client: Any, loop: asyncio.AbstractEventLoop, *, concurrency: int = 0,
+    def __init__(self, client: Any, loop: Loop, *, concurrency: int = 0,
                  host_limit: int | None = None, respond: Respond | None = None,
                  small: tuple[type, int] | None = None) -> None:
         """`respond` makes the Response of a `fetch`; `small` is (class, limit): a body shorter
@@ -87,7 +91,7 @@ class LoopDriver:
         lib = _lib.lib()
         self.loop = loop
         self._batch = _Batch(lib.hc_batch_new(client))
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: asyncio.TimerHandle | TimerHandle | None = None
         # key -> (prepared or None for a fetch, handler, sink)
         self._waiting: dict[int, tuple[Prepared | None, Any, Any]] = {}
         self._respond = respond
@@ -150,6 +154,13 @@ class LoopDriver:
     @property
     def closed(self) -> bool:
         return self._batch.closed
+
+    def set_limits(self, concurrency: int, host_limit: int) -> None:
+        """Transfers in flight at once and connections per host (0: no limit), for the requests
+        added from now on (a batch `map` keeps for its next call)."""
+        lib = _lib.lib()
+        check(lib.hc_batch_set_concurrency(self._batch, max(0, int(concurrency))))
+        check(lib.hc_batch_set_host_limit(self._batch, max(0, int(host_limit))))
 
     def add(self, prepared: Prepared, sink: Any) -> int:
         """Queues `prepared` (its native request is freed here: the batch took its settings);
@@ -381,7 +392,7 @@ def _take_error(err: int) -> BaseException:
         _lib.lib().hc_error_free(err)
 
 
-def _unwatch(loop: asyncio.AbstractEventLoop, fd: int) -> None:
+def _unwatch(loop: Loop, fd: int) -> None:
     """Has `loop` stop watching a batch's descriptor, before the batch closes it. (A partial of
     this, not a bound method: the batch handle must not keep its driver alive.)"""
     if not loop.is_closed():

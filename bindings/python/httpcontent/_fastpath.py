@@ -67,6 +67,8 @@ def fetched(handler: Handler, result: Any) -> Response:
 
 #: What the loop driver makes small-bodied responses of (as `fetched` does) in its step.
 SMALL = (LoopResponse, _LEND_MIN)
+#: The same for a driver whose responses are plain ones (as `response_of` makes): `map`'s.
+PLAIN = (Response, _LEND_MIN)
 
-__all__ = ["LIFTED", "NO_TIMEOUT", "SMALL", "LoopResponse", "fetched",
+__all__ = ["LIFTED", "NO_TIMEOUT", "PLAIN", "SMALL", "LoopResponse", "fetched",
            "raise_fetch_error", "response_of"]
