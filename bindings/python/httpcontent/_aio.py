@@ -71,6 +71,8 @@ class _Batch(Handle):
 
 # Makes the Response of a fetched request (hc_fetch_result) for a handler (_fastpath.fetched).
 Respond = Callable[[Any, Any], Any]
+# (Response class, limit, lent): see LoopDriver.__init__.
+Small = tuple[type, int, Callable[[int, int], "bytes | None"]]
 # What a driver runs on: the running asyncio loop (`arequest`, `amap`), or a BlockingLoop on the
 # caller's thread (`map`).
 Loop = Union[asyncio.AbstractEventLoop, BlockingLoop]
@@ -84,10 +86,12 @@ class LoopDriver:
 
     def __init__(self, client: Any, loop: Loop, *, concurrency: int = 0,
                  host_limit: int | None = None, respond: Respond | None = None,
-                 small: tuple[type, int] | None = None) -> None:
-        """`respond` makes the Response of a `fetch`; `small` is (class, limit): a body shorter
-        than `limit` for a handler with `_plain_bytes` is copied into `class._small(...)`, as
-        `respond` does, without calling it (a step's work per request)."""
+                 small: Small | None = None) -> None:
+        """`respond` makes the Response of a `fetch`; `small` is (class, limit, lent): a body
+        shorter than `limit` for a handler with `_plain_bytes` is copied into
+        `class._small(...)`, as `respond` does, without calling it (a step's work per request),
+        and a longer one the library wrote into a bytes object lent by the handler
+        (`lent(address, size)`) goes into `class._small(...)` as it is."""
         lib = _lib.lib()
         self.loop = loop
         self._batch = _Batch(lib.hc_batch_new(client))
@@ -285,7 +289,7 @@ class LoopDriver:
         keys, results, errors = self._keys, self._results, self._errors
         waiting = self._waiting
         respond = self._respond
-        small, limit = self._small or (None, 0)
+        small, limit, lent = self._small or (None, 0, None)
         body, body_at = self._body, self._body_at
         fields = self._results_bytes
         size = _RESULT.size
@@ -302,16 +306,22 @@ class LoopDriver:
                     _free(response, error)
                     continue
                 prepared, handler, sink = entry
-                if (prepared is None and not error and length < limit and handler._plain_bytes
-                        and not handler._may_raise):
-                    # `respond`'s small-body case without calling it: the usual arequest outcome.
-                    body_at.value = at
-                    outcome: Any = small._small(response, status, body[:length])  # type: ignore[union-attr]  # limit 0 when small is None
-                    if sink.__class__ is _Future and not sink.done():
-                        sink.set_result(outcome)
-                    else:
-                        _deliver(sink, outcome)
-                    continue
+                if prepared is None and not error and handler._plain_bytes and not handler._may_raise:
+                    # `respond`'s plain-bytes cases without calling it: the usual arequest outcome.
+                    outcome: Any = None
+                    if length < limit:
+                        body_at.value = at
+                        outcome = small._small(response, status, body[:length])  # type: ignore[union-attr]  # limit 0 when small is None
+                    elif lent is not None:
+                        lent_body = lent(at, length)
+                        if lent_body is not None:
+                            outcome = small._small(response, status, lent_body)  # type: ignore[union-attr]
+                    if outcome is not None:
+                        if sink.__class__ is _Future and not sink.done():
+                            sink.set_result(outcome)
+                        else:
+                            _deliver(sink, outcome)
+                        continue
                 result = results[i]
                 try:
                     if prepared is not None:

@@ -96,3 +96,33 @@ def test_map_timeouts_fire_from_the_loops_timer(client, base_url):
     assert all(isinstance(r, hc.Timeout) for r in results[:4])
     assert results[4].content == bytes(range(3))
     assert time.monotonic() - start < 5
+
+
+def test_a_large_body_is_the_bytes_the_library_wrote_into_on_the_loop_and_in_map(client, base_url):
+    # A body of at least 64 KiB with a Content-Length is written by the library straight into a
+    # bytes object the handler lent: the step hands that object over (no second copy).
+    from httpcontent import handlers
+
+    expected = bytes(j % 251 for j in range(200000))
+
+    async def main():
+        return await client.arequest("GET", f"{base_url}/bytes/200000")
+    for r in (asyncio.run(main()), client.map([hc.Request("GET", f"{base_url}/bytes/200000")])[0]):
+        assert r.content == expected
+        assert handlers.lent(id(r.content) + handlers._DATA_OFFSET, len(expected)) is r.content
+
+
+def test_a_token_set_from_another_thread_wakes_the_batchs_descriptor(base_url):
+    # The batch polls its own sockets: a token set elsewhere must make that descriptor readable
+    # (its eventfd), or the loop would sleep until libcurl's next timer (seconds away).
+    import threading
+    with hc.Client() as c:
+        token = hc.CancelToken()
+
+        async def main():
+            threading.Timer(0.3, token.cancel).start()
+            return await asyncio.wait_for(c.arequest("GET", f"{base_url}/stall?bytes=100", cancel=token), 10)
+        start = time.monotonic()
+        with pytest.raises(hc.Cancelled):
+            asyncio.run(main())
+        assert time.monotonic() - start < 0.9
