@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import HTTPContent
 #if canImport(Glibc)
@@ -50,6 +51,30 @@ private let server = TestServer.shared
         token.cancel()
         batch.step()
         #expect(code == .cancelled && batch.pending == 0)
+    }
+
+    /// A token set from another thread makes the descriptor readable (the poller's eventfd):
+    /// a loop asleep on it wakes and its step ends the transfer, without waiting for a timer.
+    @Test func aTokenSetFromAnotherThreadWakesTheDescriptor() throws {
+        let batch = Batch(client: client)
+        let fd = try #require(batch.pollDescriptor())
+        let token = CancelToken()
+        var code: HTTPContentError.Code?
+        batch.add(.get(server.url("/stall?bytes=10")), handler: Bytes(), cancel: token) { result in
+            if case .failure(let e) = result { code = e.code }
+        }
+        for _ in 0..<5 { turn(batch, fd: fd) }
+        #expect(batch.pending == 1)
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&p, 1, 0) == 0)   // quiet: the server sends nothing more
+        let other = Thread { usleep(100_000); token.cancel() }
+        other.start()
+        let start = ContinuousClock.now
+        #expect(poll(&p, 1, 5000) == 1)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        batch.step()
+        #expect(code == .cancelled && batch.pending == 0)
+        #expect(poll(&p, 1, 0) == 0)   // the wake-up was taken
     }
 
     @Test func aBatchTokenCostsNothingUntilTheBatchSetsIt() throws {
