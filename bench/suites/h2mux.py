@@ -167,6 +167,16 @@ FINDINGS = [
     "per turn, completions read in arrays, small bodies copied in one slice. CPU per pass, before "
     "→ after, same rounds: 1 KiB 7.4 → 5.3 ms (asyncio 6.9 → 6.3, pyreqwest 7.2–10.0), 64 KiB "
     "17.1 → 14.6 ms (asyncio 24.9 → 16.4, pyreqwest 16.6–19.2), load average about 2.",
+    "- **Before and after in the same conditions** (this harness, 5 rounds, load average 2.4 from "
+    "another session's builds, nginx's CPU shared with them: at 64 KiB every client waited on nginx, "
+    "so rates were equal and the client CPU per pass is the better figure): the tree before these "
+    "changes (main at b692144) gave per-round rate ratios 1 KiB `hc-asyncio` 1.01, `hc-map` 1.23; "
+    "64 KiB 0.76 and 1.02, with client CPU per pass 1 KiB 7.3 / 7.4 ms (pyreqwest 9.8), 64 KiB "
+    "33.5 / 15.8 ms (pyreqwest 25.2); right after, 1.09, 1.18, 1.10, 0.98, CPU 1 KiB 8.0 / 6.0 ms "
+    "(pyreqwest 8.7), 64 KiB 18.4 / 15.1 ms (pyreqwest 18.2). Callgrind (user-space instructions per "
+    "pass, which hides the wake-ups: under it the client is slow enough to find every byte already "
+    "there): 64 KiB `hc-asyncio` 38.1 → 35.7 M, `hc-map` 36.3 → 35.2 M (pyreqwest 34.3 M); 1 KiB "
+    "13.1 → 12.8 M and 13.7 → 10.2 M (pyreqwest 11.8 M). The ratios need the quiet re-run.",
     "- **A lent body is handed over as it is.** A body of 64 KiB or more with a length is written "
     "by the library into a bytes object the `Bytes` handler lends; the loop's step now hands that "
     "object to the Response directly (no `Response.__init__`, no ctypes casts), and the lending "
