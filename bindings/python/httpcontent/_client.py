@@ -60,7 +60,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
     ("localhost,.example.com,10.0.0.0/8", "*"); None: the environment's, or none when `proxy`
     is given. `trust_env=False` ignores the environment's proxy variables (no_proxy too). `buffer_size` and `upload_buffer_size` set libcurl's receive buffer (the most one
     chunk holds; 1 KiB to 10 MiB) and upload buffer (16 KiB to 2 MiB); None: 256 KiB (upload 1 MiB) for
-    a request sent alone, libcurl's own for `map`, where many transfers each hold theirs."""
+    a request sent alone, 128 KiB (upload libcurl's 64 KiB) for `map` and the asyncio methods,
+    where many transfers each hold theirs."""
 
     @staticmethod
     def _free(ptr: int) -> None:
