@@ -19,6 +19,10 @@ public final class Client: Sendable {
     /// (0: libcurl's default), from the configuration.
     let aloneBuffers: TransferBuffers
     let multiBuffers: TransferBuffers
+    /// For a handler that holds its transfer back when its reader falls behind
+    /// (`ReceiveThrottled`) among others: libcurl's 16 KiB, since what one pause lets through is
+    /// one receive buffer.
+    let throttledBuffers: TransferBuffers
     /// No proxy variable was set when the client was made (`ProxyEnvironment`), or the
     /// configuration ignores them (`trustEnvironment` false).
     let direct: Bool
@@ -65,6 +69,8 @@ public final class Client: Sendable {
                                        upload: configuration.uploadBufferSize ?? TransferBuffers.aloneUploadDefault)
         multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.multiDefault,
                                        upload: configuration.uploadBufferSize ?? 0)
+        throttledBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
+                                           upload: configuration.uploadBufferSize ?? 0)
         if !configuration.cookies {
             self.cookieJar = nil
         } else if let cookieJar {
@@ -239,7 +245,8 @@ public final class Client: Sendable {
             try transfer.configure(configuration, defaultLines: defaultHeaderLines,
                                    defaultTimeoutMs: defaultTimeoutMs,
                                    defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct,
-                                   buffers: alone ? aloneBuffers : multiBuffers,
+                                   buffers: alone ? aloneBuffers
+                                       : handler is any ReceiveThrottled ? throttledBuffers : multiBuffers,
                                    jar: cookieJar, share: share, transport: transport)
         } catch {
             handler.cleanup(failed: true)
