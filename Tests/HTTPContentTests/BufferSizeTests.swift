@@ -75,7 +75,7 @@ private final class LargestChunk: ContentHandler {
         let client = try Client()
         #expect(client.aloneBuffers.receive == 256 * 1024)
         #expect(client.multiBuffers.receive == 128 * 1024)
-        #expect(client.throttledBuffers.receive == 0)   // libcurl's 16 KiB: a pause lets one through
+        #expect(client.streamingBuffers.receive == 0)   // libcurl's 16 KiB for streaming handlers
         var config = ClientConfiguration()
         config.receiveBufferSize = 8192
         let configured = try Client(configuration: config)

@@ -19,10 +19,10 @@ public final class Client: Sendable {
     /// (0: libcurl's default), from the configuration.
     let aloneBuffers: TransferBuffers
     let multiBuffers: TransferBuffers
-    /// For a handler that holds its transfer back when its reader falls behind
-    /// (`ReceiveThrottled`) among others: libcurl's 16 KiB, since what one pause lets through is
-    /// one receive buffer.
-    let throttledBuffers: TransferBuffers
+    /// For a streaming handler among others (one that does not keep the whole body, see
+    /// `KeepsWholeBody`): libcurl's 16 KiB, since what one round of reads or one pause for a
+    /// slow reader lets through is counted in receive buffers.
+    let streamingBuffers: TransferBuffers
     /// No proxy variable was set when the client was made (`ProxyEnvironment`), or the
     /// configuration ignores them (`trustEnvironment` false).
     let direct: Bool
@@ -69,7 +69,7 @@ public final class Client: Sendable {
                                        upload: configuration.uploadBufferSize ?? TransferBuffers.aloneUploadDefault)
         multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.multiDefault,
                                        upload: configuration.uploadBufferSize ?? 0)
-        throttledBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
+        streamingBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
                                            upload: configuration.uploadBufferSize ?? 0)
         if !configuration.cookies {
             self.cookieJar = nil
@@ -246,7 +246,7 @@ public final class Client: Sendable {
                                    defaultTimeoutMs: defaultTimeoutMs,
                                    defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct,
                                    buffers: alone ? aloneBuffers
-                                       : handler is any ReceiveThrottled ? throttledBuffers : multiBuffers,
+                                       : handler is any KeepsWholeBody ? multiBuffers : streamingBuffers,
                                    jar: cookieJar, share: share, transport: transport)
         } catch {
             handler.cleanup(failed: true)

@@ -59,8 +59,8 @@ public struct ClientConfiguration: Sendable {
     /// request while no other of the client's is in flight), where it takes about a third
     /// less CPU per byte than libcurl's 16 KiB (BENCHMARKS.md), and 128 KiB for `Batch` and
     /// `async` transfers among others, which may be thousands at once (each holds its buffer,
-    /// touched only as far as a body reaches; 16 KiB for a handler that pauses its transfer for
-    /// a slow reader, as one pause lets a buffer through): below that, libcurl 7.88 stalls an HTTP/2
+    /// touched only as far as a body reaches; libcurl's 16 KiB for a streaming handler, whose
+    /// memory is counted in buffers): below that, libcurl 7.88 stalls an HTTP/2
     /// connection whenever one stream's buffer fills, and many streams on one connection
     /// then cost a third more CPU (BENCHMARKS.md, "HTTP/2 multiplexing"). Between 1 KiB and
     /// 10 MiB.

@@ -150,9 +150,10 @@ struct TransferBuffers: Equatable, Sendable {
     /// With 64 x 64 KiB in flight on one connection, 16 KiB took 24 ms of CPU per pass and
     /// 2,200 poll calls, 128 KiB 15 ms and 190 (BENCHMARKS.md, "HTTP/2 multiplexing"); past
     /// 128 KiB nothing more was saved. libcurl allocates the buffer per handle and only the
-    /// pages a body reaches are touched, so thousands of small transfers stay small. A handler
-    /// that pauses its transfer for a slow reader keeps libcurl's 16 KiB (`throttledBuffers`):
-    /// a pause lets one buffer through.
+    /// pages a body reaches are touched, so thousands of small transfers stay small. Only for
+    /// handlers that keep the whole body (`KeepsWholeBody`): a streaming handler keeps
+    /// libcurl's 16 KiB (`streamingBuffers`), since what one round of reads or one pause lets
+    /// through is counted in buffers, and its memory is meant to stay flat.
     static let multiDefault = 128 * 1024
 }
 
