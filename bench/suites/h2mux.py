@@ -154,9 +154,10 @@ FINDINGS = [
     "the 16 KiB buffer batches had, 64 x 64 KiB cost 2,215 poll calls, 116 `curl_multi_socket_action` "
     "and 59 `hc_batch_step` per pass (uprobes, `hc-asyncio`); with 256 KiB 193, 5 and 3. CPU per pass "
     "by buffer (5 interleaved rounds, one process, medians): 16 KiB 24.2 ms, 96 KiB 16.8, 128 KiB "
-    "15.3, 256 KiB 15.0, 1 MiB 16.0; pyreqwest 18.0 in the same rounds. Batch and async transfers now "
-    "get 128 KiB (`ClientConfiguration.receiveBufferSize`, `buffer_size=`; a request sent alone "
-    "keeps 256 KiB); libcurl allocates it per handle and only the pages a body reaches are touched. "
+    "15.3, 256 KiB 15.0, 1 MiB 16.0; pyreqwest 18.0 in the same rounds. Batch and async transfers whose "
+    "handler keeps the whole body now get 128 KiB (`ClientConfiguration.receiveBufferSize`, "
+    "`buffer_size=`; a request sent alone keeps 256 KiB, a streaming handler libcurl's 16 KiB, its "
+    "memory being counted in buffers); libcurl allocates it per handle and only the pages a body reaches are touched. "
     "The earlier finding that buffer sizes did not matter was measured on `map`, whose "
     "`curl_multi_perform` rounds run every transfer anyway (the same 18.5 ms with 16 or 256 KiB).",
     "- **`map` takes completions as `arequest` does.** It ran `hc_batch_run` with a prepared native "
