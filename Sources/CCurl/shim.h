@@ -130,6 +130,8 @@ static inline long hc_curlauth_bearer(void) { return (long)CURLAUTH_BEARER; }
 #ifdef __linux__
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 /* A batch polling its own sockets (Batch.pollDescriptor): an epoll set, so that an event loop
  * watches one descriptor for all of them. epoll_event is a packed struct Swift does not import
@@ -186,6 +188,36 @@ static inline int hc_epoll_ready(int epfd, int *fds, int *masks, int max) {
         masks[i] = mask;
     }
     return n;
+}
+
+/* The waker of a batch polling its own sockets: an eventfd in `epfd` (readable once written),
+ * so that a cancellation token set from another thread makes the batch's descriptor readable
+ * (curl_multi_wakeup wakes only curl_multi_poll). Returns the eventfd, or -1. */
+static inline int hc_epoll_add_waker(int epfd) {
+    int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (fd < 0) return -1;
+    struct epoll_event ev = {0};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Makes the waker readable (any thread). */
+static inline void hc_waker_signal(int fd) {
+    uint64_t one = 1;
+    ssize_t rc = write(fd, &one, sizeof one);
+    (void)rc;
+}
+
+/* Makes the waker quiet again. */
+static inline void hc_waker_drain(int fd) {
+    uint64_t count;
+    ssize_t rc = read(fd, &count, sizeof count);
+    (void)rc;
 }
 #endif
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import HTTPContent
 #if canImport(Glibc)
@@ -37,19 +38,46 @@ private let server = TestServer.shared
         #expect(batch.stepTimeoutMs == -1 || batch.stepTimeoutMs > 0)   // idle: nothing due now
     }
 
-    @Test func aTokenSetEndsItsTransferAtTheNextStep() throws {
+    /// The error a transfer completed with (set by its completion).
+    private final class Outcome { var code: HTTPContentError.Code? }
+
+    /// A batch polling its own sockets with one transfer under `token` that the server stalls,
+    /// a few turns in.
+    private func stalled(under token: CancelToken) throws -> (batch: Batch, fd: Int32, outcome: Outcome) {
         let batch = Batch(client: client)
         let fd = try #require(batch.pollDescriptor())
-        let token = CancelToken()
-        var code: HTTPContentError.Code?
+        let outcome = Outcome()
         batch.add(.get(server.url("/stall?bytes=10")), handler: Bytes(), cancel: token) { result in
-            if case .failure(let e) = result { code = e.code }
+            if case .failure(let e) = result { outcome.code = e.code }
         }
         for _ in 0..<5 { turn(batch, fd: fd) }
         #expect(batch.pending == 1)
+        return (batch, fd, outcome)
+    }
+
+    @Test func aTokenSetEndsItsTransferAtTheNextStep() throws {
+        let token = CancelToken()
+        let (batch, _, outcome) = try stalled(under: token)
         token.cancel()
         batch.step()
-        #expect(code == .cancelled && batch.pending == 0)
+        #expect(outcome.code == .cancelled && batch.pending == 0)
+    }
+
+    /// A token set from another thread makes the descriptor readable (the poller's eventfd):
+    /// a loop asleep on it wakes and its step ends the transfer, without waiting for a timer.
+    @Test func aTokenSetFromAnotherThreadWakesTheDescriptor() throws {
+        let token = CancelToken()
+        let (batch, fd, outcome) = try stalled(under: token)
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&p, 1, 0) == 0)   // quiet: the server sends nothing more
+        let other = Thread { usleep(100_000); token.cancel() }
+        other.start()
+        let start = ContinuousClock.now
+        #expect(poll(&p, 1, 5000) == 1)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        batch.step()
+        #expect(outcome.code == .cancelled && batch.pending == 0)
+        #expect(poll(&p, 1, 0) == 0)   // the wake-up was taken
     }
 
     @Test func aBatchTokenCostsNothingUntilTheBatchSetsIt() throws {

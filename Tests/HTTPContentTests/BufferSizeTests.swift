@@ -18,8 +18,9 @@ private final class LargestChunk: ContentHandler {
     func finish() throws -> Int { largest }
 }
 
-/// The receive buffer (issue 15): 256 KiB for a request sent alone, libcurl's 16 KiB for the
-/// many transfers of a batch, or what the configuration says; the upload buffer likewise.
+/// The receive buffer (issue 15): 256 KiB for a request sent alone, 128 KiB for the many
+/// transfers of a batch (issue 31: libcurl 7.88's HTTP/2 streams), or what the configuration
+/// says; the upload buffer likewise.
 @Suite struct BufferSizeTests {
     // libcurl hands the write callback at most CURL_MAX_WRITE_SIZE (16 KiB) at a time whatever
     // its receive buffer: a larger buffer saves recv calls, not callbacks, so the default's
@@ -66,6 +67,28 @@ private final class LargestChunk: ContentHandler {
             }
             return Request("POST", server.url("/echo/raw"), body: .stream(source, contentType: nil))
         }
+    }
+
+    /// The defaults as documented on `ClientConfiguration.receiveBufferSize`, and what a batch's
+    /// transfer is configured with (the handle records what it set).
+    @Test func aBatchTransferGets128KiBAndOneSentAlone256KiB() throws {
+        let client = try Client()
+        #expect(client.aloneBuffers.receive == 256 * 1024)
+        #expect(client.multiBuffers.receive == 128 * 1024)
+        #expect(client.streamingBuffers.receive == 0)   // libcurl's 16 KiB for streaming handlers
+        var config = ClientConfiguration()
+        config.receiveBufferSize = 8192
+        let configured = try Client(configuration: config)
+        #expect(configured.aloneBuffers.receive == 8192 && configured.multiBuffers.receive == 8192)
+        let batch = Batch(client: client)
+        var ok = false
+        batch.add(.get(server.url("/bytes/10")), handler: Bytes()) { ok = (try? $0.get()) != nil }
+        batch.run()
+        #expect(ok)
+        // A plain request's handle goes back to the pool keeping what it set.
+        let easy = client.handles.take()
+        #expect(easy.applied?.buffers.receive == 128 * 1024)
+        client.handles.put(easy)
     }
 
     @Test func aRequestSentAloneHasTheLargeBuffersAndABatchLibcurlsOwn() throws {

@@ -320,8 +320,9 @@ HC_EXTERN hc_code hc_client_set_redirects(hc_client *client, int follow, int max
 
 /** libcurl's receive buffer (the most one chunk holds: 1 KiB to 10 MiB) and upload buffer (16 KiB
  *  to 2 MiB), in bytes; 0 for the default: 256 KiB and 1 MiB for a request sent alone
- *  (hc_client_send, hc_client_fetch), libcurl's 16 KiB and 64 KiB for batch transfers, which
- *  may be many at once, each holding its buffers. Out of range: HC_EINVALID_ARG. */
+ *  (hc_client_send, hc_client_fetch), 128 KiB and libcurl's 64 KiB for batch transfers, which
+ *  may be many at once, each holding its buffers (below 128 KiB, libcurl 7.88 stalls an HTTP/2
+ *  connection each time one stream's buffer fills). Out of range: HC_EINVALID_ARG. */
 HC_EXTERN hc_code hc_client_set_buffer_sizes(hc_client *client, size_t receive, size_t upload);
 
 /** The proxy for every request, as a URL (copied): "http://host:port", "https://..." (TLS to

@@ -70,3 +70,11 @@ open class Accumulator<Content>: SelectiveHandler {
 public final class Bytes: Accumulator<ByteBuffer> {
     public override func convert(_ body: ByteBuffer) -> ByteBuffer { body }
 }
+
+/// A handler that keeps the whole body in memory (every `Accumulator`): a larger receive
+/// buffer among many transfers costs it nothing it does not hold anyway
+/// (`TransferBuffers.multiDefault`).
+package protocol KeepsWholeBody: AnyObject {}
+
+extension Accumulator: KeepsWholeBody {}
+

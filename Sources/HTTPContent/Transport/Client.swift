@@ -19,6 +19,10 @@ public final class Client: Sendable {
     /// (0: libcurl's default), from the configuration.
     let aloneBuffers: TransferBuffers
     let multiBuffers: TransferBuffers
+    /// For a streaming handler among others (one that does not keep the whole body, see
+    /// `KeepsWholeBody`): libcurl's 16 KiB, since what one round of reads or one pause for a
+    /// slow reader lets through is counted in receive buffers.
+    let streamingBuffers: TransferBuffers
     /// No proxy variable was set when the client was made (`ProxyEnvironment`), or the
     /// configuration ignores them (`trustEnvironment` false).
     let direct: Bool
@@ -63,8 +67,10 @@ public final class Client: Sendable {
         direct = !configuration.trustEnvironment || ProxyEnvironment.namesNoProxy()
         aloneBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.aloneDefault,
                                        upload: configuration.uploadBufferSize ?? TransferBuffers.aloneUploadDefault)
-        multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
+        multiBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? TransferBuffers.multiDefault,
                                        upload: configuration.uploadBufferSize ?? 0)
+        streamingBuffers = TransferBuffers(receive: configuration.receiveBufferSize ?? 0,
+                                           upload: configuration.uploadBufferSize ?? 0)
         if !configuration.cookies {
             self.cookieJar = nil
         } else if let cookieJar {
@@ -239,7 +245,8 @@ public final class Client: Sendable {
             try transfer.configure(configuration, defaultLines: defaultHeaderLines,
                                    defaultTimeoutMs: defaultTimeoutMs,
                                    defaultConnectTimeoutMs: defaultConnectTimeoutMs, direct: direct,
-                                   buffers: alone ? aloneBuffers : multiBuffers,
+                                   buffers: alone ? aloneBuffers
+                                       : handler is any KeepsWholeBody ? multiBuffers : streamingBuffers,
                                    jar: cookieJar, share: share, transport: transport)
         } catch {
             handler.cleanup(failed: true)

@@ -57,9 +57,13 @@ public struct ClientConfiguration: Sendable {
     /// libcurl's receive buffer (CURLOPT_BUFFERSIZE), in bytes: the most one chunk handed to a
     /// handler holds. Default: nil, 256 KiB for a request sent alone (`send`, or an `async`
     /// request while no other of the client's is in flight), where it takes about a third
-    /// less CPU per byte than libcurl's 16 KiB (BENCHMARKS.md), and libcurl's own 16 KiB for
-    /// `Batch` and `async` transfers among others, which may be thousands at once (each holds
-    /// its buffer). Between 1 KiB and 10 MiB.
+    /// less CPU per byte than libcurl's 16 KiB (BENCHMARKS.md), and 128 KiB for `Batch` and
+    /// `async` transfers among others, which may be thousands at once (each holds its buffer,
+    /// touched only as far as a body reaches; libcurl's 16 KiB for a streaming handler, whose
+    /// memory is counted in buffers): below that, libcurl 7.88 stalls an HTTP/2
+    /// connection whenever one stream's buffer fills, and many streams on one connection
+    /// then cost a third more CPU (BENCHMARKS.md, "HTTP/2 multiplexing"). Between 1 KiB and
+    /// 10 MiB.
     public var receiveBufferSize: Int? = nil
     /// libcurl's upload buffer (CURLOPT_UPLOAD_BUFFERSIZE), in bytes: the most one read of a
     /// streamed body asks for. Default: nil, 1 MiB for a request sent alone (the least CPU per

@@ -143,6 +143,18 @@ struct TransferBuffers: Equatable, Sendable {
     /// libcurl, a 64 MiB streamed upload) as the least CPU per byte among 64 KiB, 256 KiB,
     /// 1 MiB and 2 MiB. Allocated by libcurl only for transfers that upload.
     static let aloneUploadDefault = 1024 * 1024
+    /// For the transfers of a batch (and `async` requests among others): libcurl 7.88's HTTP/2
+    /// code copies a stream's DATA into that stream's receive buffer while another transfer
+    /// reads the shared connection, and pauses the whole connection once the buffer is full;
+    /// every later readiness of the socket then runs every transfer on it (one poll(2) each).
+    /// With 64 x 64 KiB in flight on one connection, 16 KiB took 24 ms of CPU per pass and
+    /// 2,200 poll calls, 128 KiB 15 ms and 190 (BENCHMARKS.md, "HTTP/2 multiplexing"); past
+    /// 128 KiB nothing more was saved. libcurl allocates the buffer per handle and only the
+    /// pages a body reaches are touched, so thousands of small transfers stay small. Only for
+    /// handlers that keep the whole body (`KeepsWholeBody`): a streaming handler keeps
+    /// libcurl's 16 KiB (`streamingBuffers`), since what one round of reads or one pause lets
+    /// through is counted in buffers, and its memory is meant to stay flat.
+    static let multiDefault = 128 * 1024
 }
 
 struct AppliedOptions {

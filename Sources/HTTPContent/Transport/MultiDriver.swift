@@ -128,7 +128,7 @@ final class MultiDriver {
             entry.transfer.driverSlot = active.count
             if entry.transfer.isWatched {
                 cancellable += 1
-                entry.transfer.startWatch(wake: wakeUp(multi))
+                entry.transfer.startWatch(wake: waker())
             }
             active.append(entry)
         } else {

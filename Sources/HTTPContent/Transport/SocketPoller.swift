@@ -18,12 +18,21 @@ final class SocketPoller {
     /// What hc_epoll_ready fills.
     private let readyFds = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
     private let readyMasks = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
+    /// An eventfd in the set (`wake`): a token set from another thread wakes the caller's loop
+    /// through the batch's descriptor, as curl_multi_wakeup wakes `MultiDriver.wait`.
+    let wakeFd: Int32
 
     init?() {
         #if os(Linux)
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { return nil }
+        let waker = hc_epoll_add_waker(fd)
+        guard waker >= 0 else {
+            close(fd)
+            return nil
+        }
         self.fd = fd
+        wakeFd = waker
         capacity = 1024
         states = .allocate(capacity: capacity)
         states.initialize(repeating: 0, count: capacity)
@@ -33,6 +42,7 @@ final class SocketPoller {
     }
 
     deinit {
+        close(wakeFd)
         close(fd)
         states.deallocate()
         readyFds.deallocate()
@@ -67,6 +77,10 @@ final class SocketPoller {
         guard n > 0 else { return 0 }
         for k in 0..<n {
             let socket = readyFds[k]
+            if socket == wakeFd {   // woken: the step that follows looks at the tokens
+                hc_waker_drain(wakeFd)
+                continue
+            }
             let i = Int(socket)
             // Read afresh each time: a socket_action may grow `states`.
             if i >= capacity || states[i] & UInt8(HC_EPOLL_WANTED) == 0 {
@@ -84,6 +98,20 @@ final class SocketPoller {
 }
 
 extension MultiDriver {
+    /// What a watched transfer's token calls when set (from any thread): the poller's eventfd
+    /// when the driver polls its own sockets (the caller's loop watches that set, not
+    /// curl_multi_poll), else curl_multi_wakeup. Valid while the transfer is watched
+    /// (`endWatch` comes before the driver, and its poller, go).
+    func waker() -> @Sendable () -> Void {
+        #if os(Linux)
+        if let poller {
+            let fd = poller.wakeFd
+            return { hc_waker_signal(fd) }
+        }
+        #endif
+        return wakeUp(multi)
+    }
+
     /// Makes the driver poll its own sockets (see `SocketPoller`); returns the descriptor an
     /// event loop watches for reading, or nil where there is no epoll. Before any transfer is
     /// added; from then on, drive it with `step` only.

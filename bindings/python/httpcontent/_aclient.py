@@ -8,11 +8,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import _lib
 from ._aio import LoopDriver, _Future
-from ._fastpath import SMALL, fetched
+from ._blocking import BlockingLoop
+from ._fastpath import PLAIN, SMALL, fetched, response_of
 from ._prepare import prepare
 from ._urls import LastURL, method_bytes
 from .models import Request, Response
@@ -32,6 +33,10 @@ class LoopMethods:
         _auth_hook: Any
         _urls: LastURL
         _drivers: dict[int, LoopDriver]
+        _idle_drivers: list[LoopDriver]
+
+        @property
+        def closed(self) -> bool: ...
         _current: tuple[Any, LoopDriver] | None
 
         def _check_open(self) -> None: ...
@@ -80,9 +85,8 @@ class LoopMethods:
         transfer."""
         self._check_open()
         items = list(requests)
-        results: list[Any] = [None] * len(items)
         if not items:
-            return results
+            return []
         loop = asyncio.get_running_loop()
         # The loop's own batch (its connections already made, the client's host limit), unless
         # a host limit of this call's needs a batch of its own.
@@ -90,46 +94,53 @@ class LoopMethods:
                if host_limit is not None else None)
         driver = own or self._loop_driver()
         finished = loop.create_future()
-        in_flight: dict[int, int] = {}   # index -> key
-        state = {"next": 0, "left": len(items), "stopped": False}
-
-        def submit_next() -> None:
-            i = state["next"]
-            state["next"] = i + 1
-            try:
-                in_flight[i] = self._submit(driver, items[i], functools.partial(done, i))
-            except BaseException as exc:  # noqa: BLE001 - that request's outcome
-                done(i, exc)
-
-        def done(i: int, outcome: Any) -> None:
-            in_flight.pop(i, None)
-            results[i] = outcome
-            state["left"] -= 1
-            if state["stopped"]:
-                return
-            if state["next"] < len(items):
-                submit_next()
-            elif state["left"] == 0 and not finished.done():
-                finished.set_result(None)
-
         if concurrency is None:
             concurrency = default_concurrency()
-        window = len(items) if concurrency <= 0 else min(concurrency, len(items))
+
+        def all_done() -> None:
+            if not finished.done():
+                finished.set_result(None)
+        window = Window(self, driver, items, concurrency, all_done)
         try:
-            for _ in range(window):
-                if state["stopped"]:
-                    break
-                submit_next()
+            window.start()
             await finished
         except BaseException:
-            state["stopped"] = True
-            for key in in_flight.values():
-                driver.cancel(key)
+            window.stop()
             raise
         finally:
             if own is not None:
                 own.close()
-        return results
+        return window.results
+
+    def _map_blocking(self, items: list[Request], concurrency: int, host_limit: int) -> list[Any]:
+        """`map` on the calling thread: the requests on a batch driven by a BlockingLoop, the
+        batch's own limits (`concurrency`, `host_limit`) holding back the rest. The batch is
+        kept for the next call when this one ran to the end (its connections stay open)."""
+        try:
+            driver = self._idle_drivers.pop()
+        except IndexError:
+            # Plain Responses (freed one by one, as `request`'s), not LoopResponses: the
+            # caller's thread may be no loop's, and what it keeps of them stays its own.
+            driver = LoopDriver(self, BlockingLoop(), respond=response_of, small=PLAIN)
+        finished = False
+        window = Window(self, driver, items, 0, None)
+        try:
+            loop = driver.loop
+            assert isinstance(loop, BlockingLoop)
+            driver.set_limits(concurrency, host_limit)
+            try:
+                window.start()
+                loop.run_until(window.finished)
+            except BaseException:
+                window.stop()
+                raise
+            finished = True
+        finally:
+            if finished and not self._idle_drivers and not self.closed:
+                self._idle_drivers.append(driver)
+            else:
+                driver.close()
+        return window.results
 
     def _submit(self, driver: LoopDriver, request: Request, sink: Any) -> int:
         """Queues `request` on `driver`, its outcome to `sink`; returns its key. A request with
@@ -167,7 +178,7 @@ class LoopMethods:
     async def _await(self, driver: LoopDriver, request: Request) -> Any:
         """Adds `request` to `driver` and waits for its outcome; a cancelled wait cancels the
         transfer."""
-        future: asyncio.Future[Any] = driver.loop.create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         key = self._submit(driver, request, future)
         try:
             return await future
@@ -179,6 +190,62 @@ class LoopMethods:
                          **options: Any) -> Any:
         """Sends one request of a streaming async iterator on its own driver (_aio.loop_items)."""
         return await self._await(driver, Request(method, url, handler=handler, **options))
+
+
+class Window:
+    """The requests of one `map` or `amap` call on a driver: at most `limit` in flight (0: all),
+    the next queued as one completes (with no task per request), each outcome (a Response or
+    the error) put in `results` at its request's index; `on_done` is called once all are."""
+
+    __slots__ = ("client", "driver", "items", "results", "limit", "on_done", "_next", "_left",
+                 "_stopped", "_in_flight")
+
+    def __init__(self, client: LoopMethods, driver: LoopDriver, items: list[Request], limit: int,
+                 on_done: Callable[[], Any] | None) -> None:
+        self.client = client
+        self.driver = driver
+        self.items = items
+        self.results: list[Any] = [None] * len(items)
+        self.limit = len(items) if limit <= 0 else min(limit, len(items))
+        self.on_done = on_done
+        self._next = 0
+        self._left = len(items)
+        self._stopped = False
+        self._in_flight: dict[int, int] = {}   # index -> key
+
+    def start(self) -> None:
+        for _ in range(self.limit):
+            if self._stopped or self._next >= len(self.items):
+                break
+            self._submit_next()
+
+    def finished(self) -> bool:
+        return self._left == 0
+
+    def stop(self) -> None:
+        """Cancels every transfer in flight; no more are queued."""
+        self._stopped = True
+        for key in self._in_flight.values():
+            self.driver.cancel(key)
+
+    def _submit_next(self) -> None:
+        i = self._next
+        self._next = i + 1
+        try:
+            self._in_flight[i] = self.client._submit(self.driver, self.items[i], functools.partial(self._done, i))
+        except BaseException as exc:  # noqa: BLE001 - that request's outcome
+            self._done(i, exc)
+
+    def _done(self, i: int, outcome: Any) -> None:
+        self._in_flight.pop(i, None)
+        self.results[i] = outcome
+        self._left -= 1
+        if self._stopped:
+            return
+        if self._next < len(self.items):
+            self._submit_next()
+        elif self._left == 0 and self.on_done is not None:
+            self.on_done()
 
 
 _get_ident = threading.get_ident
@@ -198,4 +265,4 @@ def default_concurrency() -> int:
     return int(_lib.lib().hc_batch_default_concurrency())
 
 
-__all__ = ["LoopMethods", "default_concurrency"]
+__all__ = ["LoopMethods", "Window", "default_concurrency"]

@@ -16,9 +16,10 @@ import ctypes
 import functools
 import struct
 import sys
-from typing import Any, AsyncGenerator, Awaitable, Callable, Iterable, Protocol, TypeVar
+from typing import Any, AsyncGenerator, Awaitable, Callable, Iterable, Protocol, TypeVar, Union
 
 from . import _feed, _lib
+from ._blocking import BlockingLoop, TimerHandle
 from ._feed import LoopFeed
 from ._handle import Handle
 from .errors import check, error_of
@@ -70,6 +71,11 @@ class _Batch(Handle):
 
 # Makes the Response of a fetched request (hc_fetch_result) for a handler (_fastpath.fetched).
 Respond = Callable[[Any, Any], Any]
+# (Response class, limit, lent): see LoopDriver.__init__.
+Small = tuple[type, int, Callable[[int, int], "bytes | None"]]
+# What a driver runs on: the running asyncio loop (`arequest`, `amap`), or a BlockingLoop on the
+# caller's thread (`map`).
+Loop = Union[asyncio.AbstractEventLoop, BlockingLoop]
 
 
 class LoopDriver:
@@ -78,16 +84,18 @@ class LoopDriver:
     the Response, or to the hc.Error or your handler's exception) or a function called with
     it. Use it from the loop's thread only."""
 
-    def __init__(self, client: Any, loop: asyncio.AbstractEventLoop, *, concurrency: int = 0,
+    def __init__(self, client: Any, loop: Loop, *, concurrency: int = 0,
                  host_limit: int | None = None, respond: Respond | None = None,
-                 small: tuple[type, int] | None = None) -> None:
-        """`respond` makes the Response of a `fetch`; `small` is (class, limit): a body shorter
-        than `limit` for a handler with `_plain_bytes` is copied into `class._small(...)`, as
-        `respond` does, without calling it (a step's work per request)."""
+                 small: Small | None = None) -> None:
+        """`respond` makes the Response of a `fetch`; `small` is (class, limit, lent): a body
+        shorter than `limit` for a handler with `_plain_bytes` is copied into
+        `class._small(...)`, as `respond` does, without calling it (a step's work per request),
+        and a longer one the library wrote into a bytes object lent by the handler
+        (`lent(address, size)`) goes into `class._small(...)` as it is."""
         lib = _lib.lib()
         self.loop = loop
         self._batch = _Batch(lib.hc_batch_new(client))
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: asyncio.TimerHandle | TimerHandle | None = None
         # key -> (prepared or None for a fetch, handler, sink)
         self._waiting: dict[int, tuple[Prepared | None, Any, Any]] = {}
         self._respond = respond
@@ -150,6 +158,13 @@ class LoopDriver:
     @property
     def closed(self) -> bool:
         return self._batch.closed
+
+    def set_limits(self, concurrency: int, host_limit: int) -> None:
+        """Transfers in flight at once and connections per host (0: no limit), for the requests
+        added from now on (a batch `map` keeps for its next call)."""
+        lib = _lib.lib()
+        check(lib.hc_batch_set_concurrency(self._batch, max(0, int(concurrency))))
+        check(lib.hc_batch_set_host_limit(self._batch, max(0, int(host_limit))))
 
     def add(self, prepared: Prepared, sink: Any) -> int:
         """Queues `prepared` (its native request is freed here: the batch took its settings);
@@ -274,7 +289,7 @@ class LoopDriver:
         keys, results, errors = self._keys, self._results, self._errors
         waiting = self._waiting
         respond = self._respond
-        small, limit = self._small or (None, 0)
+        small, limit, lent = self._small or (None, 0, None)
         body, body_at = self._body, self._body_at
         fields = self._results_bytes
         size = _RESULT.size
@@ -291,16 +306,22 @@ class LoopDriver:
                     _free(response, error)
                     continue
                 prepared, handler, sink = entry
-                if (prepared is None and not error and length < limit and handler._plain_bytes
-                        and not handler._may_raise):
-                    # `respond`'s small-body case without calling it: the usual arequest outcome.
-                    body_at.value = at
-                    outcome: Any = small._small(response, status, body[:length])  # type: ignore[union-attr]  # limit 0 when small is None
-                    if sink.__class__ is _Future and not sink.done():
-                        sink.set_result(outcome)
-                    else:
-                        _deliver(sink, outcome)
-                    continue
+                if prepared is None and not error and handler._plain_bytes and not handler._may_raise:
+                    # `respond`'s plain-bytes cases without calling it: the usual arequest outcome.
+                    outcome: Any = None
+                    if length < limit:
+                        body_at.value = at
+                        outcome = small._small(response, status, body[:length])  # type: ignore[union-attr]  # limit 0 when small is None
+                    elif lent is not None:
+                        lent_body = lent(at, length)
+                        if lent_body is not None:
+                            outcome = small._small(response, status, lent_body)  # type: ignore[union-attr]
+                    if outcome is not None:
+                        if sink.__class__ is _Future and not sink.done():
+                            sink.set_result(outcome)
+                        else:
+                            _deliver(sink, outcome)
+                        continue
                 result = results[i]
                 try:
                     if prepared is not None:
@@ -381,7 +402,7 @@ def _take_error(err: int) -> BaseException:
         _lib.lib().hc_error_free(err)
 
 
-def _unwatch(loop: asyncio.AbstractEventLoop, fd: int) -> None:
+def _unwatch(loop: Loop, fd: int) -> None:
     """Has `loop` stop watching a batch's descriptor, before the batch closes it. (A partial of
     this, not a bound method: the batch handle must not keep its driver alive.)"""
     if not loop.is_closed():

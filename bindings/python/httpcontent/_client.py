@@ -12,7 +12,7 @@ from . import _constants as _c
 from . import session as _session
 from . import streaming as _streaming
 from . import transport as _transport
-from ._aclient import LoopMethods
+from ._aclient import LoopMethods, default_concurrency
 from ._aio import LoopDriver
 from ._fastpath import LIFTED, NO_TIMEOUT, raise_fetch_error, response_of
 from ._iterators import StreamingMethods
@@ -60,7 +60,8 @@ class Client(LoopMethods, StreamingMethods, Handle):
     ("localhost,.example.com,10.0.0.0/8", "*"); None: the environment's, or none when `proxy`
     is given. `trust_env=False` ignores the environment's proxy variables (no_proxy too). `buffer_size` and `upload_buffer_size` set libcurl's receive buffer (the most one
     chunk holds; 1 KiB to 10 MiB) and upload buffer (16 KiB to 2 MiB); None: 256 KiB (upload 1 MiB) for
-    a request sent alone, libcurl's own for `map`, where many transfers each hold theirs."""
+    a request sent alone, 128 KiB (upload libcurl's 64 KiB) for `map` and the asyncio methods,
+    where many transfers each hold theirs."""
 
     @staticmethod
     def _free(ptr: int) -> None:
@@ -87,10 +88,10 @@ class Client(LoopMethods, StreamingMethods, Handle):
         self._results: list[tuple[_ffi.FetchResult, Any]] = []
         self._bytes: Bytes | None = None  # see _default_bytes
         self._drivers: dict[int, LoopDriver] = {}  # see _loop_driver, by id(loop)
-        # The batch `map` left idle (at most one, usually): its multi handle keeps the
+        # The driver `map` left idle (at most one, usually): its batch's multi handle keeps the
         # connections, so the next `map` finds its h2 connection open instead of a new TLS
         # handshake per call. list.pop/append: threads never take the same one.
-        self._idle_batches: list[_Batch] = []
+        self._idle_drivers: list[LoopDriver] = []
         self._host_limit = int(transport.get("host_limit") or 0)  # the client's, for a reused batch
         # (loop, its driver) of the loop arequest last ran on, when _fast_loop says it may be
         # recognised by its thread; else None.
@@ -263,9 +264,9 @@ class Client(LoopMethods, StreamingMethods, Handle):
         drivers, self._drivers = getattr(self, "_drivers", {}), {}
         for driver in drivers.values():
             driver.close()
-        idle, self._idle_batches = getattr(self, "_idle_batches", []), []
-        for batch in idle:
-            batch.close()
+        idle, self._idle_drivers = getattr(self, "_idle_drivers", []), []
+        for driver in idle:
+            driver.close()
         super().close()
         shared, self._bytes = self._bytes, None
         if shared is not None:
@@ -280,7 +281,7 @@ class Client(LoopMethods, StreamingMethods, Handle):
     def map(self, requests: Iterable["Request"], *, concurrency: int | None = None,
             host_limit: int | None = None) -> list[Any]:
         """Sends many requests at once (libcurl multi, on this thread, with the GIL released
-        while transfers run) and returns, in order, a `Response` or the `hc.Error` (or other
+        while it waits for the sockets; completions taken as `amap` takes them) and returns, in order, a `Response` or the `hc.Error` (or other
         exception) of each request: one failure does not stop the rest. At most `concurrency`
         transfers run at once (None: the library's default, `default_concurrency()`, 64; 0: no
         limit), and at most `host_limit` connections per host (0: no limit; None: the client's
@@ -289,51 +290,11 @@ class Client(LoopMethods, StreamingMethods, Handle):
         Retries and the auth hook apply as in `request`: a request waiting to be sent again
         holds up no other."""
         self._check_open()
-        lib = _ffi.lib()
         items = list(requests)
-        results: list[Any] = [None] * len(items)
-        prepared: list[Prepared | None] = []
-        default = self._bytes or self._default_bytes()
-
-        def done(userdata: int | None, code: int, response: int | None) -> None:
-            i = userdata or 0
-            try:
-                item = prepared[i]
-                assert item is not None  # a request that failed to prepare was never added
-                results[i] = item.outcome(code, response, raise_errors=False)
-            except BaseException as exc:  # noqa: BLE001 - the result of that request
-                results[i] = exc
-
-        callback = _ffi.DONE_CB(done)
-        try:
-            batch = self._idle_batches.pop()
-        except IndexError:
-            batch = _Batch(lib.hc_batch_new(self))
-        finished = False
-        try:
-            check(lib.hc_batch_set_concurrency(batch, lib.hc_batch_default_concurrency() if concurrency is None
-                                               else max(0, int(concurrency))))
-            check(lib.hc_batch_set_host_limit(batch, self._host_limit if host_limit is None
-                                              else max(0, int(host_limit))))
-            for i, item in enumerate(items):
-                try:
-                    ready = prepare(item, default, self._auth_hook)
-                except Exception as exc:  # noqa: BLE001 - the result of that request
-                    prepared.append(None)
-                    results[i] = exc
-                    continue
-                prepared.append(ready)
-                with ready.native as req:
-                    check(lib.hc_batch_add(batch, req, callback, i))
-            check(lib.hc_batch_run(batch))
-            finished = True
-        finally:
-            # Kept for the next map only when it ran to the end (nothing left in it).
-            if finished and not self._idle_batches and not self.closed:
-                self._idle_batches.append(batch)
-            else:
-                batch.close()
-        return results
+        if not items:
+            return []
+        return self._map_blocking(items, default_concurrency() if concurrency is None else int(concurrency),
+                                  self._host_limit if host_limit is None else int(host_limit))
 
     def _stepped(self, request: Request) -> Generator[None, None, Response]:
         """Runs `request` on this thread, in steps: a batch of one, waited on (hc_batch_wait)

@@ -14,7 +14,7 @@ from . import _ffi, _lib
 from ._constants import HC_TIMEOUT_NONE
 from ._aio import _RELEASE_BATCH, _released, release_now
 from .errors import last_error
-from .handlers import _LEND_MIN, Handler
+from .handlers import _LEND_MIN, Handler, lent
 from .models import Response
 
 #: hc_client_fetch's timeout argument: the client's own limit.
@@ -66,7 +66,9 @@ def fetched(handler: Handler, result: Any) -> Response:
 
 
 #: What the loop driver makes small-bodied responses of (as `fetched` does) in its step.
-SMALL = (LoopResponse, _LEND_MIN)
+SMALL = (LoopResponse, _LEND_MIN, lent)
+#: The same for a driver whose responses are plain ones (as `response_of` makes): `map`'s.
+PLAIN = (Response, _LEND_MIN, lent)
 
-__all__ = ["LIFTED", "NO_TIMEOUT", "SMALL", "LoopResponse", "fetched",
+__all__ = ["LIFTED", "NO_TIMEOUT", "PLAIN", "SMALL", "LoopResponse", "fetched",
            "raise_fetch_error", "response_of"]

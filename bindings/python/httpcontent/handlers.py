@@ -325,15 +325,28 @@ _LEND_MIN = 65536
 _lent: dict[int, bytes] = {}
 
 
+# Where a bytes object's data starts, from its id (CPython's layout, measured once here rather
+# than asked of ctypes.cast per body).
+_probe = b"probe"
+_DATA_OFFSET = (ctypes.cast(ctypes.c_char_p(_probe), ctypes.c_void_p).value or 0) - id(_probe)
+del _probe
+
+
 def _allocate(_userdata: int | None, size: int) -> int | None:
     try:
         body = _new_bytes(None, size)
     except (MemoryError, OverflowError):  # the size is the server's claim: it may be absurd
         return None  # the library then uses its own memory, grown as the body arrives
-    address = ctypes.cast(body, ctypes.c_void_p).value
-    assert address is not None
+    address = id(body) + _DATA_OFFSET
     _lent[address] = body
     return address
+
+
+def lent(address: int, size: int) -> bytes | None:
+    """The bytes object lent for a body of `size` bytes at `address`, or None when the library
+    used its own memory (the allocator refused, or the body was not the size announced)."""
+    body = _lent.get(address)
+    return body if body is not None and len(body) == size else None
 
 
 def _release(_userdata: int | None, memory: int) -> None:
@@ -365,8 +378,8 @@ class Bytes(Handler):
     def _body(data: Any, size: int) -> bytes:
         """The body at `data` (a pointer): the lent bytes object itself, or a copy."""
         if size >= _LEND_MIN:
-            body = _lent.get(ctypes.cast(data, ctypes.c_void_p).value or 0)
-            if body is not None and len(body) == size:
+            body = lent(ctypes.cast(data, ctypes.c_void_p).value or 0, size)
+            if body is not None:
                 return body
         return ctypes.string_at(data, size) if size else b""
 
