@@ -42,6 +42,17 @@ public enum CacheProductChecksum {
     }
 }
 
+extension JSONOptions {
+    /// A JSON handler's product fingerprint: `kind` (its product's name and format version), then
+    /// every option that changes the parsed value or whether the parse succeeds, and whether an
+    /// empty body is allowed. Acceptance is not among them: `accept` still sees the head on a hit.
+    package func cacheFingerprint(_ kind: String, allowEmpty: Bool) -> String {
+        "\(kind) nulls=\(removeNulls) comments=\(allowComments) multiple=\(allowMultipleValues) depth=\(maxDepth) "
+            + "size=\(maxSize ?? -1) utf8=\(strictUTF8) text=\(keepNumberText) exact=\(exactIntegers) "
+            + "garbage=\(allowTrailingGarbage) partial=\(allowPartialValues) empty=\(allowEmpty)"
+    }
+}
+
 /// A mapped handler keeps its inner handler's product; the mapping is applied to the content
 /// restored from it as to the one `finish` makes.
 extension MappedHandler: CacheProductHandler where Inner: CacheProductHandler {

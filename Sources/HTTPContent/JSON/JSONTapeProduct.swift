@@ -143,16 +143,10 @@ extension JSONTapeStorage {
 /// The tree handler keeps its tape in the HTTP cache: a hit is one read of the tape and a check
 /// of its offsets, and gives the value a replay of the body would give.
 extension JSON: CacheProductHandler {
-    /// Every option that changes the tree or whether the parse succeeds; none with a validator
-    /// (its check must run on every response). Acceptance is not among them: `accept` still sees
-    /// the head on a hit.
+    /// The parse options' fingerprint; none with a validator (its check must run on every response).
     public var cacheProductFingerprint: String? {
         guard validator == nil else { return nil }
-        let o = options
-        return "json-tape/\(JSONTapeProduct.version) nulls=\(o.removeNulls) comments=\(o.allowComments) "
-            + "multiple=\(o.allowMultipleValues) depth=\(o.maxDepth) size=\(o.maxSize ?? -1) utf8=\(o.strictUTF8) "
-            + "text=\(o.keepNumberText) exact=\(o.exactIntegers) garbage=\(o.allowTrailingGarbage) "
-            + "partial=\(o.allowPartialValues) empty=\(allowEmpty)"
+        return options.cacheFingerprint("json-tape/\(JSONTapeProduct.version)", allowEmpty: allowEmpty)
     }
 
     public func withCacheProduct(_ body: (UnsafeRawBufferPointer) -> Void) {

@@ -10,14 +10,9 @@ extension JSONPythonMarshalHandler: CacheProductHandler {
     /// The writer's format version: bump it when `JSONPythonMarshalWriter`'s output changes.
     static let productVersion = 1
 
-    /// Every option that changes the marshal bytes or whether the parse succeeds. Acceptance is
-    /// not among them: `accept` still sees the head on a hit.
+    /// The parse options' fingerprint (`JSONOptions.cacheFingerprint`).
     public var cacheProductFingerprint: String? {
-        let o = options
-        return "json-pymarshal/\(Self.productVersion) nulls=\(o.removeNulls) comments=\(o.allowComments) "
-            + "multiple=\(o.allowMultipleValues) depth=\(o.maxDepth) size=\(o.maxSize ?? -1) utf8=\(o.strictUTF8) "
-            + "exact=\(o.exactIntegers) garbage=\(o.allowTrailingGarbage) partial=\(o.allowPartialValues) "
-            + "empty=\(allowEmpty)"
+        options.cacheFingerprint("json-pymarshal/\(Self.productVersion)", allowEmpty: allowEmpty)
     }
 
     public func withCacheProduct(_ body: (UnsafeRawBufferPointer) -> Void) {
